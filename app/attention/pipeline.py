@@ -1,0 +1,294 @@
+"""Run scaled dot-product attention end to end and keep every intermediate stage.
+
+``run(AttentionInput) -> Stages`` is the one function the API, the figures, the exports
+and the tests share, so every surface shows the same numbers. Inputs arrive as numpy
+arrays; shape errors are raised as ``InputError`` naming the offending field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.attention import ops
+from app.attention.heads import merge_heads, split_heads
+from app.attention.ops import BoolMatrix, Matrix
+
+MASKS = ("none", "causal")
+
+
+class InputError(ValueError):
+    """An input that cannot be computed with; ``field`` names it as the API spells it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class AttentionInput:
+    """Everything one attention computation depends on.
+
+    Projection mode gives ``x`` and ``w_q, w_k, w_v`` (and optionally ``source_x`` for
+    cross-attention); direct mode gives ``q, k, v``. Exactly one mode is used.
+    """
+
+    x: Matrix | None = None
+    w_q: Matrix | None = None
+    w_k: Matrix | None = None
+    w_v: Matrix | None = None
+    source_x: Matrix | None = None
+    q: Matrix | None = None
+    k: Matrix | None = None
+    v: Matrix | None = None
+    tokens: tuple[str, ...] | None = None
+    source_tokens: tuple[str, ...] | None = None
+    scale: bool = True
+    mask: str = "none"
+    padding: tuple[bool, ...] | None = None
+    allowed: BoolMatrix | None = None
+    heads: int = 1
+    w_o: Matrix | None = None
+
+
+@dataclass(frozen=True)
+class HeadStages:
+    """One head's stages. Shapes: q (L_Q, d_k), k (L_K, d_k), v (L_K, d_v), grids (L_Q, L_K)."""
+
+    q: Matrix
+    k: Matrix
+    v: Matrix
+    scores: Matrix  # Q Kᵀ, never masked
+    scaled: Matrix  # scores / divisor
+    masked: Matrix  # scaled with −inf in blocked cells
+    weights: Matrix  # row softmax of masked
+    output: Matrix  # weights V, (L_Q, d_v)
+    d_k: int
+    divisor: float
+    exps: Matrix  # e^(masked − exp_shift) per row: the numerators of the softmax
+    exp_shift: Matrix  # (L_Q,) what was subtracted before exponentiating (0 unless huge)
+    row_sum: Matrix  # (L_Q,) 1, or 0 for a row with no allowed key
+    row_entropy: Matrix  # (L_Q,) bits
+    row_argmax: tuple[int, ...]  # index of the largest weight per row
+    row_max: Matrix  # (L_Q,) the largest weight per row
+
+
+@dataclass(frozen=True)
+class Stages:
+    """The whole computation: inputs as used, per-head stages and the final output."""
+
+    tokens: tuple[str, ...]
+    key_tokens: tuple[str, ...]
+    x: Matrix | None
+    source_x: Matrix | None
+    w_q: Matrix | None
+    w_k: Matrix | None
+    w_v: Matrix | None
+    w_o: Matrix | None
+    q: Matrix  # (L_Q, d_k·h) all heads side by side
+    k: Matrix
+    v: Matrix
+    allowed: BoolMatrix  # (L_Q, L_K) True where a query may see a key
+    heads: tuple[HeadStages, ...]
+    concat: Matrix  # (L_Q, d_v) the head outputs side by side
+    output: Matrix  # concat, or concat W^O when w_o is given
+    scale: bool
+    mask: str
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def cross(self) -> bool:
+        return self.source_x is not None
+
+    @property
+    def head(self) -> HeadStages:
+        """Head 1: what the single-head figures show."""
+        return self.heads[0]
+
+
+def run(inp: AttentionInput) -> Stages:
+    """Compute every stage of softmax(Q Kᵀ / √d_k) V for ``inp``."""
+    q, k, v = _qkv(inp)
+    l_q, l_k = q.shape[0], k.shape[0]
+    tokens = _labels(inp.tokens, l_q, "tokens", "t")
+    key_tokens = _key_labels(inp, tokens, l_k)
+    allowed = _allowed(inp, l_q, l_k)
+    heads = tuple(
+        _one_head(q_h, k_h, v_h, allowed, inp.scale)
+        for q_h, k_h, v_h in zip(
+            split_heads(q, inp.heads),
+            split_heads(k, inp.heads),
+            split_heads(v, inp.heads),
+            strict=True,
+        )
+    )
+    concat = merge_heads([h.output for h in heads])
+    output = concat if inp.w_o is None else concat @ _checked_w_o(inp.w_o, concat.shape[1])
+    return Stages(
+        tokens=tokens,
+        key_tokens=key_tokens,
+        x=inp.x,
+        source_x=inp.source_x,
+        w_q=inp.w_q,
+        w_k=inp.w_k,
+        w_v=inp.w_v,
+        w_o=inp.w_o,
+        q=q,
+        k=k,
+        v=v,
+        allowed=allowed,
+        heads=heads,
+        concat=concat,
+        output=output,
+        scale=inp.scale,
+        mask=inp.mask,
+        warnings=_blocked_row_warnings(allowed, tokens),
+    )
+
+
+def _one_head(q: Matrix, k: Matrix, v: Matrix, allowed: BoolMatrix, scale: bool) -> HeadStages:
+    d_k = q.shape[1]
+    div = ops.divisor(d_k, scale)
+    scores = ops.scores(q, k)
+    scaled = scores / div
+    masked = ops.apply_mask(scaled, allowed)
+    weights = ops.softmax_rows(masked)
+    shift = ops.exp_shift(masked)
+    exps = np.exp(masked - shift[:, None])
+    return HeadStages(
+        q=q,
+        k=k,
+        v=v,
+        scores=scores,
+        scaled=scaled,
+        masked=masked,
+        weights=weights,
+        output=ops.weighted_sum(weights, v),
+        d_k=d_k,
+        divisor=div,
+        exps=exps,
+        exp_shift=shift,
+        row_sum=weights.sum(axis=1),
+        row_entropy=ops.entropy_bits(weights),
+        row_argmax=tuple(int(i) for i in np.argmax(weights, axis=1)),
+        row_max=weights.max(axis=1),
+    )
+
+
+def _qkv(inp: AttentionInput) -> tuple[Matrix, Matrix, Matrix]:
+    """Q, K, V from whichever mode the input uses, with every shape checked."""
+    projection = any(m is not None for m in (inp.x, inp.w_q, inp.w_k, inp.w_v, inp.source_x))
+    direct = any(m is not None for m in (inp.q, inp.k, inp.v))
+    if projection and direct:
+        raise InputError(
+            "q", "give either x, w_q, w_k, w_v (projection) or q, k, v (direct), not both"
+        )
+    if direct:
+        q, k, v = _require(inp.q, "q"), _require(inp.k, "k"), _require(inp.v, "v")
+        if k.shape[1] != q.shape[1]:
+            raise InputError(
+                "k", f"K has {k.shape[1]} columns but Q has {q.shape[1]}; Q and K must share d_k"
+            )
+        if v.shape[0] != k.shape[0]:
+            raise InputError(
+                "v", f"V has {v.shape[0]} rows but K has {k.shape[0]}; each key needs one value row"
+            )
+    elif projection:
+        x = _require(inp.x, "x")
+        w_q, w_k, w_v = _require(inp.w_q, "w_q"), _require(inp.w_k, "w_k"), _require(inp.w_v, "w_v")
+        src = x if inp.source_x is None else inp.source_x
+        d_model = x.shape[1]
+        if src.shape[1] != d_model:
+            raise InputError(
+                "source.x",
+                f"source rows have {src.shape[1]} numbers but x rows have {d_model}; "
+                "both must be d_model wide",
+            )
+        for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+            if w.shape[0] != d_model:
+                raise InputError(
+                    name,
+                    f"{name} has {w.shape[0]} rows but x has {d_model} columns (d_model); "
+                    "they must match to multiply",
+                )
+        if w_k.shape[1] != w_q.shape[1]:
+            raise InputError(
+                "w_k",
+                f"w_k has {w_k.shape[1]} columns but w_q has {w_q.shape[1]}; "
+                "Q and K must share d_k",
+            )
+        q, k, v = ops.project(x, w_q), ops.project(src, w_k), ops.project(src, w_v)
+    else:
+        raise InputError("x", "give x, w_q, w_k, w_v (projection mode) or q, k, v (direct mode)")
+    _check_heads(inp.heads, q.shape[1], v.shape[1])
+    return q, k, v
+
+
+def _require(m: Matrix | None, name: str) -> Matrix:
+    if m is None:
+        raise InputError(name, f"{name} is required in this mode")
+    return m
+
+
+def _check_heads(h: int, d_k: int, d_v: int) -> None:
+    if h < 1:
+        raise InputError("heads", f"heads must be at least 1, got {h}")
+    if d_k % h or d_v % h:
+        raise InputError("heads", f"heads = {h} must divide d_k = {d_k} and d_v = {d_v}")
+
+
+def _checked_w_o(w_o: Matrix, d_v: int) -> Matrix:
+    if w_o.shape[0] != d_v:
+        raise InputError(
+            "w_o",
+            f"w_o has {w_o.shape[0]} rows but the concatenated heads have {d_v} columns (d_v)",
+        )
+    return w_o
+
+
+def _labels(given: tuple[str, ...] | None, n: int, name: str, prefix: str) -> tuple[str, ...]:
+    if given is None:
+        return tuple(f"{prefix}{i}" for i in range(n))
+    if len(given) != n:
+        raise InputError(name, f"{len(given)} labels given for {n} rows")
+    return given
+
+
+def _key_labels(inp: AttentionInput, tokens: tuple[str, ...], l_k: int) -> tuple[str, ...]:
+    """Key labels: the source's own, else the query tokens when keys are the same sequence."""
+    if inp.source_tokens is not None:
+        return _labels(inp.source_tokens, l_k, "source.tokens", "s")
+    if inp.source_x is None and l_k == len(tokens):
+        return tokens
+    return _labels(None, l_k, "source.tokens", "s")
+
+
+def _allowed(inp: AttentionInput, l_q: int, l_k: int) -> BoolMatrix:
+    """AND of the mask, the padding and the custom matrix: True where query i may see key j."""
+    if inp.mask not in MASKS:
+        raise InputError("mask", f"mask must be one of {', '.join(MASKS)}, got {inp.mask!r}")
+    allowed = ops.causal_allowed(l_q, l_k) if inp.mask == "causal" else np.ones((l_q, l_k), bool)
+    if inp.padding is not None:
+        if len(inp.padding) != l_k:
+            raise InputError(
+                "padding", f"padding has {len(inp.padding)} entries but there are {l_k} keys"
+            )
+        allowed = allowed & ~np.asarray(inp.padding, dtype=bool)[None, :]
+    if inp.allowed is not None:
+        if inp.allowed.shape != (l_q, l_k):
+            raise InputError(
+                "allowed",
+                f"allowed is {inp.allowed.shape[0]} × {inp.allowed.shape[1]} but the weights "
+                f"are {l_q} × {l_k} (L_Q × L_K)",
+            )
+        allowed = allowed & inp.allowed
+    return allowed
+
+
+def _blocked_row_warnings(allowed: BoolMatrix, tokens: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(
+        f"row {i + 1} ({tokens[i]!r}) has no allowed key: its weights and output are all zero"
+        for i in np.flatnonzero(~allowed.any(axis=1))
+    )

@@ -1,0 +1,72 @@
+"""One error shape for the API: ``{"detail": [{"field", "msg", "loc", "type"}]}``.
+
+Every bad request names the field (as the API spells it, e.g. ``x[1][2]``) and what was
+expected. Inputs are never echoed back: a NaN in the input would otherwise make the
+error itself unencodable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from app.attention import InputError
+
+
+def field_name(loc: Sequence[int | str]) -> str:
+    """('body', 'x', 1, 2) -> 'x[1][2]'; ('body', 'source', 'x') -> 'source.x'."""
+    parts = [p for p in loc if p != "body"]
+    # pydantic adds the union member's type to the location; it names no field
+    parts = [
+        p for p in parts if not (isinstance(p, str) and ("[" in p or p.startswith("function")))
+    ]
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "body"
+
+
+def _message(err: dict[str, Any]) -> str:
+    msg = str(err.get("msg", "invalid value"))
+    if err.get("type") == "json_invalid":
+        ctx = err.get("ctx", {}).get("error", "")
+        return f"the body is not valid JSON ({ctx}) at character {err['loc'][-1]}"
+    if err.get("type") == "extra_forbidden":
+        return "unknown field; see /api/v1/docs for the fields this endpoint accepts"
+    return msg.removeprefix("Value error, ")
+
+
+def error_body(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    detail = [
+        {
+            "field": "body" if e.get("type") == "json_invalid" else field_name(e.get("loc", ())),
+            "msg": _message(e),
+            "type": e.get("type", "value_error"),
+            "loc": [str(p) if not isinstance(p, int) else p for p in e.get("loc", ())],
+        }
+        for e in errors
+    ]
+    return {"detail": detail}
+
+
+def input_error_response(exc: InputError) -> JSONResponse:
+    return JSONResponse(
+        status_code=422,
+        content={"detail": [{"field": exc.field, "msg": exc.message, "type": "shape_error",
+                             "loc": ["body", *exc.field.split(".")]}]},
+    )  # fmt: skip
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def on_validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content=error_body(list(exc.errors())))
+
+    async def on_input(_: Request, exc: InputError) -> JSONResponse:
+        return input_error_response(exc)
+
+    app.add_exception_handler(RequestValidationError, on_validation)  # type: ignore[arg-type]
+    app.add_exception_handler(InputError, on_input)  # type: ignore[arg-type]

@@ -1,0 +1,45 @@
+"""``create_app(settings) -> FastAPI``: assembles routers, static files, middleware and
+error handlers. No route bodies live here. ``app`` is the ASGI application uvicorn serves.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI
+
+from app import __version__
+from app.errors import install_error_handlers
+from app.middleware import AccessLog, RequestGuard
+from app.routes import api, health
+from app.settings import Settings, get_settings
+
+DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
+computed exactly (float64) for any input. The running example "I love LLMs" is the
+example body of every request."""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
+    )
+    app = FastAPI(
+        title="Attention Lab",
+        version=__version__,
+        description=DESCRIPTION,
+        openapi_url="/api/v1/openapi.json",
+        docs_url=None,  # served offline by app.routes.docs
+        redoc_url=None,
+    )
+    app.dependency_overrides[get_settings] = lambda: settings
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(api.router)
+    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(AccessLog)
+    return app
+
+
+app = create_app()

@@ -1,0 +1,107 @@
+"""Pure ASGI middleware: request guard (body size, content type) and the access log.
+
+The guard refuses an oversized body with 413 *before* it is read, from Content-Length
+when given and by counting streamed bytes otherwise, and refuses a POST to the API that
+is not JSON with 415. The access log writes one line per request: method, path, status
+and duration in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("attention_lab.access")
+
+
+async def _send_json(send: Send, status: int, field: str, msg: str, kind: str) -> None:
+    body = json.dumps(
+        {"detail": [{"field": field, "msg": msg, "type": kind, "loc": [field]}]}
+    ).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})  # fmt: skip
+    await send({"type": "http.response.body", "body": body})
+
+
+class RequestGuard:
+    """413 for bodies over ``max_body_bytes``; 415 for API POSTs that are not JSON."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in {"POST", "PUT", "PATCH"}:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length")
+        limit = self.max_body_bytes
+        too_large = f"the request body is larger than the limit of {limit} bytes"
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await _send_json(send, 413, "body", too_large, "body_too_large")
+            return
+        ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        if scope["path"].startswith("/api/") and not (
+            ctype == b"application/json" or ctype.endswith(b"+json")
+        ):
+            shown = ctype.decode("latin-1") or "none"
+            msg = f"send the body as JSON with Content-Type: application/json (got {shown})"
+            await _send_json(send, 415, "content-type", msg, "unsupported_media_type")
+            return
+        if length is not None:
+            await self.app(scope, receive, send)
+            return
+        # No Content-Length (chunked): read up to the limit, then replay what was read.
+        chunks: list[bytes] = []
+        received, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            received += len(chunks[-1])
+            more = message.get("more_body", False)
+            if received > limit:
+                await _send_json(send, 413, "body", too_large, "body_too_large")
+                return
+        body, replayed = b"".join(chunks), False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+class AccessLog:
+    """One log line per HTTP request: ``METHOD path status duration_ms``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status: dict[str, Any] = {"code": 500}
+
+        async def recording_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, recording_send)
+        finally:
+            ms = (time.perf_counter() - start) * 1000
+            log.info("%s %s %s %.1fms", scope["method"], scope["path"], status["code"], ms)

@@ -1,0 +1,1 @@
+"""HTTP routes, one APIRouter per area: api (/api/v1), health, pages, embed."""

@@ -1,0 +1,79 @@
+"""API v1 under ``/api/v1``: attention, softmax and presets. Validate, call, serialise.
+
+Routes are plain ``def`` so numpy work runs in the thread pool, not on the event loop.
+Responses are encoded by ``app.serialize`` (orjson: fast, and −inf becomes null); the
+response models only document the shape in OpenAPI.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException
+from fastapi.responses import Response
+
+from app import presets
+from app.attention import run, softmax_stage
+from app.schemas import AttentionRequest, SoftmaxRequest, check_limits
+from app.schemas_out import AttentionResponse, PresetDetail, PresetSummary, SoftmaxResponse
+from app.serialize import encode, softmax_to_dict, stages_to_dict
+from app.settings import Settings, get_settings
+
+router = APIRouter(prefix="/api/v1", tags=["attention"])
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+class JSONBytes(Response):
+    media_type = "application/json"
+
+
+@router.post(
+    "/attention",
+    response_model=AttentionResponse,
+    summary="Every stage of scaled dot-product attention",
+    responses={
+        422: {
+            "description": "An input is malformed or shapes do not chain; `detail` names the field."
+        }
+    },
+)
+def attention(body: AttentionRequest, settings: SettingsDep) -> Response:
+    """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
+    masked scores, the weights, the output and per-row statistics. Blocked cells of
+    `masked` are null."""
+    check_limits(body, settings)
+    return JSONBytes(encode(stages_to_dict(run(body.to_input()))))
+
+
+@router.post(
+    "/softmax", response_model=SoftmaxResponse, summary="Softmax of a score vector or matrix"
+)
+def softmax(body: SoftmaxRequest) -> Response:
+    """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
+    after multiplying the scores by `stretch` (Figure 12)."""
+    scores = body.scores_array()
+    return JSONBytes(encode(softmax_to_dict(softmax_stage(scores, body.stretch), scores.ndim == 1)))
+
+
+@router.get("/presets", response_model=list[PresetSummary], summary="Named examples")
+def list_presets() -> list[dict[str, str]]:
+    """Every preset's id, title and description; the running example comes first."""
+    return presets.preset_summaries()
+
+
+@router.get(
+    "/presets/{preset_id}",
+    response_model=PresetDetail,
+    summary="One named example as a request body",
+    responses={404: {"description": "No preset has this id."}},
+)
+def get_preset(preset_id: str) -> dict[str, Any]:
+    """The preset's request body, ready to POST to /api/v1/attention."""
+    found = presets.get_preset(preset_id)
+    if found is None:
+        known = ", ".join(presets.preset_ids())
+        raise HTTPException(404, detail=[{"field": "preset_id", "type": "not_found",
+                                          "msg": f"no preset {preset_id!r}; known: {known}",
+                                          "loc": ["path", "preset_id"]}])  # fmt: skip
+    return found

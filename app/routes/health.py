@@ -1,0 +1,11 @@
+"""``GET /healthz``: liveness and readiness for Docker, Kubernetes and load balancers."""
+
+from fastapi import APIRouter
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", summary="Health probe")
+def healthz() -> dict[str, str]:
+    """Always `{"status": "ok"}` while the process serves requests (it keeps no state)."""
+    return {"status": "ok"}

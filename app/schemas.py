@@ -1,0 +1,195 @@
+"""Request models of API v1: types, bounds and descriptions, and their conversion to the engine.
+
+Pydantic checks what a JSON body can get wrong on its own (types, finite numbers within
+±1e6, rectangular rows, label lengths, unknown fields); ``check_limits`` applies the
+size limits from settings; the engine checks that shapes chain. Responses are built in
+``app/serialize.py``; the models at the bottom only document them in OpenAPI.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from app.attention import AttentionInput, InputError
+from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
+from app.settings import Settings
+
+VALUE_LIMIT = 1e6
+
+Number = Annotated[float, Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
+Label = Annotated[str, Field(max_length=64, description="A token label, at most 64 characters.")]
+
+
+def _rectangular(rows: list[list[Any]]) -> list[list[Any]]:
+    if not rows:
+        raise ValueError("must have at least one row")
+    width = len(rows[0])
+    if width == 0:
+        raise ValueError("row 1 is empty; every row needs at least one number")
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(
+                f"rows must all have the same length: row {i + 1} has {len(row)} "
+                f"numbers but row 1 has {width}"
+            )
+    return rows
+
+
+Matrix = Annotated[list[list[Number]], AfterValidator(_rectangular)]
+BoolMatrix = Annotated[list[list[bool]], AfterValidator(_rectangular)]
+
+
+def _matrix_field(description: str, example: Any) -> Any:
+    return Field(None, description=description, examples=[example])
+
+
+class Source(BaseModel):
+    """A second sequence for cross-attention: K and V come from it, Q from ``x``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    x: Matrix = Field(
+        description="The source sequence S, L_K × d_model: one row per source token.",
+        examples=[RUNNING_EXAMPLE["x"] + [[1, 1, 0, 1]]],
+    )
+    tokens: list[Label] | None = Field(
+        None,
+        description="Labels of the source tokens (L_K of them).",
+        examples=[["I", "love", "LLMs", "!"]],
+    )
+
+
+class AttentionRequest(BaseModel):
+    """One attention computation. Give x, w_q, w_k, w_v (projection) or q, k, v (direct)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RUNNING_EXAMPLE]})
+
+    tokens: list[Label] | None = Field(
+        None,
+        description="Labels of the query tokens, one per row of x (or q).",
+        examples=[RUNNING_EXAMPLE["tokens"]],
+    )
+    x: Matrix | None = _matrix_field(
+        "The input X, L_Q × d_model: one row per token.", RUNNING_EXAMPLE["x"]
+    )
+    w_q: Matrix | None = _matrix_field("W^Q, d_model × d_k: Q = X W^Q.", RUNNING_EXAMPLE["w_q"])
+    w_k: Matrix | None = _matrix_field(
+        "W^K, d_model × d_k: K = X W^K (or S W^K).", RUNNING_EXAMPLE["w_k"]
+    )
+    w_v: Matrix | None = _matrix_field(
+        "W^V, d_model × d_v: V = X W^V (or S W^V).", RUNNING_EXAMPLE["w_v"]
+    )
+    source: Source | None = Field(
+        None, description="Cross-attention: a second sequence that K and V come from."
+    )
+    q: Matrix | None = _matrix_field(
+        "Direct mode: Q as given, L_Q × d_k.", [[2, 1, 0, 0], [1, 2, 0, 1]]
+    )
+    k: Matrix | None = _matrix_field(
+        "Direct mode: K as given, L_K × d_k.", [[2, 0, 1, 0], [0, 2, 0, 1]]
+    )
+    v: Matrix | None = _matrix_field(
+        "Direct mode: V as given, L_K × d_v.", [[1, 1, 0, 0], [2, 0, 0, 1]]
+    )
+    scale: bool = Field(
+        True, description="Divide the scores by √d_k (true) or by 1 (false).", examples=[True]
+    )
+    mask: Literal["none", "causal"] = Field(
+        "none", description="'causal': query i sees key j only when j ≤ i.", examples=["causal"]
+    )
+    padding: list[bool] | None = Field(
+        None,
+        description="One flag per key: true marks a padding key, blocked for every query.",
+        examples=[[False, False, True]],
+    )
+    allowed: BoolMatrix | None = Field(
+        None,
+        description="Custom mask, L_Q × L_K: true where query i may attend to key j. "
+        "Combined with the other masks by AND.",
+        examples=[[[True, True, False], [True, True, True], [False, True, True]]],
+    )
+    heads: int = Field(
+        1, ge=1, le=512, description="Number of heads h; must divide d_k and d_v.", examples=[2]
+    )
+    w_o: Matrix | None = _matrix_field(
+        "W^O, d_v × d_out: applied to the concatenated head outputs.",
+        W_O_TWO_HEADS,
+    )
+
+    def to_input(self) -> AttentionInput:
+        """The engine's input, as float64 arrays."""
+        return AttentionInput(
+            x=_array(self.x),
+            w_q=_array(self.w_q),
+            w_k=_array(self.w_k),
+            w_v=_array(self.w_v),
+            source_x=_array(self.source.x) if self.source else None,
+            q=_array(self.q),
+            k=_array(self.k),
+            v=_array(self.v),
+            tokens=tuple(self.tokens) if self.tokens is not None else None,
+            source_tokens=tuple(self.source.tokens) if self.source and self.source.tokens else None,
+            scale=self.scale,
+            mask=self.mask,
+            padding=tuple(self.padding) if self.padding is not None else None,
+            allowed=np.asarray(self.allowed, dtype=bool) if self.allowed is not None else None,
+            heads=self.heads,
+            w_o=_array(self.w_o),
+        )
+
+
+def _array(m: list[list[float]] | None) -> np.ndarray[Any, np.dtype[np.float64]] | None:
+    return None if m is None else np.asarray(m, dtype=np.float64)
+
+
+# Rows of these matrices are tokens; rows of the weight matrices are widths (d_model, d_v).
+_TOKEN_ROWS = {"x", "q", "k", "v", "source.x"}
+
+
+def check_limits(req: AttentionRequest, settings: Settings) -> None:
+    """Refuse sequences longer than ``max_tokens`` or matrices wider than ``max_width``."""
+    matrices = {
+        "x": req.x, "w_q": req.w_q, "w_k": req.w_k, "w_v": req.w_v, "q": req.q, "k": req.k,
+        "v": req.v, "w_o": req.w_o, "source.x": req.source.x if req.source else None,
+    }  # fmt: skip
+    for name, m in matrices.items():
+        if m is None:
+            continue
+        tokens = name in _TOKEN_ROWS
+        row_limit = settings.max_tokens if tokens else settings.max_width
+        if len(m) > row_limit:
+            what = "tokens" if tokens else "rows"
+            raise InputError(name, f"{len(m)} rows is more than the limit of {row_limit} {what}")
+        if len(m[0]) > settings.max_width:
+            raise InputError(
+                name, f"{len(m[0])} columns is more than the width limit of {settings.max_width}"
+            )
+    for name, items in (("tokens", req.tokens), ("padding", req.padding)):
+        if items is not None and len(items) > settings.max_tokens:
+            raise InputError(
+                name, f"{len(items)} entries is more than the limit of {settings.max_tokens}"
+            )
+
+
+class SoftmaxRequest(BaseModel):
+    """Scores to pass through softmax, optionally stretched (Figure 12)."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"scores": [1, 2, 3], "stretch": 8}]}
+    )
+
+    scores: Annotated[list[Number], Field(min_length=1, max_length=4096)] | Matrix = Field(
+        description="One score vector, or a matrix whose rows are softmaxed separately.",
+        examples=[[1.0, 2.0, 3.0]],
+    )
+    stretch: float = Field(
+        1.0, allow_inf_nan=False, ge=-1000, le=1000,
+        description="Factor the scores are multiplied by before the softmax.", examples=[8.0],
+    )  # fmt: skip
+
+    def scores_array(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The scores as float64: 1-D for a vector, 2-D for a matrix."""
+        return np.asarray(self.scores, dtype=np.float64)

@@ -1,0 +1,75 @@
+"""Response models of API v1. They document the JSON in OpenAPI; responses themselves
+are encoded by ``app.serialize`` for speed, and tests check the two agree."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+Grid = list[list[float | None]]
+
+
+class HeadOut(BaseModel):
+    """One head's stages. Grids are L_Q × L_K; q is L_Q × d_k, k L_K × d_k, v L_K × d_v."""
+
+    q: list[list[float]] = Field(description="Q = X W^Q (this head's columns).")
+    k: list[list[float]] = Field(description="K = X W^K, or S W^K for cross-attention.")
+    v: list[list[float]] = Field(description="V = X W^V, or S W^V for cross-attention.")
+    scores: list[list[float]] = Field(description="Q Kᵀ, the raw dot products (never masked).")
+    scaled: list[list[float]] = Field(description="scores ÷ divisor.")
+    masked: Grid = Field(description="scaled, with null where the mask blocks a cell (−∞).")
+    weights: list[list[float]] = Field(
+        description="Row softmax of masked: the attention weights A."
+    )
+    output: list[list[float]] = Field(description="A V: this head's output, L_Q × d_v.")
+    d_k: int = Field(description="Width of this head's Q and K.", examples=[4])
+    divisor: float = Field(description="√d_k with scaling on, 1 with it off.", examples=[2.0])
+    row_sum: list[float] = Field(description="Sum of each weights row: 1, or 0 when fully blocked.")
+    row_entropy: list[float] = Field(description="Entropy of each weights row, in bits.")
+    row_argmax: list[int] = Field(description="Index (0-based) of each row's largest weight.")
+    row_max: list[float] = Field(description="Each row's largest weight.")
+
+
+class AttentionResponse(HeadOut):
+    """Head 1's stages at the top level, every head in `heads`, and the final output."""
+
+    heads: list[HeadOut] = Field(description="Every head's stages, head 1 first.")
+    output: list[list[float]] = Field(
+        description="The final output: heads concatenated, times W^O when given."
+    )
+    concat: list[list[float]] = Field(description="The head outputs side by side, L_Q × d_v.")
+    d_v: int = Field(description="Width of V (all heads).")
+    tokens: list[str] = Field(description="Query token labels (rows).")
+    key_tokens: list[str] = Field(description="Key token labels (columns).")
+    allowed: list[list[bool]] = Field(description="L_Q × L_K: true where query i may see key j.")
+    scale: bool
+    mask: str
+    num_heads: int
+    warnings: list[str] = Field(description="E.g. a row with no allowed key (all-zero weights).")
+
+
+class SoftmaxResponse(BaseModel):
+    """Vectors for a vector request; one entry per row for a matrix request."""
+
+    scores: Any
+    stretch: float
+    stretched: Any = Field(description="scores × stretch.")
+    weights: Any
+    exps: Any = Field(description="e^(stretched − exp_shift): the softmax numerators.")
+    exp_shift: Any = Field(description="0 unless exp would overflow; then the row maximum.")
+    exp_sum: Any
+    entropy: Any = Field(description="Entropy in bits.")
+    argmax: Any
+    max_weight: Any = Field(description="The largest weight p.")
+    gradient_term: Any = Field(description="p (1 − p): the softmax gradient factor for p.")
+
+
+class PresetSummary(BaseModel):
+    id: str = Field(examples=["i-love-llms"])
+    title: str
+    description: str
+
+
+class PresetDetail(PresetSummary):
+    body: dict[str, Any] = Field(description="A request body for POST /api/v1/attention.")

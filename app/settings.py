@@ -1,0 +1,51 @@
+"""Every setting of the app: one class, read from ``ATTENTION_LAB_*`` environment variables.
+
+The README's configuration table lists each field here (a test checks it). Use
+``get_settings()`` in the app; tests build their own ``Settings(...)`` and pass it to
+``create_app``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Limits, embedding policy and logging. Defaults suit a laptop and a classroom server."""
+
+    model_config = SettingsConfigDict(env_prefix="ATTENTION_LAB_", extra="ignore")
+
+    max_tokens: int = Field(
+        512, ge=1, le=4096, description="Most rows (tokens) a sequence may have: L_Q and L_K."
+    )
+    max_width: int = Field(
+        512, ge=1, le=4096, description="Most columns a matrix may have: d_model, d_k, d_v."
+    )
+    max_body_bytes: int = Field(
+        # The largest valid request: six 512 × 512 matrices (x, source.x, w_q, w_k, w_v,
+        # w_o) of 24-character numbers plus a 512 × 512 boolean `allowed` is about 39 MB.
+        40_000_000,
+        ge=1024,
+        description="Largest request body in bytes; larger bodies get 413 before parsing.",
+    )
+    frame_ancestors: str = Field(
+        "*",
+        description="Origins allowed to frame /embed pages (CSP frame-ancestors), "
+        "space-separated, e.g. 'https://moodle.example.edu'. '*' allows any.",
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="Log level of the app and of its one-line-per-request access log."
+    )
+    workers: int = Field(
+        1, ge=1, le=64, description="Worker processes when served by `attention-lab` (Docker)."
+    )
+
+
+@cache
+def get_settings() -> Settings:
+    """The process's settings, read once from the environment."""
+    return Settings()

@@ -1,0 +1,94 @@
+"""The URL form of a page state, the server's twin of ``static/js/state.js``.
+
+A state is a request body (``POST /api/v1/attention``) plus a view (focus, head,
+stretch, row, theme). In a URL: ``preset=<id>`` or ``s=<base64url of compact JSON>``,
+and the view keys as plain parameters when they differ from the defaults. Embeds, oEmbed
+and ``attention-lab export`` decode links with ``parse_query``; snippets are built with
+``to_query`` so the page and the server always agree.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from app.attention import InputError
+from app.presets import DEFAULT_PRESET, get_preset
+
+VIEW_DEFAULTS: dict[str, Any] = {
+    "focus": 1, "head": 0, "stretch": 8.0, "row": "textbook", "theme": "auto",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """A decoded link: the request body, the view, and the preset it came from (if any)."""
+
+    body: dict[str, Any]
+    view: dict[str, Any] = field(default_factory=lambda: dict(VIEW_DEFAULTS))
+    preset_id: str | None = None
+
+
+def encode_body(body: Mapping[str, Any]) -> str:
+    raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_body(text: str) -> dict[str, Any]:
+    """Inverse of ``encode_body``; raises InputError naming ``s`` when malformed."""
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        body = json.loads(raw.decode())
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise InputError("s", f"the link's state is not valid base64url JSON ({exc})") from exc
+    if not isinstance(body, dict):
+        raise InputError("s", "the link's state must be a JSON object")
+    return body
+
+
+def _view(params: Mapping[str, str]) -> dict[str, Any]:
+    view = dict(VIEW_DEFAULTS)
+    for key in ("focus", "head"):
+        if key in params:
+            if not params[key].isdigit():
+                raise InputError(key, f"{key} must be a whole number ≥ 0, got {params[key]!r}")
+            view[key] = int(params[key])
+    if "stretch" in params:
+        try:
+            view["stretch"] = float(params["stretch"])
+        except ValueError:
+            raise InputError(
+                "stretch", f"stretch must be a number, got {params['stretch']!r}"
+            ) from None
+    for key, allowed in (("row", ("textbook", "focus")), ("theme", ("light", "dark", "auto"))):
+        if key in params:
+            if params[key] not in allowed:
+                raise InputError(key, f"{key} must be one of {', '.join(allowed)}")
+            view[key] = params[key]
+    return view
+
+
+def parse_query(params: Mapping[str, str]) -> LinkState:
+    """Decode ``s`` or ``preset`` (default: the running example) and the view parameters."""
+    view = _view(params)
+    if params.get("s"):
+        return LinkState(body=decode_body(params["s"]), view=view)
+    preset_id = params.get("preset") or DEFAULT_PRESET
+    preset = get_preset(preset_id)
+    if preset is None:
+        raise InputError("preset", f"no preset {preset_id!r}")
+    return LinkState(body=preset["body"], view=view, preset_id=preset_id)
+
+
+def to_query(state: LinkState) -> str:
+    """The query string for ``state``: the preset id when it has one, else the body."""
+    params: dict[str, Any] = (
+        {"preset": state.preset_id} if state.preset_id else {"s": encode_body(state.body)}
+    )
+    params.update({k: v for k, v in state.view.items() if VIEW_DEFAULTS.get(k) != v})
+    return urlencode(params)

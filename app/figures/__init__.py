@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.attention import Stages
-from app.figures import fmt, grids, mixing, projections, weights
+from app.figures import fmt, grids, mixing, projections, saturation, weights
 from app.figures.context import FIGURE_NUMBERS, Ctx, View
 
 __all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
@@ -25,6 +25,7 @@ BUILDERS: dict[int, Builder] = {
     7: grids.build,
     8: mixing.build_8,
     9: mixing.build_9,
+    12: saturation.build,
 }
 
 

@@ -70,9 +70,16 @@ def build(c: Ctx) -> dict[str, Any]:
         sfx = "" if n == 1 else str(n)
         x = axis(t, labels)
         x.update(domain=dom, anchor=f"y{sfx}")
-        y = {"domain": [0.0, 0.85], "range": [0, 1.15], "anchor": f"x{sfx}", "color": t.fg,
-             "gridcolor": t.grid, "fixedrange": True, "zeroline": False,
-             "title": {"text": "weight" if n == 1 else "", "font": {"color": t.muted}}}  # fmt: skip
+        y = {
+            "domain": [0.0, 0.85],
+            "range": [0, 1.15],
+            "anchor": f"x{sfx}",
+            "color": t.fg,
+            "gridcolor": t.grid,
+            "fixedrange": True,
+            "zeroline": False,
+            "title": {"text": "weight" if n == 1 else "", "font": {"color": t.muted}},
+        }
         axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y
     sv = [fmt.num(v) for v in before.scores[0].tolist()]
     st = [fmt.num(v) for v in after.stretched[0].tolist()]
@@ -80,8 +87,10 @@ def build(c: Ctx) -> dict[str, Any]:
         annotation(f"<b>scores {_vector(sv)}</b>", 0.0, 1.0, t, xanchor="left"),
         annotation(f"<b>× {fmt.num(k)} → {_vector(st)}</b>", 0.55, 1.0, t, xanchor="left"),
     ]
-    traces = [_bars(before, labels, 2, 1, t.roles["scores"], t),
-              _bars(after, labels, 4, 2, t.roles["weights"], t)]  # fmt: skip
+    traces = [
+        _bars(before, labels, 2, 1, t.roles["scores"], t),
+        _bars(after, labels, 4, 2, t.roles["weights"], t),
+    ]
     layout = base_layout(t, 340, "", annotations=anns, bargap=0.3, **axes)
     layout["margin"].update(t=50)
     w0 = [fmt.weight(w) for w in before.weights[0].tolist()]
@@ -103,19 +112,30 @@ def build(c: Ctx) -> dict[str, Any]:
     if c.view.softmax_row == "focus" and c.focus in c.blocked_rows:
         caption += " This row has no allowed key, so every weight is 0."
     return figure(
-        12, "Softmax saturation", caption,
+        12,
+        "Softmax saturation",
+        caption,
         f"Two bar charts of softmax weights: before, {_vector(w0)}; after × {fmt.num(k)}, "
         f"{_vector(w1)}.",
-        traces, layout, readout=readout,
+        traces,
+        layout,
+        readout=readout,
         tables=[
-            table("Scores and weights before and after stretching",
-                  ["score", "weight", f"score × {fmt.num(k)}", "weight after"], labels,
-                  [list(r) for r in zip(sv, w0, st, w1, strict=True)]),
-            table("Row statistics", ["largest weight p", "entropy (bits)", "p(1 − p)"],
-                  ["before", f"after × {fmt.num(k)}"], [b, a]),
+            table(
+                "Scores and weights before and after stretching",
+                ["score", "weight", f"score × {fmt.num(k)}", "weight after"],
+                labels,
+                [list(r) for r in zip(sv, w0, st, w1, strict=True)],
+            ),
+            table(
+                "Row statistics",
+                ["largest weight p", "entropy (bits)", "p(1 − p)"],
+                ["before", f"after × {fmt.num(k)}"],
+                [b, a],
+            ),
         ],
         derivations={"0": [traces[0]["customdata"]], "1": [traces[1]["customdata"]]},
-    )  # fmt: skip
+    )
 
 
 def _effect(before: SoftmaxStage, after: SoftmaxStage, p0: str, p1: str) -> str:

@@ -21,6 +21,7 @@ from app.figures import (
     projections,
     saturation,
     shapes,
+    stepper,
     weights,
     wiring,
 )
@@ -31,6 +32,7 @@ __all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
 Builder = Callable[[Ctx], dict[str, Any]]
 
 BUILDERS: dict[int, Builder] = {
+    3: stepper.build,
     4: projections.build,
     5: flows.build_5,
     6: weights.build,

@@ -41,8 +41,8 @@ def scale_phrase(c: Ctx) -> str:
 
 def build(c: Ctx) -> dict[str, Any]:
     t, h = c.t, c.h
-    raw_r = symmetric_range(h.scores.ravel().tolist())
-    scaled_r = symmetric_range(h.scaled.ravel().tolist())
+    raw_r = symmetric_range(h.scores)
+    scaled_r = symmetric_range(h.scaled)
     traces = [
         heatmap(
             h.scores,

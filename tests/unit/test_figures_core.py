@@ -148,7 +148,8 @@ def test_64_tokens_hide_cell_text_but_keep_hover() -> None:
         trace = fig["data"][0]
         assert "texttemplate" not in trace
         assert len(trace["customdata"]) == 64
-    deriv = out["figures"]["7"]["derivations"]["0"][0][0]
+    assert out["figures"]["7"]["derivations"] == {}  # big grids: derivations ride in customdata
+    deriv = out["figures"]["7"]["data"][0]["customdata"][0][0]
     assert "more)" in deriv
     assert len(deriv) < 160
 

@@ -17,27 +17,30 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.attention import AttentionInput, run  # noqa: E402
-from app.figures import View, build_figures  # noqa: E402
-from app.presets import RUNNING_EXAMPLE as R  # noqa: E402
-from app.serialize import encode  # noqa: E402
+from app.attention import AttentionInput, run
+from app.figures import View, build_figures
+from app.presets import RUNNING_EXAMPLE as R
+from app.serialize import encode
 
 
 def running_example() -> AttentionInput:
     def a(m: Any) -> np.ndarray[Any, Any]:
         return np.asarray(m, dtype=np.float64)
 
-    return AttentionInput(x=a(R["x"]), w_q=a(R["w_q"]), w_k=a(R["w_k"]), w_v=a(R["w_v"]),
-                          tokens=tuple(R["tokens"]))  # fmt: skip
+    return AttentionInput(
+        x=a(R["x"]), w_q=a(R["w_q"]), w_k=a(R["w_k"]), w_v=a(R["w_v"]), tokens=tuple(R["tokens"])
+    )
 
 
 def large(n: int = 64, d: int = 32) -> AttentionInput:
     rng = np.random.default_rng(0)
     return AttentionInput(
-        x=rng.integers(-2, 3, (n, d)).astype(float), w_q=rng.normal(size=(d, d)) / d**0.5,
-        w_k=rng.normal(size=(d, d)) / d**0.5, w_v=rng.normal(size=(d, d)),
+        x=rng.integers(-2, 3, (n, d)).astype(float),
+        w_q=rng.normal(size=(d, d)) / d**0.5,
+        w_k=rng.normal(size=(d, d)) / d**0.5,
+        w_v=rng.normal(size=(d, d)),
         tokens=tuple(f"t{i}" for i in range(n)),
-    )  # fmt: skip
+    )
 
 
 def measure(inp: AttentionInput, runs: int) -> tuple[float, float, int, dict[int, float]]:
@@ -55,12 +58,19 @@ def measure(inp: AttentionInput, runs: int) -> tuple[float, float, int, dict[int
             encode(build_figures(stages, View(figures=(n,))))
         per_figure[n] = (time.perf_counter() - t0) / max(1, runs // 10) * 1000
     times.sort()
-    return statistics.median(times) * 1000, times[int(0.95 * len(times))] * 1000, len(body), per_figure
+    return (
+        statistics.median(times) * 1000,
+        times[int(0.95 * len(times))] * 1000,
+        len(body),
+        per_figure,
+    )
 
 
 def main() -> None:
-    for name, inp, runs in (("running example", running_example(), 200),
-                            ("64 tokens × d_model 32", large(), 30)):  # fmt: skip
+    for name, inp, runs in (
+        ("running example", running_example(), 200),
+        ("64 tokens × d_model 32", large(), 30),
+    ):
         med, p95, size, per = measure(inp, runs)
         print(f"{name}: median {med:.1f} ms, p95 {p95:.1f} ms, {size / 1024:.0f} KiB ({runs} runs)")
         print("  per figure (ms): " + ", ".join(f"{n}: {t:.1f}" for n, t in per.items()))

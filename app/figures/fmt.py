@@ -184,7 +184,8 @@ def exponent(s: float, shift: float) -> str:
 def weight_grid(
     masked: Matrix, exps: Matrix, shift: Matrix, weights: Matrix, dp: int = 2
 ) -> list[list[str]]:
-    """'e^1.5 / 19.382 = 0.23' per cell; blocked cells and empty rows say why they are 0."""
+    """'e^1.5 / 19.382 = 4.482 / 19.382 = 0.23' per cell (19.382 the row's sum of
+    exponentials); blocked cells and empty rows say why they are 0."""
     out: list[list[str]] = []
     for row_m, row_e, sh, row_w in zip(
         masked.tolist(), exps.tolist(), shift.tolist(), weights.tolist(), strict=True
@@ -196,13 +197,35 @@ def weight_grid(
         tot = exp_value(total)
         out.append(
             [
-                f"{exponent(s, sh)} / {tot} = {weight(w, dp)}"
+                f"{exponent(s, sh)} / {tot} = {exp_value(e)} / {tot} = {weight(w, dp)}"
                 if not math.isinf(s)
                 else f"blocked: e^{NEG_INF} = 0, weight 0"
-                for s, w in zip(row_m, row_w, strict=True)
+                for s, e, w in zip(row_m, row_e, row_w, strict=True)
             ]
         )
     return out
+
+
+def exp_sum(masked_row: list[float], exps_row: list[float], shift: float) -> str:
+    """'e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382' over the allowed cells."""
+    cells = [(s, e) for s, e in zip(masked_row, exps_row, strict=True) if not math.isinf(s)]
+    if not cells:
+        return "no allowed key: nothing to exponentiate, every weight is 0"
+    powers = [exponent(s, shift) for s, _ in cells]
+    values = [exp_value(e) for _, e in cells]
+    if len(cells) > MAX_TERMS:
+        hidden = f"{ELLIPSIS} ({len(cells) - HEAD - TAIL} more)"
+        powers = [*powers[:HEAD], hidden, *powers[-TAIL:]]
+        values = [*values[:HEAD], hidden, *values[-TAIL:]]
+    text = (
+        f"{' + '.join(powers)} = {' + '.join(values)} = {exp_value(math.fsum(e for _, e in cells))}"
+    )
+    if shift:
+        text += (
+            f" (every exponent shifted by −{num(shift)} so e^s cannot overflow; "
+            "the weights are unchanged)"
+        )
+    return text
 
 
 def output_grid(weights: Matrix, v: Matrix, output: Matrix) -> list[list[str]]:

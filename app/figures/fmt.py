@@ -211,6 +211,8 @@ def exp_sum(masked_row: list[float], exps_row: list[float], shift: float) -> str
     cells = [(s, e) for s, e in zip(masked_row, exps_row, strict=True) if not math.isinf(s)]
     if not cells:
         return "no allowed key: nothing to exponentiate, every weight is 0"
+    if len(cells) == 1:
+        return f"{exponent(cells[0][0], shift)} = {exp_value(cells[0][1])}, the only term"
     powers = [exponent(s, shift) for s, _ in cells]
     values = [exp_value(e) for _, e in cells]
     if len(cells) > MAX_TERMS:

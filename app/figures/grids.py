@@ -88,7 +88,7 @@ def build(c: Ctx) -> dict[str, Any]:
     ]
     anns += [
         annotation(label, x, 0.5, t, font={"size": 14, "color": t.fg})
-        for label, x in ((f"{step.split(' (')[0]}<br>→", 0.3175), ("softmax<br>→", 0.6825))
+        for label, x in ((f"÷ {fmt.num(c.h.divisor)}<br>→", 0.3175), ("softmax<br>→", 0.6825))
     ]
     layout = base_layout(t, grid_height(c.l_q, lo=260), "", annotations=anns, **_axes(c))
     layout["margin"].update(t=80, l=70)

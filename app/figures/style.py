@@ -33,7 +33,7 @@ MONO_FAMILY = "ui-monospace, 'SFMono-Regular', Menlo, Consolas, 'Noto Sans Mono'
 # Grids with more cells than this hide the printed numbers (hover and tables keep them).
 MAX_TEXT_CELLS = 400
 # Rows or columns beyond this get thinned tick labels.
-MAX_TICKS = 24
+MAX_TICKS = 12
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,9 @@ def axis(
         "color": t.fg,
         "fixedrange": True,
         "range": [len(labels) - 0.5, -0.5] if reverse else [-0.5, len(labels) - 0.5],
+        # thinned labels fit unrotated; rotated ones would run into the panel titles
+        "tickangle": 0,
+        "tickfont": {"size": 11 if len(labels) <= MAX_TICKS else 9},
     }
     if title:
         ax["title"] = {"text": title, "font": {"size": 12, "color": t.muted}}
@@ -204,8 +207,9 @@ def heatmap(
         "y": list(range(rows)),
         "colorscale": scale,
         "showscale": False,
-        "xgap": 1,
-        "ygap": 1,
+        # cell borders help read small grids; on big ones they would wash out the colours
+        "xgap": 1 if cols <= 24 else 0,
+        "ygap": 1 if rows <= 24 else 0,
         "xaxis": xaxis,
         "yaxis": yaxis,
         "name": name,
@@ -286,9 +290,9 @@ def subplot_axes(
     """Axis pair number ``n`` (1 = 'x'/'y') over the given domains, rows top to bottom."""
     sfx = "" if n == 1 else str(n)
     x = axis(t, xlabels, xtitle)
-    x.update(domain=xdom, anchor=f"y{sfx}", tickfont={"size": 11})
+    x.update(domain=xdom, anchor=f"y{sfx}")
     y = axis(t, ylabels, reverse=True)
-    y.update(domain=ydom, anchor=f"x{sfx}", tickfont={"size": 11})
+    y.update(domain=ydom, anchor=f"x{sfx}")
     return {f"xaxis{sfx}": x, f"yaxis{sfx}": y}
 
 

@@ -112,3 +112,17 @@ def test_cross_attention_weights_are_2_by_4(client: TestClient) -> None:
     assert [len(row) for row in z] == [4, 4]
     assert body["key_tokens"] == ["I", "love", "LLMs", "!"]
     assert body["state"]["source"]["tokens"] == ["I", "love", "LLMs", "!"]
+
+
+def test_direct_mode_and_a_single_token(client: TestClient) -> None:
+    direct = {"q": [[2, 1, 0, 0], [1, 2, 0, 1]], "k": [[2, 0, 1, 0], [0, 2, 0, 1]],
+              "v": [[1, 1, 0, 0], [2, 0, 0, 1]]}  # fmt: skip
+    r = post(client, direct)
+    assert r.status_code == 200, r.text
+    assert "direct mode" in r.json()["figures"]["4"]["caption"]
+    one = {"x": [[1, 2]], "w_q": [[1], [0]], "w_k": [[1], [1]], "w_v": [[1], [2]]}
+    r = post(client, one)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["state"]["view"]["focus"] == 0  # the default focus falls back to row 0
+    assert body["figures"]["6"]["data"][0]["text"] == [["1"]]

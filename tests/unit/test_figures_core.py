@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -28,6 +30,17 @@ def test_app_figures_imports_no_web_library() -> None:
                 assert top not in WEB, f"{path.name} imports {name}"
                 if top == "app":
                     assert name.startswith(("app.attention", "app.figures")), name
+
+
+def test_importing_app_figures_loads_no_web_library() -> None:
+    code = (
+        "import sys, app.figures; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in " + repr(sorted(WEB)) + "))"
+    )
+    root = FIGURES_DIR.parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
 
 
 def test_response_shape_and_every_figure_validates() -> None:

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from app import __version__
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard
-from app.routes import api, health
+from app.routes import api, figures, health
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
@@ -37,6 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(figures.router)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(AccessLog)
     return app

@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Strict,
+    StrictBool,
+    StrictInt,
+    Tag,
+)
 
 from app.attention import AttentionInput, InputError
 from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
@@ -19,8 +29,11 @@ from app.settings import Settings
 
 VALUE_LIMIT = 1e6
 
-Number = Annotated[float, Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
-Label = Annotated[str, Field(max_length=64, description="A token label, at most 64 characters.")]
+# Strict: a JSON number only (true, "1" and null are refused, not coerced); ints are fine.
+Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
+Label = Annotated[
+    str, Strict(), Field(max_length=64, description="A token label, at most 64 characters.")
+]
 
 
 def _rectangular(rows: list[list[Any]]) -> list[list[Any]]:
@@ -39,7 +52,7 @@ def _rectangular(rows: list[list[Any]]) -> list[list[Any]]:
 
 
 Matrix = Annotated[list[list[Number]], AfterValidator(_rectangular)]
-BoolMatrix = Annotated[list[list[bool]], AfterValidator(_rectangular)]
+BoolMatrix = Annotated[list[list[StrictBool]], AfterValidator(_rectangular)]
 
 
 def _matrix_field(description: str, example: Any) -> Any:
@@ -94,13 +107,13 @@ class AttentionRequest(BaseModel):
     v: Matrix | None = _matrix_field(
         "Direct mode: V as given, L_K × d_v.", [[1, 1, 0, 0], [2, 0, 0, 1]]
     )
-    scale: bool = Field(
+    scale: StrictBool = Field(
         True, description="Divide the scores by √d_k (true) or by 1 (false).", examples=[True]
     )
     mask: Literal["none", "causal"] = Field(
         "none", description="'causal': query i sees key j only when j ≤ i.", examples=["causal"]
     )
-    padding: list[bool] | None = Field(
+    padding: list[StrictBool] | None = Field(
         None,
         description="One flag per key: true marks a padding key, blocked for every query.",
         examples=[[False, False, True]],
@@ -111,7 +124,7 @@ class AttentionRequest(BaseModel):
         "Combined with the other masks by AND.",
         examples=[[[True, True, False], [True, True, True], [False, True, True]]],
     )
-    heads: int = Field(
+    heads: StrictInt = Field(
         1, ge=1, le=512, description="Number of heads h; must divide d_k and d_v.", examples=[2]
     )
     w_o: Matrix | None = _matrix_field(
@@ -174,6 +187,29 @@ def check_limits(req: AttentionRequest, settings: Settings) -> None:
             )
 
 
+# The longest score row the softmax endpoint takes (Figure 12 shows one row of weights).
+SOFTMAX_MAX_ENTRIES = 4096
+
+
+def _scores_kind(value: Any) -> str:
+    """'vector' for [1, 2, 3], 'matrix' for [[1, 2], [3, 4]]: errors then name one form."""
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return "list[list[number]]"
+    return "list[number]"
+
+
+ScoreVector = Annotated[list[Number], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES)]
+ScoreMatrix = Annotated[
+    list[ScoreVector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
+    AfterValidator(_rectangular),
+]  # fmt: skip
+# The tags contain "[" so app.errors leaves them out of the field name.
+Scores = Annotated[
+    Annotated[ScoreVector, Tag("list[number]")] | Annotated[ScoreMatrix, Tag("list[list[number]]")],
+    Discriminator(_scores_kind),
+]
+
+
 class SoftmaxRequest(BaseModel):
     """Scores to pass through softmax, optionally stretched (Figure 12)."""
 
@@ -181,12 +217,13 @@ class SoftmaxRequest(BaseModel):
         extra="forbid", json_schema_extra={"examples": [{"scores": [1, 2, 3], "stretch": 8}]}
     )
 
-    scores: Annotated[list[Number], Field(min_length=1, max_length=4096)] | Matrix = Field(
-        description="One score vector, or a matrix whose rows are softmaxed separately.",
+    scores: Scores = Field(
+        description="One score vector, or a matrix whose rows are softmaxed separately "
+        f"(at most {SOFTMAX_MAX_ENTRIES} rows of at most {SOFTMAX_MAX_ENTRIES} scores).",
         examples=[[1.0, 2.0, 3.0]],
     )
     stretch: float = Field(
-        1.0, allow_inf_nan=False, ge=-1000, le=1000,
+        1.0, strict=True, allow_inf_nan=False, ge=-1000, le=1000,
         description="Factor the scores are multiplied by before the softmax.", examples=[8.0],
     )  # fmt: skip
 

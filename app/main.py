@@ -37,7 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)
-    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes, router=app.router)
     app.add_middleware(AccessLog)
     return app
 

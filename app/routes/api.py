@@ -15,7 +15,13 @@ from fastapi.responses import Response
 from app import presets
 from app.attention import run, softmax_stage
 from app.schemas import AttentionRequest, SoftmaxRequest, check_limits
-from app.schemas_out import AttentionResponse, PresetDetail, PresetSummary, SoftmaxResponse
+from app.schemas_out import (
+    AttentionResponse,
+    ErrorResponse,
+    PresetDetail,
+    PresetSummary,
+    SoftmaxResponse,
+)
 from app.serialize import encode, softmax_to_dict, stages_to_dict
 from app.settings import Settings, get_settings
 
@@ -28,15 +34,24 @@ class JSONBytes(Response):
     media_type = "application/json"
 
 
+def _error(description: str) -> dict[str, Any]:
+    return {"model": ErrorResponse, "description": description}
+
+
+# What a POST to the API can answer besides 200 (all in the one error shape).
+POST_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: _error("The body cannot be read as JSON numbers (e.g. a 5000-digit integer)."),
+    413: _error("The body is larger than `max_body_bytes`; refused before it is read."),
+    415: _error("The body is not sent as `Content-Type: application/json`."),
+    422: _error("An input is malformed or shapes do not chain; `detail` names the field."),
+}
+
+
 @router.post(
     "/attention",
     response_model=AttentionResponse,
     summary="Every stage of scaled dot-product attention",
-    responses={
-        422: {
-            "description": "An input is malformed or shapes do not chain; `detail` names the field."
-        }
-    },
+    responses=POST_ERRORS,
 )
 def attention(body: AttentionRequest, settings: SettingsDep) -> Response:
     """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
@@ -47,7 +62,10 @@ def attention(body: AttentionRequest, settings: SettingsDep) -> Response:
 
 
 @router.post(
-    "/softmax", response_model=SoftmaxResponse, summary="Softmax of a score vector or matrix"
+    "/softmax",
+    response_model=SoftmaxResponse,
+    summary="Softmax of a score vector or matrix",
+    responses=POST_ERRORS,
 )
 def softmax(body: SoftmaxRequest) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
@@ -66,7 +84,7 @@ def list_presets() -> list[dict[str, str]]:
     "/presets/{preset_id}",
     response_model=PresetDetail,
     summary="One named example as a request body",
-    responses={404: {"description": "No preset has this id."}},
+    responses={404: _error("No preset has this id.")},
 )
 def get_preset(preset_id: str) -> dict[str, Any]:
     """The preset's request body, ready to POST to /api/v1/attention."""

@@ -96,7 +96,11 @@ class AttentionRequest(BaseModel):
         "W^V, d_model × d_v: V = X W^V (or S W^V).", RUNNING_EXAMPLE["w_v"]
     )
     source: Source | None = Field(
-        None, description="Cross-attention: a second sequence that K and V come from."
+        None,
+        description="Cross-attention: a second sequence that K and V come from.",
+        examples=[
+            {"x": [*RUNNING_EXAMPLE["x"], [1, 1, 0, 1]], "tokens": ["I", "love", "LLMs", "!"]}
+        ],
     )
     q: Matrix | None = _matrix_field(
         "Direct mode: Q as given, L_Q × d_k.", [[2, 1, 0, 0], [1, 2, 0, 1]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Body, Depends, HTTPException
 from fastapi.responses import Response
 
 from app import presets
@@ -47,13 +47,35 @@ POST_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+def _preset_examples() -> dict[str, dict[str, Any]]:
+    """Every preset as a named request example, the running example first (the default
+    body in the interactive docs)."""
+    out: dict[str, dict[str, Any]] = {}
+    for summary in presets.preset_summaries():
+        preset = presets.get_preset(summary["id"]) or {"body": {}}
+        out[summary["id"]] = {"summary": summary["title"], "description": summary["description"],
+                              "value": preset["body"]}  # fmt: skip
+    return out
+
+
+SOFTMAX_EXAMPLES = {
+    "textbook": {"summary": "[1, 2, 3]", "value": {"scores": [1, 2, 3]}},
+    "stretched": {"summary": "[1, 2, 3] × 8", "value": {"scores": [1, 2, 3], "stretch": 8}},
+    "matrix": {"summary": "Scaled scores of the running example",
+               "value": {"scores": [[2, 1, 1], [1, 2.5, 1.5], [1.5, 1, 2.5]]}},
+}  # fmt: skip
+
+AttentionBody = Annotated[AttentionRequest, Body(openapi_examples=_preset_examples())]
+SoftmaxBody = Annotated[SoftmaxRequest, Body(openapi_examples=SOFTMAX_EXAMPLES)]
+
+
 @router.post(
     "/attention",
     response_model=AttentionResponse,
     summary="Every stage of scaled dot-product attention",
     responses=POST_ERRORS,
 )
-def attention(body: AttentionRequest, settings: SettingsDep) -> Response:
+def attention(body: AttentionBody, settings: SettingsDep) -> Response:
     """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
     masked scores, the weights, the output and per-row statistics. Blocked cells of
     `masked` are null."""
@@ -67,7 +89,7 @@ def attention(body: AttentionRequest, settings: SettingsDep) -> Response:
     summary="Softmax of a score vector or matrix",
     responses=POST_ERRORS,
 )
-def softmax(body: SoftmaxRequest) -> Response:
+def softmax(body: SoftmaxBody) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
     after multiplying the scores by `stretch` (Figure 12)."""
     scores = body.scores_array()

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException
 from fastapi.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from app import presets
 from app.attention import run, softmax_stage
@@ -22,7 +23,7 @@ from app.schemas_out import (
     PresetSummary,
     SoftmaxResponse,
 )
-from app.serialize import encode, softmax_to_dict, stages_to_dict
+from app.serialize import encode, softmax_to_dict, stages_to_chunks
 from app.settings import Settings, get_settings
 
 router = APIRouter(prefix="/api/v1", tags=["attention"])
@@ -32,6 +33,25 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 class JSONBytes(Response):
     media_type = "application/json"
+
+
+class JSONChunks(Response):
+    """A JSON body given as chunks (``stages_to_chunks``), written one after another with
+    the total Content-Length, so a 48 MB response is never copied into one buffer."""
+
+    media_type = "application/json"
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        super().__init__()
+        self.chunks = chunks
+        self.headers["content-length"] = str(sum(len(c) for c in chunks))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code,
+                    "headers": self.raw_headers})  # fmt: skip
+        last = len(self.chunks) - 1
+        for i, chunk in enumerate(self.chunks):
+            await send({"type": "http.response.body", "body": chunk, "more_body": i < last})
 
 
 def _error(description: str) -> dict[str, Any]:
@@ -80,7 +100,7 @@ def attention(body: AttentionBody, settings: SettingsDep) -> Response:
     masked scores, the weights, the output and per-row statistics. Blocked cells of
     `masked` are null."""
     check_limits(body, settings)
-    return JSONBytes(encode(stages_to_dict(run(body.to_input()))))
+    return JSONChunks(stages_to_chunks(run(body.to_input())))
 
 
 @router.post(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from api_helpers import body, client, strict_json
@@ -11,6 +13,7 @@ from app.attention import run
 from app.presets import W_O_TWO_HEADS, preset_ids
 from app.schemas import AttentionRequest
 from app.schemas_out import AttentionResponse, HeadOut, SoftmaxResponse
+from app.serialize import encode, stages_to_chunks, stages_to_dict
 
 HEAD_FIELDS = set(HeadOut.model_fields)
 
@@ -152,3 +155,20 @@ def test_presets(api: TestClient) -> None:
         assert preset["id"] == preset_id
         assert api.post("/api/v1/attention", json=preset["body"]).status_code == 200
     assert api.get("/api/v1/presets/i-love-llms").json()["body"] == body()
+
+
+@pytest.mark.parametrize(("heads", "mask"), [(1, "none"), (2, "causal"), (4, "none")])
+def test_chunked_response_is_the_encoded_dict(api: TestClient, heads: int, mask: str) -> None:
+    rng = np.random.default_rng(heads)
+    req: dict[str, Any] = {"x": rng.normal(size=(300, 8)).round(3).tolist()}
+    req |= {w: rng.normal(size=(8, 8)).round(3).tolist() for w in ("w_q", "w_k", "w_v")}
+    req |= {"mask": mask, "heads": heads}
+    stages = run(AttentionRequest.model_validate(req).to_input())
+    chunks = stages_to_chunks(stages)
+    assert len(chunks) > 1  # the big grids are chunks of their own
+    assert b"".join(chunks) == encode(stages_to_dict(stages))
+    r = api.post("/api/v1/attention", json=req)
+    assert r.status_code == 200
+    assert r.content == b"".join(chunks)
+    assert r.headers["content-length"] == str(len(r.content))
+    assert r.headers.get_list("content-length") == [str(len(r.content))]

@@ -33,18 +33,22 @@ class Encoded:
 
 
 class _Encoder:
-    """Encodes arrays once each, keyed by identity; ``fragments`` wraps them for orjson."""
+    """Encodes arrays once each, keyed by identity, as orjson fragments ("fragment"), as
+    chunks for ``stages_to_chunks`` ("chunk"), or not at all ("array": small responses,
+    where one orjson call over the arrays beats encoding each one separately)."""
 
-    def __init__(self, fragments: bool = True) -> None:
+    def __init__(self, mode: str = "fragment") -> None:
         self._done: dict[int, Any] = {}
         self._keep: list[Any] = []  # keep arrays alive so ids stay unique
-        self._fragments = fragments
+        self._mode = mode
 
     def __call__(self, a: np.ndarray[Any, Any]) -> Any:
+        if self._mode == "array":
+            return a if a.flags.c_contiguous else np.ascontiguousarray(a)
         key = id(a)
         if key not in self._done:
             raw = orjson.dumps(np.ascontiguousarray(a), option=_OPTIONS)
-            self._done[key] = orjson.Fragment(raw) if self._fragments else Encoded(raw)
+            self._done[key] = orjson.Fragment(raw) if self._mode == "fragment" else Encoded(raw)
             self._keep.append(a)
         return self._done[key]
 
@@ -63,7 +67,7 @@ def _head_fields(h: HeadStages, enc: _Encoder, unmasked: bool) -> dict[str, Any]
         "divisor": h.divisor,
         "row_sum": enc(h.row_sum),
         "row_entropy": enc(h.row_entropy),
-        "row_argmax": list(h.row_argmax),
+        "row_argmax": h.row_argmax,
         "row_max": enc(h.row_max),
     }
 
@@ -95,6 +99,8 @@ _SMALL = 1 << 16
 
 def stages_to_chunks(stages: Stages) -> list[bytes]:
     """The same JSON as ``encode(stages_to_dict(stages))``, as chunks to write in order."""
+    if stages.head.weights.size * len(stages.heads) <= _SMALL // 16:
+        return [encode(stages_to_dict(stages, _Encoder("array")))]  # one orjson call
     chunks: list[bytes] = []
     small = bytearray()
 
@@ -108,7 +114,7 @@ def stages_to_chunks(stages: Stages) -> list[bytes]:
         else:
             small += part.data if isinstance(part, Encoded) else part
 
-    _walk(stages_to_dict(stages, _Encoder(fragments=False)), emit)
+    _walk(stages_to_dict(stages, _Encoder("chunk")), emit)
     if small:
         chunks.append(bytes(small))
     return chunks

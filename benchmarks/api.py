@@ -132,12 +132,14 @@ def http_figures(seconds: float, connections: int) -> None:
                 f"http://127.0.0.1:{port}/api/v1/attention", data=raw,
                 headers={"content-type": "application/json"})).read())  # fmt: skip
             rps = {k: len(v) / (2 * seconds) for k, v in lat.items()}
+            per_request = {k: cpu[k] / len(lat[k]) * 1e6 for k in lat}
             for kind, values in lat.items():
-                print(
-                    f"{name:<18}{kind:<10}{size:>10}{rps[kind]:>9.1f}"
-                    + "".join(f"{pct(values, q) * 1000:>9.2f}" for q in (50, 95, 99))
-                )
-            print(f"{name:<18}ratio real/constant throughput = {rps['real'] / rps['constant']:.2f}")
+                print(f"{name:<18}{kind:<10}{size:>10}{rps[kind]:>9.1f}"
+                      + "".join(f"{pct(values, q) * 1000:>9.2f}" for q in (50, 95, 99))
+                      + f"{per_request[kind]:>19.0f}")  # fmt: skip
+            print(f"{name:<18}ratio real/constant: throughput "
+                  f"{rps['real'] / rps['constant']:.2f}, by server CPU per request "
+                  f"{per_request['constant'] / per_request['real']:.2f}")  # fmt: skip
     finally:
         server.terminate()
         server.wait(10)

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
 
 from app.attention import InputError
 
@@ -61,12 +63,34 @@ def input_error_response(exc: InputError) -> JSONResponse:
     )  # fmt: skip
 
 
+# What a framework-raised HTTP error under /api/ is about, for the `field` of the detail.
+_HTTP_FIELDS = {404: "path", 405: "method"}
+
+
+def api_http_error(exc: HTTPException) -> JSONResponse:
+    """FastAPI's own errors (400 "There was an error parsing the body", 404, 405) in the
+    API's error shape. A 400 comes from a body json.loads cannot take, e.g. an integer
+    literal of more than 4300 digits."""
+    field = _HTTP_FIELDS.get(exc.status_code, "body")
+    msg = str(exc.detail)
+    if exc.status_code == 400:
+        msg += ": send one JSON object whose numbers are plain decimals within ±1e6"
+    detail = [{"field": field, "msg": msg, "type": "http_error", "loc": [field]}]
+    return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
+
+
 def install_error_handlers(app: FastAPI) -> None:
+    async def on_http(request: Request, exc: HTTPException) -> Response:
+        if request.url.path.startswith("/api/") and isinstance(exc.detail, str):
+            return api_http_error(exc)
+        return await http_exception_handler(request, exc)
+
     async def on_validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse(status_code=422, content=error_body(list(exc.errors())))
 
     async def on_input(_: Request, exc: InputError) -> JSONResponse:
         return input_error_response(exc)
 
+    app.add_exception_handler(HTTPException, on_http)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, on_validation)  # type: ignore[arg-type]
     app.add_exception_handler(InputError, on_input)  # type: ignore[arg-type]

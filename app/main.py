@@ -7,11 +7,13 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard
-from app.routes import api, figures, health
+from app.paths import static_dir
+from app.routes import api, docs, figures, health
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
@@ -38,7 +40,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(figures.router)
-    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
+    app.include_router(docs.router)
+    app.mount("/static", StaticFiles(directory=static_dir()), name="static")
+    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes, router=app.router)
     app.add_middleware(AccessLog)
     return app
 

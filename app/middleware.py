@@ -1,9 +1,10 @@
 """Pure ASGI middleware: request guard (body size, content type) and the access log.
 
 The guard refuses an oversized body with 413 *before* it is read, from Content-Length
-when given and by counting streamed bytes otherwise, and refuses a POST to the API that
-is not JSON with 415. The access log writes one line per request: method, path, status
-and duration in milliseconds.
+when given and by counting streamed bytes otherwise, and refuses a body that is not JSON
+with 415 when it is sent to an API route that takes it (a method the route does not
+have still gets the router's 405, an unknown path its 404). The access log writes one
+line per request: method, path, status and duration in milliseconds.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("attention_lab.access")
@@ -29,11 +31,33 @@ async def _send_json(send: Send, status: int, field: str, msg: str, kind: str) -
 
 
 class RequestGuard:
-    """413 for bodies over ``max_body_bytes``; 415 for API POSTs that are not JSON."""
+    """413 for bodies over ``max_body_bytes``; 415 for API bodies that are not JSON.
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    ``router`` is the app's router, consulted (live, so routes added later count) to
+    tell a route that takes this method from one that would answer 405 or 404.
+    """
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int, router: Router | None = None) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.router = router
+        # (method, path) -> answer; matching every route costs ~90 µs, a lookup nothing.
+        # Bounded, so a flood of distinct paths cannot grow it without limit.
+        self._seen: dict[tuple[str, str], bool] = {}
+
+    def _takes_json(self, scope: Scope) -> bool:
+        if not scope["path"].startswith("/api/"):
+            return False
+        if self.router is None:
+            return True
+        key = (scope["method"], scope["path"])
+        found = self._seen.get(key)
+        if found is None:
+            found = any(route.matches(scope)[0] == Match.FULL for route in self.router.routes)
+            if len(self._seen) >= 1024:
+                self._seen.clear()
+            self._seen[key] = found
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in {"POST", "PUT", "PATCH"}:
@@ -47,7 +71,7 @@ class RequestGuard:
             await _send_json(send, 413, "body", too_large, "body_too_large")
             return
         ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        if scope["path"].startswith("/api/") and not (
+        if self._takes_json(scope) and not (
             ctype == b"application/json" or ctype.endswith(b"+json")
         ):
             shown = ctype.decode("latin-1") or "none"

@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Strict,
+    StrictBool,
+    StrictInt,
+    Tag,
+)
 
 from app.attention import AttentionInput, InputError
 from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
@@ -19,8 +29,11 @@ from app.settings import Settings
 
 VALUE_LIMIT = 1e6
 
-Number = Annotated[float, Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
-Label = Annotated[str, Field(max_length=64, description="A token label, at most 64 characters.")]
+# Strict: a JSON number only (true, "1" and null are refused, not coerced); ints are fine.
+Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
+Label = Annotated[
+    str, Strict(), Field(max_length=64, description="A token label, at most 64 characters.")
+]
 
 
 def _rectangular(rows: list[list[Any]]) -> list[list[Any]]:
@@ -39,7 +52,7 @@ def _rectangular(rows: list[list[Any]]) -> list[list[Any]]:
 
 
 Matrix = Annotated[list[list[Number]], AfterValidator(_rectangular)]
-BoolMatrix = Annotated[list[list[bool]], AfterValidator(_rectangular)]
+BoolMatrix = Annotated[list[list[StrictBool]], AfterValidator(_rectangular)]
 
 
 def _matrix_field(description: str, example: Any) -> Any:
@@ -83,7 +96,11 @@ class AttentionRequest(BaseModel):
         "W^V, d_model × d_v: V = X W^V (or S W^V).", RUNNING_EXAMPLE["w_v"]
     )
     source: Source | None = Field(
-        None, description="Cross-attention: a second sequence that K and V come from."
+        None,
+        description="Cross-attention: a second sequence that K and V come from.",
+        examples=[
+            {"x": [*RUNNING_EXAMPLE["x"], [1, 1, 0, 1]], "tokens": ["I", "love", "LLMs", "!"]}
+        ],
     )
     q: Matrix | None = _matrix_field(
         "Direct mode: Q as given, L_Q × d_k.", [[2, 1, 0, 0], [1, 2, 0, 1]]
@@ -94,13 +111,13 @@ class AttentionRequest(BaseModel):
     v: Matrix | None = _matrix_field(
         "Direct mode: V as given, L_K × d_v.", [[1, 1, 0, 0], [2, 0, 0, 1]]
     )
-    scale: bool = Field(
+    scale: StrictBool = Field(
         True, description="Divide the scores by √d_k (true) or by 1 (false).", examples=[True]
     )
     mask: Literal["none", "causal"] = Field(
         "none", description="'causal': query i sees key j only when j ≤ i.", examples=["causal"]
     )
-    padding: list[bool] | None = Field(
+    padding: list[StrictBool] | None = Field(
         None,
         description="One flag per key: true marks a padding key, blocked for every query.",
         examples=[[False, False, True]],
@@ -111,7 +128,7 @@ class AttentionRequest(BaseModel):
         "Combined with the other masks by AND.",
         examples=[[[True, True, False], [True, True, True], [False, True, True]]],
     )
-    heads: int = Field(
+    heads: StrictInt = Field(
         1, ge=1, le=512, description="Number of heads h; must divide d_k and d_v.", examples=[2]
     )
     w_o: Matrix | None = _matrix_field(
@@ -145,6 +162,19 @@ def _array(m: list[list[float]] | None) -> np.ndarray[Any, np.dtype[np.float64]]
     return None if m is None else np.asarray(m, dtype=np.float64)
 
 
+def estimated_work(req: AttentionRequest) -> int:
+    """Multiply-adds the request needs, roughly: projections, Q Kᵀ, softmax and A V.
+    Only its size matters (the route computes small requests without a thread hop)."""
+    q_src = req.x if req.x is not None else req.q
+    k_src = req.source.x if req.source else (req.k if req.k is not None else req.x)
+    l_q, l_k = len(q_src or [[]]), len(k_src or [[]])
+    d_model = len(req.x[0]) if req.x else 1
+    d_k = len((req.w_q or req.q or [[]])[0])
+    d_v = len((req.w_v or req.v or [[]])[0])
+    projections = (l_q * d_k + l_k * (d_k + d_v)) * d_model if req.x else 0
+    return projections + l_q * l_k * (d_k + d_v + 16)
+
+
 # Rows of these matrices are tokens; rows of the weight matrices are widths (d_model, d_v).
 _TOKEN_ROWS = {"x", "q", "k", "v", "source.x"}
 
@@ -174,6 +204,29 @@ def check_limits(req: AttentionRequest, settings: Settings) -> None:
             )
 
 
+# The longest score row the softmax endpoint takes (Figure 12 shows one row of weights).
+SOFTMAX_MAX_ENTRIES = 4096
+
+
+def _scores_kind(value: Any) -> str:
+    """'vector' for [1, 2, 3], 'matrix' for [[1, 2], [3, 4]]: errors then name one form."""
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return "list[list[number]]"
+    return "list[number]"
+
+
+ScoreVector = Annotated[list[Number], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES)]
+ScoreMatrix = Annotated[
+    list[ScoreVector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
+    AfterValidator(_rectangular),
+]  # fmt: skip
+# The tags contain "[" so app.errors leaves them out of the field name.
+Scores = Annotated[
+    Annotated[ScoreVector, Tag("list[number]")] | Annotated[ScoreMatrix, Tag("list[list[number]]")],
+    Discriminator(_scores_kind),
+]
+
+
 class SoftmaxRequest(BaseModel):
     """Scores to pass through softmax, optionally stretched (Figure 12)."""
 
@@ -181,12 +234,13 @@ class SoftmaxRequest(BaseModel):
         extra="forbid", json_schema_extra={"examples": [{"scores": [1, 2, 3], "stretch": 8}]}
     )
 
-    scores: Annotated[list[Number], Field(min_length=1, max_length=4096)] | Matrix = Field(
-        description="One score vector, or a matrix whose rows are softmaxed separately.",
+    scores: Scores = Field(
+        description="One score vector, or a matrix whose rows are softmaxed separately "
+        f"(at most {SOFTMAX_MAX_ENTRIES} rows of at most {SOFTMAX_MAX_ENTRIES} scores).",
         examples=[[1.0, 2.0, 3.0]],
     )
     stretch: float = Field(
-        1.0, allow_inf_nan=False, ge=-1000, le=1000,
+        1.0, strict=True, allow_inf_nan=False, ge=-1000, le=1000,
         description="Factor the scores are multiplied by before the softmax.", examples=[8.0],
     )  # fmt: skip
 

@@ -26,7 +26,9 @@ class ViewRequest(BaseModel):
         "default 1 (the second token), or 0 when there is only one.",
         examples=[1],
     )  # fmt: skip
-    head: int = Field(0, ge=0, le=511, description="0-based head shown by single-head figures.")
+    head: int = Field(
+        0, ge=0, le=511, description="0-based head shown by single-head figures.", examples=[0]
+    )
     stretch: float = Field(
         8.0, allow_inf_nan=False, ge=0.1, le=64,
         description="Figure 12: the factor the scores are multiplied by.", examples=[8.0],
@@ -35,8 +37,11 @@ class ViewRequest(BaseModel):
         "textbook",
         description="Figure 12's row: 'textbook' ([1, 2, 3]) or 'focus' (the focus row of "
         "the scaled scores).",
+        examples=["focus"],
     )
-    theme: Literal["light", "dark"] = Field("light", description="Colours of the figures.")
+    theme: Literal["light", "dark"] = Field(
+        "light", description="Colours of the figures.", examples=["dark"]
+    )
     figures: list[Literal[3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]] | None = Field(
         None,
         max_length=32,
@@ -57,6 +62,8 @@ class ViewRequest(BaseModel):
 class FiguresRequest(AttentionRequest):
     """Every field of an attention request, plus ``view``."""
 
-    view: ViewRequest = Field(
-        default_factory=ViewRequest, description="What the figures explain and how they look."
+    view: ViewRequest | None = Field(
+        None,
+        description="What the figures explain and how they look.",
+        examples=[{"focus": 1, "stretch": 8.0, "softmax_row": "textbook", "theme": "light"}],
     )

@@ -1,9 +1,14 @@
 """Stages -> JSON bytes for API v1, with no NaN or ±Infinity on the wire.
 
 orjson writes numpy arrays directly and turns −inf (a blocked cell) into ``null``. Each
-array is encoded once and reused as a pre-encoded fragment wherever it appears again
-(head 1's stages sit both at the top level and in ``heads``; with no mask ``masked`` is
-``scaled``), which roughly halves the encoding time for long sequences.
+array is encoded once and reused wherever it appears again (head 1's stages sit both at
+the top level and in ``heads``; with no mask ``masked`` is ``scaled``), which roughly
+halves the encoding time for long sequences.
+
+``stages_to_chunks`` goes one step further for the API response: it returns the JSON as
+a list of byte chunks in which a repeated array is the same bytes object, never joined.
+For L = 512 the response is ~48 MB, and joining it into one buffer costs as much as
+encoding it; the chunks are written to the socket one after another instead.
 """
 
 from __future__ import annotations
@@ -18,19 +23,32 @@ from app.attention import HeadStages, SoftmaxStage, Stages
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
 
+class Encoded:
+    """One array's JSON, encoded once; ``stages_to_chunks`` emits it as its own chunk."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
 class _Encoder:
-    """Encodes arrays once each, keyed by identity."""
+    """Encodes arrays once each, keyed by identity, as orjson fragments ("fragment"), as
+    chunks for ``stages_to_chunks`` ("chunk"), or not at all ("array": small responses,
+    where one orjson call over the arrays beats encoding each one separately)."""
 
-    def __init__(self) -> None:
-        self._done: dict[int, orjson.Fragment] = {}
+    def __init__(self, mode: str = "fragment") -> None:
+        self._done: dict[int, Any] = {}
         self._keep: list[Any] = []  # keep arrays alive so ids stay unique
+        self._mode = mode
 
-    def __call__(self, a: np.ndarray[Any, Any]) -> orjson.Fragment:
+    def __call__(self, a: np.ndarray[Any, Any]) -> Any:
+        if self._mode == "array":
+            return a if a.flags.c_contiguous else np.ascontiguousarray(a)
         key = id(a)
         if key not in self._done:
-            self._done[key] = orjson.Fragment(
-                orjson.dumps(np.ascontiguousarray(a), option=_OPTIONS)
-            )
+            raw = orjson.dumps(np.ascontiguousarray(a), option=_OPTIONS)
+            self._done[key] = orjson.Fragment(raw) if self._mode == "fragment" else Encoded(raw)
             self._keep.append(a)
         return self._done[key]
 
@@ -49,14 +67,14 @@ def _head_fields(h: HeadStages, enc: _Encoder, unmasked: bool) -> dict[str, Any]
         "divisor": h.divisor,
         "row_sum": enc(h.row_sum),
         "row_entropy": enc(h.row_entropy),
-        "row_argmax": list(h.row_argmax),
+        "row_argmax": h.row_argmax,
         "row_max": enc(h.row_max),
     }
 
 
-def stages_to_dict(stages: Stages) -> dict[str, Any]:
+def stages_to_dict(stages: Stages, enc: _Encoder | None = None) -> dict[str, Any]:
     """The API v1 attention response, ready for ``encode``."""
-    enc = _Encoder()
+    enc = enc or _Encoder()
     unmasked = bool(stages.allowed.all())
     heads = [_head_fields(h, enc, unmasked) for h in stages.heads]
     return {
@@ -73,6 +91,54 @@ def stages_to_dict(stages: Stages) -> dict[str, Any]:
         "num_heads": len(stages.heads),
         "warnings": list(stages.warnings),
     }
+
+
+# Chunks smaller than this are merged, so a response is a few large writes, not hundreds.
+_SMALL = 1 << 16
+
+
+def stages_to_chunks(stages: Stages) -> list[bytes]:
+    """The same JSON as ``encode(stages_to_dict(stages))``, as chunks to write in order."""
+    if stages.head.weights.size * len(stages.heads) <= _SMALL // 16:
+        return [encode(stages_to_dict(stages, _Encoder("array")))]  # one orjson call
+    chunks: list[bytes] = []
+    small = bytearray()
+
+    def emit(part: bytes | Encoded) -> None:
+        nonlocal small
+        if isinstance(part, Encoded) and len(part.data) >= _SMALL:
+            if small:
+                chunks.append(bytes(small))
+                small = bytearray()
+            chunks.append(part.data)  # the same bytes object wherever the array repeats
+        else:
+            small += part.data if isinstance(part, Encoded) else part
+
+    _walk(stages_to_dict(stages, _Encoder("chunk")), emit)
+    if small:
+        chunks.append(bytes(small))
+    return chunks
+
+
+def _walk(value: Any, emit: Any) -> None:
+    """Write ``value`` as JSON through ``emit``: Encoded arrays as they are, the rest by orjson."""
+    if isinstance(value, Encoded):
+        emit(value)
+    elif isinstance(value, dict):
+        emit(b"{")
+        for i, (key, item) in enumerate(value.items()):
+            emit(orjson.dumps(key) + b":" if i == 0 else b"," + orjson.dumps(key) + b":")
+            _walk(item, emit)
+        emit(b"}")
+    elif isinstance(value, list) and any(isinstance(v, dict | Encoded) for v in value):
+        emit(b"[")
+        for i, item in enumerate(value):
+            if i:
+                emit(b",")
+            _walk(item, emit)
+        emit(b"]")
+    else:
+        emit(orjson.dumps(value, option=_OPTIONS))
 
 
 def softmax_to_dict(s: SoftmaxStage, vector: bool) -> dict[str, Any]:

@@ -7,6 +7,8 @@ cell is −inf before the softmax and exactly 0 after it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -30,7 +32,7 @@ def scores(q: Matrix, k: Matrix) -> Matrix:
 
 def divisor(d_k: int, scale: bool) -> float:
     """√d_k when scaling is on, 1 when off."""
-    return float(np.sqrt(d_k)) if scale else 1.0
+    return math.sqrt(d_k) if scale else 1.0
 
 
 def causal_allowed(l_q: int, l_k: int) -> BoolMatrix:
@@ -51,11 +53,13 @@ def softmax_rows(masked: Matrix) -> Matrix:
     0/0 = NaN: such a query attends to nothing.
     """
     row_max = np.max(masked, axis=-1, keepdims=True)
-    fully_blocked = ~np.isfinite(row_max)
-    shifted = masked - np.where(fully_blocked, 0.0, row_max)
-    exps = np.exp(shifted)  # exp(−inf) = 0 exactly
+    if np.isneginf(row_max).any():  # some row is fully blocked: shift it by 0, not −inf
+        row_max = np.where(np.isneginf(row_max), 0.0, row_max)
+    exps = np.exp(masked - row_max)  # exp(−inf) = 0 exactly
     totals = np.sum(exps, axis=-1, keepdims=True)
-    weights: Matrix = np.divide(exps, totals, out=np.zeros_like(exps), where=totals > 0)
+    # A row with an allowed key sums to ≥ 1 (its maximum contributes e^0); a fully
+    # blocked row sums to 0 and is divided by 1, giving zeros.
+    weights: Matrix = exps / np.maximum(totals, 1.0)
     return weights
 
 

@@ -115,8 +115,10 @@ def run(inp: AttentionInput) -> Stages:
     tokens = _labels(inp.tokens, l_q, "tokens", "t")
     key_tokens = _key_labels(inp, tokens, l_k)
     allowed = _allowed(inp, l_q, l_k)
+    # None: every cell allowed, so `masked` is `scaled` itself (no copy, no −inf)
+    mask = None if allowed.all() else allowed
     heads = tuple(
-        _one_head(q_h, k_h, v_h, allowed, inp.scale)
+        _one_head(q_h, k_h, v_h, mask, inp.scale)
         for q_h, k_h, v_h in zip(
             split_heads(q, inp.heads),
             split_heads(k, inp.heads),
@@ -124,7 +126,7 @@ def run(inp: AttentionInput) -> Stages:
             strict=True,
         )
     )
-    concat = merge_heads([h.output for h in heads])
+    concat = heads[0].output if len(heads) == 1 else merge_heads([h.output for h in heads])
     output = concat if inp.w_o is None else concat @ _checked_w_o(inp.w_o, concat.shape[1])
     return Stages(
         tokens=tokens,
@@ -148,12 +150,14 @@ def run(inp: AttentionInput) -> Stages:
     )
 
 
-def _one_head(q: Matrix, k: Matrix, v: Matrix, allowed: BoolMatrix, scale: bool) -> HeadStages:
+def _one_head(
+    q: Matrix, k: Matrix, v: Matrix, allowed: BoolMatrix | None, scale: bool
+) -> HeadStages:
     d_k = q.shape[1]
     div = ops.divisor(d_k, scale)
     scores = ops.scores(q, k)
     scaled = scores / div
-    masked = ops.apply_mask(scaled, allowed)
+    masked = scaled if allowed is None else ops.apply_mask(scaled, allowed)
     weights = ops.softmax_rows(masked)
     shift = ops.exp_shift(masked)
     exps = np.exp(masked - shift[:, None])
@@ -172,7 +176,7 @@ def _one_head(q: Matrix, k: Matrix, v: Matrix, allowed: BoolMatrix, scale: bool)
         exp_shift=shift,
         row_sum=weights.sum(axis=1),
         row_entropy=ops.entropy_bits(weights),
-        row_argmax=tuple(int(i) for i in np.argmax(weights, axis=1)),
+        row_argmax=tuple(np.argmax(weights, axis=1).tolist()),
         row_max=weights.max(axis=1),
     )
 

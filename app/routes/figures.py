@@ -13,9 +13,9 @@ from fastapi.responses import Response
 
 from app.attention import InputError, run
 from app.figures import build_figures, check_view
-from app.routes.api import JSONBytes
+from app.routes.api import POST_ERRORS, JSONBytes
 from app.schemas import check_limits
-from app.schemas_figures import FiguresRequest
+from app.schemas_figures import FiguresRequest, ViewRequest
 from app.serialize import encode
 from app.settings import Settings, get_settings
 
@@ -34,7 +34,11 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
             "`warnings`, `announce` and the normalised request as `state`.",
             "content": {"application/json": {}},
         },
-        422: {"description": "A malformed input or a view outside the data; `detail` names it."},
+        **POST_ERRORS,
+        422: {
+            **POST_ERRORS[422],
+            "description": "A malformed input or a view outside the data; `detail` names it.",
+        },
     },
 )
 def figures(body: FiguresRequest, settings: SettingsDep) -> Response:
@@ -42,7 +46,7 @@ def figures(body: FiguresRequest, settings: SettingsDep) -> Response:
     for the given inputs and view. The browser draws them with `Plotly.react` as sent."""
     check_limits(body, settings)
     stages = run(body.to_input())
-    view = body.view.to_view(len(stages.tokens))
+    view = (body.view or ViewRequest()).to_view(len(stages.tokens))
     problem = check_view(stages, view)
     if problem:
         raise InputError(*problem)

@@ -1,0 +1,190 @@
+"""Benchmark of POST /api/v1/attention: throughput and latency over HTTP, and the
+server-side cost per request. Prints figures; it is not a timed test.
+
+    python benchmarks/api.py [--seconds 4] [--connections 4]
+
+1. Starts uvicorn (one worker) with ``benchmarks.bench_app:app`` on a free port and drives
+   it from an asyncio HTTP/1.1 keep-alive client: requests per second and latency
+   p50/p95/p99 for the running example and for L = 256, d = 64, each against the
+   constant endpoint of the same app answering the same number of bytes. Real and
+   constant runs alternate (two rounds each) so drifting machine load hits both alike.
+2. In process: medians of parse + validate, compute (``run``) and encode
+   (``stages_to_chunks``) for L = 3, 64, 256, 512 with d = 64.
+Targets: running example ≥ 0.7 of the constant endpoint's throughput; L = 512, d = 64
+computed and encoded in ≤ 50 ms.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as app.attention does for the server
+
+import argparse
+import asyncio
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.attention import run  # noqa: E402
+from app.schemas import AttentionRequest  # noqa: E402
+from app.serialize import stages_to_chunks  # noqa: E402
+from benchmarks.cases import CASES, random_body  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "benchmarks.bench_app:app", "--port", str(port),
+         "--no-access-log", "--log-level", "warning"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+            return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+async def _connection(port: int, request: bytes, until: float, latencies: list[float]) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        while time.perf_counter() < until:
+            start = time.perf_counter()
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/1.1 200"):
+                raise SystemExit(f"unexpected response: {head[:80]!r}")
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:"))  # fmt: skip
+            await reader.readexactly(length)
+            latencies.append(time.perf_counter() - start)
+    finally:
+        writer.close()
+
+
+def load(port: int, path: str, body: bytes, seconds: float, connections: int) -> list[float]:
+    """Closed-loop load: ``connections`` keep-alive connections for ``seconds``."""
+    request = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               f"Content-Length: {len(body)}\r\n\r\n").encode() + body  # fmt: skip
+    latencies: list[float] = []
+
+    async def main() -> None:
+        until = time.perf_counter() + seconds
+        await asyncio.gather(*(_connection(port, request, until, latencies)
+                               for _ in range(connections)))  # fmt: skip
+
+    asyncio.run(main())
+    return latencies
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (Linux /proc): robust to machine load."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
+
+
+def http_figures(seconds: float, connections: int) -> None:
+    port = free_port()
+    server = start_server(port)
+    try:
+        print(f"HTTP: uvicorn, 1 worker, {connections} keep-alive connections, "
+              f"2 × {seconds:g} s per endpoint, alternating")  # fmt: skip
+        print(f"{'case':<18}{'endpoint':<10}{'bytes':>10}{'req/s':>9}"
+              f"{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'server CPU µs/req':>19}")  # fmt: skip
+        for name, body in CASES.items():
+            raw = orjson.dumps(body)
+            paths = {"real": "/api/v1/attention", "constant": f"/bench/constant/{name}"}
+            for path in paths.values():
+                load(port, path, raw, 0.5, connections)  # warm up
+            lat: dict[str, list[float]] = {"real": [], "constant": []}
+            cpu = {"real": 0.0, "constant": 0.0}
+            for _ in range(2):
+                for kind, path in paths.items():
+                    before = cpu_seconds(server.pid)
+                    lat[kind] += load(port, path, raw, seconds, connections)
+                    cpu[kind] += cpu_seconds(server.pid) - before
+            size = len(urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/v1/attention", data=raw,
+                headers={"content-type": "application/json"})).read())  # fmt: skip
+            rps = {k: len(v) / (2 * seconds) for k, v in lat.items()}
+            per_request = {k: cpu[k] / len(lat[k]) * 1e6 for k in lat}
+            for kind, values in lat.items():
+                print(f"{name:<18}{kind:<10}{size:>10}{rps[kind]:>9.1f}"
+                      + "".join(f"{pct(values, q) * 1000:>9.2f}" for q in (50, 95, 99))
+                      + f"{per_request[kind]:>19.0f}")  # fmt: skip
+            print(f"{name:<18}ratio real/constant: throughput "
+                  f"{rps['real'] / rps['constant']:.2f}, by server CPU per request "
+                  f"{per_request['constant'] / per_request['real']:.2f}")  # fmt: skip
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def timings_ms(f: object, repeat: int) -> tuple[float, float]:
+    """(median, best) wall time of ``f()`` in ms; the best is the uncontended cost."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        f()  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000, min(times) * 1000
+
+
+def server_side_figures() -> None:
+    print("\nServer side, in process, one thread, d = 64: median ms per request (best)")
+    print(f"{'L':>5}{'parse+validate':>18}{'compute':>16}{'encode':>16}"
+          f"{'compute+encode':>18}{'response MB':>13}")  # fmt: skip
+    for length in (3, 64, 256, 512):
+        raw = orjson.dumps(random_body(length))
+        repeat = 41 if length <= 256 else 25
+        request = AttentionRequest.model_validate_json(raw)
+        stages = run(request.to_input())
+        size = sum(len(c) for c in stages_to_chunks(stages))
+        figures = [
+            timings_ms(lambda raw=raw: AttentionRequest.model_validate_json(raw), repeat),
+            timings_ms(lambda r=request: run(r.to_input()), repeat),
+            timings_ms(lambda s=stages: stages_to_chunks(s), repeat),
+            timings_ms(lambda r=request: stages_to_chunks(run(r.to_input())), repeat),
+        ]
+        texts = [f"{med:.2f} ({best:.2f})" for med, best in figures]
+        cells = "".join(f"{t:>{w}}" for t, w in zip(texts, (18, 16, 16, 18), strict=True))
+        print(f"{length:>5}{cells}{size / 1e6:>13.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="per endpoint and round")
+    parser.add_argument("--connections", type=int, default=4)
+    args = parser.parse_args()
+    print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    http_figures(args.seconds, args.connections)
+    server_side_figures()
+
+
+if __name__ == "__main__":
+    main()

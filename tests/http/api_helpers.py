@@ -1,0 +1,55 @@
+"""Helpers for the API v1 tests: a TestClient factory, the running example body, and the
+checks every response must pass (error shape naming the field; no NaN or Infinity)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.presets import RUNNING_EXAMPLE
+from app.settings import Settings
+
+JSON = {"content-type": "application/json"}
+
+
+def client(**settings: Any) -> TestClient:
+    return TestClient(create_app(Settings(**settings)), raise_server_exceptions=False)
+
+
+def body(**changes: Any) -> dict[str, Any]:
+    """A deep copy of the running example body with ``changes`` applied (None deletes)."""
+    out = copy.deepcopy(RUNNING_EXAMPLE)
+    for key, value in changes.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+def _no_constants(name: str) -> Any:
+    raise AssertionError(f"{name} on the wire")
+
+
+def strict_json(text: str) -> Any:
+    """json.loads that fails on NaN, Infinity and -Infinity."""
+    return json.loads(text, parse_constant=_no_constants)
+
+
+def assert_error(response: Any, field: str, status: int = 422) -> list[dict[str, Any]]:
+    """A 4xx JSON error whose detail names ``field`` (exactly, or as its prefix)."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    detail = strict_json(response.text)["detail"]
+    assert isinstance(detail, list)
+    assert detail
+    for item in detail:
+        assert set(item) >= {"field", "msg", "type", "loc"}
+        assert item["msg"]
+    fields = [d["field"] for d in detail]
+    assert any(f == field or f.startswith((f"{field}[", f"{field}.")) for f in fields), fields
+    return list(detail)

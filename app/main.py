@@ -7,11 +7,14 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI
+from starlette.middleware.gzip import GZipMiddleware
 
 from app import __version__
+from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard
-from app.routes import api, health
+from app.paths import static_dir
+from app.routes import api, health, pages
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
@@ -37,6 +40,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(pages.router)
+    app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")
+    # Text assets and JSON compress 3-5×; level 6 keeps the cost to a few milliseconds.
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(AccessLog)
     return app

@@ -14,7 +14,7 @@ from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard
 from app.paths import static_dir
-from app.routes import api, health, pages
+from app.routes import api, figures, health, pages
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(figures.router)
     app.include_router(pages.router)
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")
     # Text assets and JSON compress 3-5×; level 6 keeps the cost to a few milliseconds.

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import jinja2
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
@@ -29,7 +31,11 @@ from app.state import VIEW_DEFAULTS, LinkState, parse_query
 
 router = APIRouter(include_in_schema=False)
 
-templates = Jinja2Templates(directory=str(templates_dir()), autoescape=True)
+templates = Jinja2Templates(
+    env=jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True, auto_reload=False
+    )
+)
 templates.env.globals["asset_url"] = asset_url
 templates.env.globals["version"] = __version__
 

@@ -68,7 +68,9 @@ function bodyRow(name, row, i, opts) {
 function buildTable(name, rows, opts) {
   const table = el("table", { class: "grid-editor", "aria-describedby": `${name}-hint` });
   const caption = el("caption");
-  caption.append(el("span", { class: "matrix-name" }, LABELS[name]), " ",
+  const title = el("span", { class: "matrix-name" }, name.startsWith("w_") ? "W" : LABELS[name]);
+  if (name.startsWith("w_")) title.append(el("sup", {}, name.slice(2).toUpperCase()));
+  caption.append(title, " ",
     el("span", { class: "shape", "data-role": "shape" }, `${rows.length} × ${rows[0]?.length ?? 0}`));
   const thead = el("thead");
   thead.append(headRow(name, rows[0]?.length ?? 0, Boolean(opts.padding), opts.tokenAttr));

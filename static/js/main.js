@@ -71,6 +71,10 @@ async function update() {
   await renderFigures(main, result.data.figures);
   if (seq !== app.seq) return;
   for (const n of figures) app.needed.delete(n);
+  for (const input of editorRoot.querySelectorAll("input[data-pending]")) {
+    input.dataset.committed = input.dataset.pending;
+    delete input.dataset.pending;
+  }
   document.getElementById("announce").textContent = result.data.announce ?? "";
   window.history.replaceState(null, "", `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`);
   setBusy(false);
@@ -135,7 +139,8 @@ function take(input, commit) {
     return;
   }
   if (input.getAttribute("aria-invalid")) clearError(block, input);
-  if (commit) input.dataset.committed = input.value;
+  // Escape returns to the last value the server accepted: promoted from `pending` in update().
+  if (commit) input.dataset.pending = input.value;
   const body = clone(app.body);
   const [holder, key, index] = cellTarget(body, input);
   // A body without labels gets the engine's default names (t0, t1, …) before the edit.
@@ -176,6 +181,7 @@ function revert(input) {
 /* ---- presets, view, theme ---- */
 
 async function loadPreset(id) {
+  setBusy(true);
   try {
     const preset = await getJSON(`/api/v1/presets/${encodeURIComponent(id)}`);
     app.resetBody = clone(preset.body);
@@ -185,6 +191,7 @@ async function loadPreset(id) {
     syncControls(app);
   } catch (error) {
     pageError(`The preset could not be loaded: ${error.message}`);
+    setBusy(false);
   }
 }
 

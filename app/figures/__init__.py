@@ -12,7 +12,19 @@ from collections.abc import Callable
 from typing import Any
 
 from app.attention import Stages
-from app.figures import fmt, grids, mixing, projections, weights
+from app.figures import (
+    blend,
+    flows,
+    fmt,
+    grids,
+    mixing,
+    projections,
+    saturation,
+    shapes,
+    stepper,
+    weights,
+    wiring,
+)
 from app.figures.context import FIGURE_NUMBERS, Ctx, View
 
 __all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
@@ -20,11 +32,17 @@ __all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
 Builder = Callable[[Ctx], dict[str, Any]]
 
 BUILDERS: dict[int, Builder] = {
+    3: stepper.build,
     4: projections.build,
+    5: flows.build_5,
     6: weights.build,
     7: grids.build,
     8: mixing.build_8,
-    9: mixing.build_9,
+    9: blend.build_9,
+    10: flows.build_10,
+    11: wiring.build,
+    12: saturation.build,
+    13: shapes.build,
 }
 
 

@@ -131,8 +131,10 @@ class Ctx:
         w = self.head_weight(which)
         src = self.stages.source_x if which != "q" and self.stages.cross else self.stages.x
         if w is None or src is None:  # direct mode: Q, K, V were given, not projected
-            out = [[f"{which}{fmt.sub2(i + 1, j + 1)} = {c} (given)" for j, c in enumerate(row)]
-                   for i, row in enumerate(text)]  # fmt: skip
+            out = [
+                [f"{which}{fmt.sub2(i + 1, j + 1)} = {c} (given)" for j, c in enumerate(row)]
+                for i, row in enumerate(text)
+            ]
         else:
             out = fmt.dot_grid(fmt.factors(src), fmt.factors(w.T), text, which)
         self.__dict__[key] = out
@@ -153,9 +155,12 @@ class Ctx:
     @cached_property
     def scaled_deriv(self) -> list[list[str]]:
         return fmt.scaled_grid(
-            self.scores_text, self.scaled_text, self.stages.allowed, self.divisor_text,
+            self.scores_text,
+            self.scaled_text,
+            self.stages.allowed,
+            self.divisor_text,
             self.mask_why,
-        )  # fmt: skip
+        )
 
     @cached_property
     def weights_deriv(self) -> list[list[str]]:

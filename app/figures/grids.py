@@ -13,7 +13,7 @@ from app.figures.context import Ctx, figure, table
 from app.figures.style import Json, annotation, axis, base_layout, heatmap, symmetric_range
 from app.figures.weights import grid_height
 
-DOMAINS = ([0.0, 0.29], [0.355, 0.645], [0.71, 1.0])
+DOMAINS = ([0.0, 0.27], [0.365, 0.635], [0.73, 1.0])
 
 
 def _axes(c: Ctx) -> Json:
@@ -44,23 +44,51 @@ def build(c: Ctx) -> dict[str, Any]:
     raw_r = symmetric_range(h.scores.ravel().tolist())
     scaled_r = symmetric_range(h.scaled.ravel().tolist())
     traces = [
-        heatmap(h.scores, c.scores_text, c.scores_deriv, t.scales["scores"],
-                zmin=-raw_r, zmax=raw_r, name="QKᵀ"),
-        heatmap(c.masked_z(), c.masked_text, c.scaled_deriv, t.scales["scores"],
-                zmin=-scaled_r, zmax=scaled_r, xaxis="x2", yaxis="y2", name="scaled"),
-        heatmap(h.weights, c.weights_text, c.weights_deriv, t.scales["weights"],
-                zmin=0.0, zmax=1.0, xaxis="x3", yaxis="y3", name="A"),
-    ]  # fmt: skip
+        heatmap(
+            h.scores,
+            c.scores_text,
+            c.scores_deriv,
+            t.scales["scores"],
+            zmin=-raw_r,
+            zmax=raw_r,
+            name="QKᵀ",
+        ),
+        heatmap(
+            c.masked_z(),
+            c.masked_text,
+            c.scaled_deriv,
+            t.scales["scores"],
+            zmin=-scaled_r,
+            zmax=scaled_r,
+            xaxis="x2",
+            yaxis="y2",
+            name="scaled",
+        ),
+        heatmap(
+            h.weights,
+            c.weights_text,
+            c.weights_deriv,
+            t.scales["weights"],
+            zmin=0.0,
+            zmax=1.0,
+            xaxis="x3",
+            yaxis="y3",
+            name="A",
+        ),
+    ]
     step = scale_phrase(c)
-    titles = ["Q Kᵀ (raw scores)", f"{step}{' and mask' if c.masked_any else ''}",
-              "softmax per row → A"]  # fmt: skip
+    titles = [
+        "Q Kᵀ (raw scores)",
+        f"{step}{' and mask' if c.masked_any else ''}",
+        "softmax per row → A",
+    ]
     anns = [
         annotation(f"<b>{text}</b>", (d[0] + d[1]) / 2, 1.0, t, yanchor="bottom", yshift=28)
         for text, d in zip(titles, DOMAINS, strict=True)
     ]
     anns += [
         annotation(label, x, 0.5, t, font={"size": 14, "color": t.fg})
-        for label, x in ((f"{step.split(' (')[0]} →", 0.3225), ("softmax →", 0.6775))
+        for label, x in ((f"{step.split(' (')[0]}<br>→", 0.3175), ("softmax<br>→", 0.6825))
     ]
     layout = base_layout(t, grid_height(c.l_q, lo=260), "", annotations=anns, **_axes(c))
     layout["margin"].update(t=80, l=70)
@@ -85,13 +113,17 @@ def build(c: Ctx) -> dict[str, Any]:
         f"{fmt.listing(c.masked_text[f])} → weights {fmt.listing(c.weights_text[f])}."
     ]
     return figure(
-        7, f"One grid, three stages{c.head_note}", caption,
+        7,
+        f"One grid, three stages{c.head_note}",
+        caption,
         f"Three {shape} heatmaps side by side: raw scores, scores {step}, and the weights.",
-        traces, layout, readout=readout,
+        traces,
+        layout,
+        readout=readout,
         tables=[
             table("Q Kᵀ: raw scores", c.key_tokens, c.tokens, c.scores_text),
             table(f"Scaled scores ({step})", c.key_tokens, c.tokens, c.masked_text),
             table("A: weights", c.key_tokens, c.tokens, c.weights_text),
         ],
         derivations={"0": c.scores_deriv, "1": c.scaled_deriv, "2": c.weights_deriv},
-    )  # fmt: skip
+    )

@@ -23,7 +23,7 @@ from app.figures.style import (
 )
 
 XDOMS = ([0.0, 0.3], [0.38, 0.62], [0.7, 1.0])
-NAMES = {"q": ("W^Q", "Q"), "k": ("W^K", "K"), "v": ("W^V", "V")}
+NAMES = {"q": ("W<sup>Q</sup>", "Q"), "k": ("W<sup>K</sup>", "K"), "v": ("W<sup>V</sup>", "V")}
 
 
 def _plain_hover(m: Matrix, name: str) -> list[list[str]]:
@@ -33,12 +33,22 @@ def _plain_hover(m: Matrix, name: str) -> list[list[str]]:
     ]
 
 
-def _matrix(c: Ctx, m: Matrix, text: list[list[str]], hover: list[list[str]], role: str,
-            n: int, name: str) -> Json:  # fmt: skip
+def _matrix(
+    c: Ctx, m: Matrix, text: list[list[str]], hover: list[list[str]], role: str, n: int, name: str
+) -> Json:
     lo, hi = value_range(m.ravel().tolist())
     sfx = "" if n == 1 else str(n)
-    return heatmap(m, text, hover, c.t.scales[role], zmin=lo, zmax=hi,
-                   xaxis=f"x{sfx}", yaxis=f"y{sfx}", name=name)  # fmt: skip
+    return heatmap(
+        m,
+        text,
+        hover,
+        c.t.scales[role],
+        zmin=lo,
+        zmax=hi,
+        xaxis=f"x{sfx}",
+        yaxis=f"y{sfx}",
+        name=name,
+    )
 
 
 def _row(c: Ctx, which: str, r: int, ydom: list[float]) -> tuple[list[Json], Json, list[Json]]:
@@ -65,8 +75,17 @@ def _row(c: Ctx, which: str, r: int, ydom: list[float]) -> tuple[list[Json], Jso
             traces.append(_matrix(c, m, res_text, hover, which, n, name))
         else:
             role = "x" if k == 0 else which
-            traces.append(_matrix(c, m, fmt.grid(m), _plain_hover(m, name.lower()[0]), role,
-                                  n, name))  # fmt: skip
+            traces.append(
+                _matrix(
+                    c,
+                    m,
+                    fmt.grid(m),
+                    _plain_hover(m, name.lower() if k == 0 else "w"),
+                    role,
+                    n,
+                    name,
+                )
+            )
         mid = (XDOMS[k][0] + XDOMS[k][1]) / 2
         anns.append(annotation(f"<b>{name}</b>", mid, ydom[1], t, yanchor="bottom"))
         anns.append(
@@ -76,7 +95,7 @@ def _row(c: Ctx, which: str, r: int, ydom: list[float]) -> tuple[list[Json], Jso
                 ydom[0],
                 t,
                 yanchor="top",
-                yshift=-4,
+                yshift=-18,
                 font={"size": 12, "color": t.muted},
             )
         )
@@ -133,12 +152,21 @@ def build(c: Ctx) -> dict[str, Any]:
         f"Row {f + 1} of Q ({c.focus_token}): {fmt.listing(c.q_text[f])}.",
     ]
     return figure(
-        4, f"Three projections of one X{c.head_note}", caption,
+        4,
+        f"Three projections of one X{c.head_note}",
+        caption,
         f"Three matrix products: X times W^Q gives Q ({c.l_q} × {c.d_k}), X times W^K gives K "
         f"({c.l_k} × {c.d_k}), X times W^V gives V ({c.l_k} × {c.d_v}).",
-        traces, layout, readout=readout,
-        tables=[table(f"{n}{c.head_note}", numbered(m.shape[1]), lab, txt) for n, m, lab, txt in (
-            ("Q", c.h.q, c.tokens, c.q_text), ("K", c.h.k, c.key_tokens, c.k_text),
-            ("V", c.h.v, c.key_tokens, c.v_text))],
+        traces,
+        layout,
+        readout=readout,
+        tables=[
+            table(f"{n}{c.head_note}", numbered(m.shape[1]), lab, txt)
+            for n, m, lab, txt in (
+                ("Q", c.h.q, c.tokens, c.q_text),
+                ("K", c.h.k, c.key_tokens, c.k_text),
+                ("V", c.h.v, c.key_tokens, c.v_text),
+            )
+        ],
         derivations=derivations,
-    )  # fmt: skip
+    )

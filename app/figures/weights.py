@@ -80,18 +80,25 @@ def row_stats(c: Ctx, i: int) -> list[str]:
 def build(c: Ctx) -> dict[str, Any]:
     t = c.t
     trace = heatmap(
-        c.h.weights, c.weights_text, c.weights_deriv, t.scales["weights"],
-        zmin=0.0, zmax=1.0, name="A",
-    )  # fmt: skip
+        c.h.weights,
+        c.weights_text,
+        c.weights_deriv,
+        t.scales["weights"],
+        zmin=0.0,
+        zmax=1.0,
+        name="A",
+    )
     trace["colorbar"] = {"thickness": 10, "len": 0.8, "tickfont": {"color": t.fg}}
     trace["showscale"] = True
     f = c.focus
     layout = base_layout(
-        t, grid_height(c.l_q), "",
+        t,
+        grid_height(c.l_q),
+        "",
         xaxis=axis(t, c.key_tokens, "attending to (keys)", side="top"),
         yaxis=axis(t, c.tokens, "attending from (queries)", reverse=True),
         shapes=[outline(t, -0.5, c.l_k - 0.5, f - 0.5, f + 0.5)],
-    )  # fmt: skip
+    )
     layout["margin"]["t"] = 60
     stats = [row_stats(c, i) for i in range(c.l_q)]
     focus_stats = stats[f]
@@ -112,14 +119,23 @@ def build(c: Ctx) -> dict[str, Any]:
     if c.masked_any:
         caption += f" Cells blocked by {c.mask_why} are exactly 0."
     return figure(
-        6, f"The attention weight matrix{c.head_note}", caption,
+        6,
+        f"The attention weight matrix{c.head_note}",
+        caption,
         f"Heatmap of the {shape} attention weights. {readout[0]}",
-        [trace], layout, readout=readout,
+        [trace],
+        layout,
+        readout=readout,
         tables=[
-            table("A: attention weights (rows attend to columns)", c.key_tokens, c.tokens,
-                  c.weights_text),
-            table("Row statistics", ["sum", "entropy (bits)", "largest weight", "to"],
-                  c.tokens, stats),
+            table(
+                "A: attention weights (rows attend to columns)",
+                c.key_tokens,
+                c.tokens,
+                c.weights_text,
+            ),
+            table(
+                "Row statistics", ["sum", "entropy (bits)", "largest weight", "to"], c.tokens, stats
+            ),
         ],
         derivations={"0": c.weights_deriv},
-    )  # fmt: skip
+    )

@@ -44,10 +44,15 @@ def test_subset_and_theme(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     ("view", "field"),
-    [({"focus": 3}, "view.focus"), ({"head": 1}, "view.head"), ({"stretch": 0}, "view.stretch"),
-     ({"theme": "blue"}, "view.theme"), ({"figures": [2]}, "view.figures[0]"),
-     ({"nope": 1}, "view.nope")],
-)  # fmt: skip
+    [
+        ({"focus": 3}, "view.focus"),
+        ({"head": 1}, "view.head"),
+        ({"stretch": 0}, "view.stretch"),
+        ({"theme": "blue"}, "view.theme"),
+        ({"figures": [2]}, "view.figures[0]"),
+        ({"nope": 1}, "view.nope"),
+    ],
+)
 def test_bad_view_is_422_naming_the_field(
     client: TestClient, view: dict[str, Any], field: str
 ) -> None:
@@ -63,8 +68,11 @@ def test_bad_body_is_422_like_attention(client: TestClient) -> None:
 
 
 def test_blocked_row_is_null_not_nan(client: TestClient) -> None:
-    body = {**RUNNING_EXAMPLE, "allowed": [[False] * 3, [True] * 3, [True] * 3],
-            "view": {"focus": 0}}  # fmt: skip
+    body = {
+        **RUNNING_EXAMPLE,
+        "allowed": [[False] * 3, [True] * 3, [True] * 3],
+        "view": {"focus": 0},
+    }
     r = post(client, body)
     assert r.status_code == 200
     assert r.json()["warnings"]

@@ -20,27 +20,36 @@ def arr(m: Any) -> np.ndarray[Any, Any]:
 def stages(**over: Any) -> Stages:
     """The running example with some inputs replaced."""
     args: dict[str, Any] = {
-        "x": arr(R["x"]), "w_q": arr(R["w_q"]), "w_k": arr(R["w_k"]), "w_v": arr(R["w_v"]),
+        "x": arr(R["x"]),
+        "w_q": arr(R["w_q"]),
+        "w_k": arr(R["w_k"]),
+        "w_v": arr(R["w_v"]),
         "tokens": tuple(R["tokens"]),
-    }  # fmt: skip
+    }
     args.update(over)
     return run(AttentionInput(**args))
 
 
 def cross() -> Stages:
     return stages(
-        x=arr(R["x"][:2]), tokens=("I", "love"),
-        source_x=arr([*R["x"], [1, 1, 0, 1]]), source_tokens=("I", "love", "LLMs", "!"),
-    )  # fmt: skip
+        x=arr(R["x"][:2]),
+        tokens=("I", "love"),
+        source_x=arr([*R["x"], [1, 1, 0, 1]]),
+        source_tokens=("I", "love", "LLMs", "!"),
+    )
 
 
 def big(n: int = 64, d: int = 32, seed: int = 0) -> Stages:
     rng = np.random.default_rng(seed)
-    return run(AttentionInput(
-        x=rng.integers(-2, 3, (n, d)).astype(float), w_q=rng.normal(size=(d, d)),
-        w_k=rng.normal(size=(d, d)), w_v=rng.normal(size=(d, d)),
-        tokens=tuple(f"t{i}" for i in range(n)),
-    ))  # fmt: skip
+    return run(
+        AttentionInput(
+            x=rng.integers(-2, 3, (n, d)).astype(float),
+            w_q=rng.normal(size=(d, d)),
+            w_k=rng.normal(size=(d, d)),
+            w_v=rng.normal(size=(d, d)),
+            tokens=tuple(f"t{i}" for i in range(n)),
+        )
+    )
 
 
 def figs(s: Stages, **view: Any) -> dict[str, Any]:

@@ -36,8 +36,17 @@ def test_response_shape_and_every_figure_validates() -> None:
     assert out["announce"] == "Weights updated: love attends 0.63 to itself."
     for key, fig in out["figures"].items():
         assert fig["number"] == int(key)
-        for field in ("title", "caption", "readout", "alt", "data", "layout", "config",
-                      "tables", "frames"):  # fmt: skip
+        for field in (
+            "title",
+            "caption",
+            "readout",
+            "alt",
+            "data",
+            "layout",
+            "config",
+            "tables",
+            "frames",
+        ):
             assert field in fig, (key, field)
         assert fig["caption"]
         assert fig["alt"]
@@ -51,8 +60,11 @@ def test_figure_6_z_is_full_precision_weights_and_text_is_2dp() -> None:
     trace = fig["data"][0]
     assert trace["type"] == "heatmap"
     np.testing.assert_array_equal(np.asarray(trace["z"]), s.head.weights)
-    assert trace["text"] == [["0.58", "0.21", "0.21"], ["0.14", "0.63", "0.23"],
-                             ["0.23", "0.14", "0.63"]]  # fmt: skip
+    assert trace["text"] == [
+        ["0.58", "0.21", "0.21"],
+        ["0.14", "0.63", "0.23"],
+        ["0.23", "0.14", "0.63"],
+    ]
     assert trace["zmin"] == 0
     assert trace["zmax"] == 1
     assert fig["derivations"]["0"][1] == [
@@ -107,8 +119,10 @@ def test_cross_attention_is_2_by_4_everywhere() -> None:
     out = figs(cross())
     f6 = out["figures"]["6"]
     assert np.asarray(f6["data"][0]["z"]).shape == (2, 4)
-    assert f6["data"][0]["text"] == [["0.51", "0.19", "0.19", "0.11"],
-                                     ["0.10", "0.46", "0.17", "0.28"]]  # fmt: skip
+    assert f6["data"][0]["text"] == [
+        ["0.51", "0.19", "0.19", "0.11"],
+        ["0.10", "0.46", "0.17", "0.28"],
+    ]
     assert "itself" not in f6["readout"][0]
     for trace in out["figures"]["7"]["data"]:
         assert len(trace["text"]) == 2

@@ -12,8 +12,11 @@ def test_figure_4_projection_derivations() -> None:
     q_index = next(k for k, v in fig["derivations"].items() if v[0][0].startswith("q₁₁"))
     q = fig["derivations"][q_index]
     assert q[0][0] == "q₁₁ = 0·0 + 0·0 + 1·1 + 1·1 = 2"
-    assert fig["data"][int(q_index)]["text"] == [["2", "1", "0", "0"], ["1", "2", "0", "1"],
-                                                 ["1", "0", "1", "2"]]  # fmt: skip
+    assert fig["data"][int(q_index)]["text"] == [
+        ["2", "1", "0", "0"],
+        ["1", "2", "0", "1"],
+        ["1", "0", "1", "2"],
+    ]
     shapes = [a["text"] for a in fig["layout"]["annotations"] if "×" in a["text"]]
     assert shapes.count("3 × 4") == 6
     assert fig["derivations"]["5"][0][1] == "k₁₂ = 0·(-1) + 0·1 + 1·(-1) + 1·1 = 0"

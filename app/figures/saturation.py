@@ -1,0 +1,154 @@
+"""Figure 12: softmax saturation. The same scores before and after a stretch factor.
+
+Uses the engine's ``softmax_stage`` for both sides. The row is the textbook [1, 2, 3] or
+the focus row of the current scaled (masked) scores. Shows the weights (2 decimals before,
+4 after), the largest weight p, the entropy, and p(1 − p), the gradient factor that
+vanishes as p → 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from app.attention import SoftmaxStage, softmax_stage
+from app.figures import fmt
+from app.figures.context import Ctx, figure, table
+from app.figures.style import Json, annotation, axis, base_layout
+
+TEXTBOOK = (1.0, 2.0, 3.0)
+
+
+def _row(c: Ctx) -> tuple[np.ndarray[Any, Any], list[str], str]:
+    """The scores to stretch, their labels, and a phrase naming where they come from."""
+    if c.view.softmax_row == "focus":
+        row = c.h.masked[c.focus]
+        return row, c.key_tokens, f"row {c.focus + 1} ({c.focus_token}) of the scaled scores"
+    return np.asarray(TEXTBOOK), [f"slot {i}" for i in range(3)], "the textbook scores"
+
+
+def _bars(s: SoftmaxStage, labels: list[str], dp: int, n: int, color: str, t: Any) -> Json:
+    sfx = "" if n == 1 else str(n)
+    text = [fmt.weight(w, dp) for w in s.weights[0].tolist()]
+    hover = fmt.weight_grid(s.stretched, s.exps, s.exp_shift, s.weights, dp)[0]
+    return {
+        "type": "bar",
+        "x": list(range(len(labels))),
+        "y": s.weights[0].tolist(),
+        "text": text if len(labels) <= 16 else None,
+        "textposition": "outside",
+        "cliponaxis": False,
+        "customdata": hover,
+        "hovertemplate": "%{customdata}<extra></extra>",
+        "marker": {"color": color, "line": {"color": t.outline, "width": 1}},
+        "textfont": {"color": t.fg},
+        "xaxis": f"x{sfx}",
+        "yaxis": f"y{sfx}",
+    }
+
+
+def stats_line(s: SoftmaxStage, dp: int) -> list[str]:
+    return [
+        fmt.weight(float(s.max_weight[0]), dp),
+        f"{float(s.entropy[0]):.{dp}f}",
+        f"{float(s.gradient_term[0]):.{dp}f}",
+    ]
+
+
+def _vector(values: list[str]) -> str:
+    return "[" + fmt.listing(values, 10) + "]"
+
+
+def build(c: Ctx) -> dict[str, Any]:
+    t = c.t
+    scores, labels, source = _row(c)
+    k = c.view.stretch
+    before, after = softmax_stage(scores, 1.0), softmax_stage(scores, k)
+    axes: Json = {}
+    for n, dom in ((1, [0.0, 0.45]), (2, [0.55, 1.0])):
+        sfx = "" if n == 1 else str(n)
+        x = axis(t, labels)
+        x.update(domain=dom, anchor=f"y{sfx}")
+        y = {
+            "domain": [0.0, 0.85],
+            "range": [0, 1.15],
+            "anchor": f"x{sfx}",
+            "color": t.fg,
+            "gridcolor": t.grid,
+            "fixedrange": True,
+            "zeroline": False,
+            "title": {"text": "weight" if n == 1 else "", "font": {"color": t.muted}},
+        }
+        axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y
+    sv = [fmt.num(v) for v in before.scores[0].tolist()]
+    st = [fmt.num(v) for v in after.stretched[0].tolist()]
+    anns = [
+        annotation(f"<b>scores {_vector(sv)}</b>", 0.0, 1.0, t, xanchor="left"),
+        annotation(f"<b>× {fmt.num(k)} → {_vector(st)}</b>", 0.55, 1.0, t, xanchor="left"),
+    ]
+    traces = [
+        _bars(before, labels, 2, 1, t.roles["scores"], t),
+        _bars(after, labels, 4, 2, t.roles["weights"], t),
+    ]
+    layout = base_layout(t, 340, "", annotations=anns, bargap=0.3, **axes)
+    layout["margin"].update(t=50)
+    w0 = [fmt.weight(w) for w in before.weights[0].tolist()]
+    w1 = [fmt.weight(w, 4) for w in after.weights[0].tolist()]
+    b, a = stats_line(before, 2), stats_line(after, 4)
+    readout = [
+        f"{_vector(sv)} gives {_vector(w0)}; × {fmt.num(k)} gives {_vector(st)} and {_vector(w1)}.",
+        f"Largest weight p: {b[0]} → {a[0]}. Entropy: {b[1]} → {a[1]} bits. "
+        f"p(1 − p): {b[2]} → {a[2]}.",
+    ]
+    if float(after.gradient_term[0]) < 0.01 <= float(before.gradient_term[0]):
+        readout.append(
+            "After stretching, p(1 − p) is below 0.01: the gradient through the largest weight "
+            "has almost vanished, so learning through this row stalls."
+        )
+    caption = f"Softmax of {source}, as they are and multiplied by {fmt.num(k)}. " + _effect(
+        before, after, b[0], a[0]
+    )
+    if c.view.softmax_row == "focus" and c.focus in c.blocked_rows:
+        caption += " This row has no allowed key, so every weight is 0."
+    return figure(
+        12,
+        "Softmax saturation",
+        caption,
+        f"Two bar charts of softmax weights: before, {_vector(w0)}; after × {fmt.num(k)}, "
+        f"{_vector(w1)}.",
+        traces,
+        layout,
+        readout=readout,
+        tables=[
+            table(
+                "Scores and weights before and after stretching",
+                ["score", "weight", f"score × {fmt.num(k)}", "weight after"],
+                labels,
+                [list(r) for r in zip(sv, w0, st, w1, strict=True)],
+            ),
+            table(
+                "Row statistics",
+                ["largest weight p", "entropy (bits)", "p(1 − p)"],
+                ["before", f"after × {fmt.num(k)}"],
+                [b, a],
+            ),
+        ],
+        derivations={"0": [traces[0]["customdata"]], "1": [traces[1]["customdata"]]},
+    )
+
+
+def _effect(before: SoftmaxStage, after: SoftmaxStage, p0: str, p1: str) -> str:
+    """What the stretch did, in words computed from the two stages."""
+    same = bool(np.array_equal(np.argsort(before.weights[0]), np.argsort(after.weights[0])))
+    order = "The order of the weights is unchanged, but " if same else "Note: "
+    gain = float(after.max_weight[0] - before.max_weight[0])
+    if gain > 0.005:
+        return (
+            f"{order}the largest weight grows from {p0} to {p1}: stretched scores push the "
+            "weight onto the top score. Dividing by √d_k keeps scores from growing like this "
+            "as d_k grows."
+        )
+    if gain < -0.005:
+        return f"{order}the largest weight shrinks from {p0} to {p1}: the weights even out."
+    return "The largest weight hardly changes at this stretch."

@@ -128,13 +128,22 @@ function renderText(panel, n, fig) {
 }
 
 const steppers = new Map();
+const drawn = new Map(); // figure number -> JSON of the figure now on screen
+
+/** True when `fig` is exactly what panel `key` already shows (then nothing is redrawn). */
+function unchanged(key, fig) {
+  const text = JSON.stringify(fig);
+  if (drawn.get(key) === text) return true;
+  drawn.set(key, text);
+  return false;
+}
 
 /** Render the figures of one response; resolves when every plot is drawn. */
 export function renderFigures(root, figures) {
   const drawing = [];
   for (const [key, fig] of Object.entries(figures)) {
     const panel = root.querySelector(`#fig-${key}`);
-    if (!panel) continue;
+    if (!panel || unchanged(key, fig)) continue;
     renderText(panel, key, fig);
     if (Array.isArray(fig.frames) && fig.frames.length) {
       if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, draw));

@@ -30,11 +30,12 @@ from playwright.sync_api import Page, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.presets import RUNNING_EXAMPLE  # noqa: E402
 from app.state import encode_body  # noqa: E402
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]  # fmt: skip
 
 # Records when the first Plotly graph has drawn its SVG (a painted figure).
 FIRST_FIGURE_JS = """
@@ -97,9 +98,14 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
 def big_state() -> dict[str, Any]:
     """64 tokens, d_model = d_k = d_v = 32, entries 0/1 (short enough for a link)."""
     rng = np.random.default_rng(0)
-    m = lambda r, c: rng.integers(0, 2, size=(r, c)).tolist()  # noqa: E731
-    return {"tokens": [f"t{i}" for i in range(64)], "x": m(64, 32), "w_q": m(32, 32),
-            "w_k": m(32, 32), "w_v": m(32, 32), "scale": True, "mask": "none", "heads": 1}  # fmt: skip
+
+    def m(rows: int, cols: int) -> list[list[int]]:
+        return rng.integers(0, 2, size=(rows, cols)).tolist()  # type: ignore[no-any-return]
+
+    return {
+        "tokens": [f"t{i}" for i in range(64)], "x": m(64, 32), "w_q": m(32, 32),
+        "w_k": m(32, 32), "w_v": m(32, 32), "scale": True, "mask": "none", "heads": 1,
+    }  # fmt: skip
 
 
 def first_load(page: Page, url: str) -> tuple[int, float, float]:
@@ -108,7 +114,9 @@ def first_load(page: Page, url: str) -> tuple[int, float, float]:
     cdp.send("Network.enable")
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
     total = [0]
-    cdp.on("Network.loadingFinished", lambda e: total.__setitem__(0, total[0] + e["encodedDataLength"]))
+    cdp.on(
+        "Network.loadingFinished", lambda e: total.__setitem__(0, total[0] + e["encodedDataLength"])
+    )
     page.goto(url)
     page.wait_for_function("document.querySelector('main').getAttribute('aria-busy') === 'false'",
                            timeout=60_000)  # fmt: skip
@@ -148,8 +156,11 @@ def main() -> None:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=ARGS)
-            for name, query in (("running example", "/?preset=i-love-llms"),
-                                ("64 tokens, d_model 32", f"/?s={encode_body(big_state())}")):  # fmt: skip
+            states = [
+                ("running example", "/?preset=i-love-llms"),
+                ("64 tokens, d_model 32", f"/?s={encode_body(big_state())}"),
+            ]
+            for name, query in states:
                 context = browser.new_context(viewport={"width": 1440, "height": 900})
                 context.add_init_script(FIRST_FIGURE_JS)
                 report(name, context.new_page(), url + query, args.edits)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import jinja2
-
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
@@ -68,7 +67,7 @@ def _problem(exc: Exception) -> str:
     if isinstance(exc, InputError):
         return f"{exc.field}: {exc.message}"
     if isinstance(exc, ValidationError):
-        items = error_body(list(exc.errors()))["detail"][:3]
+        items = error_body([dict(e) for e in exc.errors()])["detail"][:3]
         return "; ".join(f"{d['field']}: {d['msg']}" for d in items)
     return str(exc)
 
@@ -86,7 +85,9 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
     except (InputError, ValidationError) as exc:
         preset = get_preset(DEFAULT_PRESET)
         assert preset is not None
-        fallback = LinkState(body=preset["body"], view=dict(VIEW_DEFAULTS), preset_id=DEFAULT_PRESET)
+        fallback = LinkState(
+            body=preset["body"], view=dict(VIEW_DEFAULTS), preset_id=DEFAULT_PRESET
+        )
         message = (
             f"This link could not be opened ({_problem(exc)}), so the page shows "
             "the running example instead."

@@ -129,7 +129,8 @@ def test_focus_token_changes_the_explained_row(page: Page) -> None:
     page.select_option("#focus", "0")
     wait_idle(page)
     after = page.locator("#fig-6 [data-role=readout] li").first.inner_text()
-    assert after.startswith("I ") and "0.58" in after
+    assert after.startswith("I ")
+    assert "0.58" in after
     assert [row[1] for row in table(page, 9, "z(I)")] == ["1.21", "0.58", "0.21", "0.21"]
     assert "focus=0" in page.url
 
@@ -170,8 +171,8 @@ def test_url_round_trip_restores_the_state(page: Page, server_url: str) -> None:
     wait_idle(page)
     url, weights = page.url, weights_on_page(page)
     state = parse_query(dict(parse_qsl(urlsplit(url).query)))
-    assert state.body["x"][1][2] == 3 and state.body["mask"] == "causal"
-    assert state.view["focus"] == 2 and state.view["theme"] == "dark"
+    assert (state.body["x"][1][2], state.body["mask"]) == (3, "causal")
+    assert (state.view["focus"], state.view["theme"]) == (2, "dark")
     open_page(page, server_url + "/")
     assert page.input_value(cell("x", 1, 2)) == "0"
     open_page(page, url)

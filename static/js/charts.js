@@ -138,19 +138,48 @@ function unchanged(key, fig) {
   return false;
 }
 
-/** Render the figures of one response; resolves when every plot is drawn. */
-export function renderFigures(root, figures) {
-  const drawing = [];
-  for (const [key, fig] of Object.entries(figures)) {
-    const panel = root.querySelector(`#fig-${key}`);
-    if (!panel || unchanged(key, fig)) continue;
-    renderText(panel, key, fig);
-    if (Array.isArray(fig.frames) && fig.frames.length) {
-      if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, draw));
-      drawing.push(steppers.get(panel).load(fig));
-    } else {
-      drawing.push(draw(panel, fig));
+const visible = new Set(); // figure numbers whose panel is on screen
+// Let the browser paint and handle input between two figures (scheduler.yield where known).
+const yieldToBrowser = () =>
+  globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Track which figure panels are on screen, so they are redrawn first. */
+export function watchVisibility(root) {
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const n = entry.target.dataset.figure;
+      if (entry.isIntersecting) visible.add(n);
+      else visible.delete(n);
     }
+  });
+  for (const panel of root.querySelectorAll("[data-figure]")) observer.observe(panel);
+}
+
+function drawOne(root, key, fig) {
+  const panel = root.querySelector(`#fig-${key}`);
+  if (!panel || unchanged(key, fig)) return null;
+  renderText(panel, key, fig);
+  if (Array.isArray(fig.frames) && fig.frames.length) {
+    if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, draw));
+    return steppers.get(panel).load(fig);
   }
-  return Promise.all(drawing);
+  return draw(panel, fig);
+}
+
+/**
+ * Render the figures of one response: the panels on screen first, then the rest one by
+ * one, yielding between them so the browser paints and typing stays responsive.
+ * Stops early, returning false, as soon as `isCurrent()` says a newer state exists.
+ */
+export async function renderFigures(root, figures, isCurrent = () => true) {
+  const keys = Object.keys(figures);
+  const onScreen = keys.filter((k) => visible.has(k));
+  await Promise.all(onScreen.map((k) => drawOne(root, k, figures[k])));
+  performance.mark("attention-lab:visible-drawn");
+  for (const key of keys.filter((k) => !visible.has(k))) {
+    await yieldToBrowser();
+    if (!isCurrent()) return false;
+    await drawOne(root, key, figures[key]);
+  }
+  return isCurrent();
 }

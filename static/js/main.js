@@ -6,7 +6,7 @@
  */
 
 import { LatestOnly, getJSON, targetOf } from "./api.js";
-import { renderFigures, wireTables } from "./charts.js";
+import { renderFigures, watchVisibility, wireTables } from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
 import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
@@ -14,6 +14,9 @@ import { clone, edit, setCross, setPadding } from "./shapes.js";
 import { toQuery } from "./state.js";
 
 const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+// Figures that explain or highlight the focus row (Figure 12 too when it shows that row);
+// a browser test checks this list against a full request.
+const FOCUS_FIGURES = [3, 4, 6, 7, 8, 9];
 const TYPING_DELAY_MS = 150;
 const main = document.getElementById("main");
 const editorRoot = document.getElementById("editor");
@@ -68,8 +71,8 @@ async function update() {
     return;
   }
   clearServerErrors();
-  await renderFigures(main, result.data.figures);
-  if (seq !== app.seq) return;
+  const complete = await renderFigures(main, result.data.figures, () => seq === app.seq);
+  if (!complete || seq !== app.seq) return;
   for (const n of figures) app.needed.delete(n);
   for (const input of editorRoot.querySelectorAll("input[data-pending]")) {
     input.dataset.committed = input.dataset.pending;
@@ -201,7 +204,7 @@ function setView(patch) {
   applyTheme();
   let figures = ALL;
   if ("stretch" in patch || "row" in patch) figures = [12];
-  if ("focus" in patch) figures = app.view.row === "focus" ? [3, 6, 8, 9, 12] : [3, 6, 8, 9];
+  if ("focus" in patch) figures = app.view.row === "focus" ? [...FOCUS_FIGURES, 12] : FOCUS_FIGURES;
   if (Object.keys(patch).every((k) => old[k] === app.view[k])) return;
   request(figures, !("stretch" in patch));
 }
@@ -216,6 +219,7 @@ function start() {
   applyTheme();
   wireEditor();
   wireTables(main);
+  watchVisibility(main);
   wireControls({
     body: (change) => { const b = clone(app.body); change(b); setBody(b); },
     view: setView,

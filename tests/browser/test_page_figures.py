@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -123,7 +124,29 @@ def test_scaling_and_causal_toggles_give_the_toggle_table(
     assert numbers(table(page, 8, "Z")).tolist() == want["output"]
 
 
-def test_focus_token_changes_the_explained_row(page: Page) -> None:
+def api_figures(server_url: str, body: dict[str, Any], view: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        f"{server_url}/api/v1/figures",
+        data=json.dumps({**body, "view": view}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read())["figures"]
+
+
+def assert_page_matches_api(page: Page, server_url: str, view: dict[str, Any]) -> None:
+    """Every figure's caption, readout and tables on the page equal a fresh full request's."""
+    for key, fig in api_figures(server_url, RUNNING_EXAMPLE, view).items():
+        if not page.locator(f"#fig-{key}").count():
+            continue
+        assert page.locator(f"#fig-{key} [data-role=caption]").inner_text() == fig["caption"]
+        readout = page.locator(f"#fig-{key} [data-role=readout] li").all_inner_texts()
+        assert readout == fig["readout"], f"Figure {key}'s readout is stale"
+        cells = [t["cells"] for t in figure_tables(page, int(key))]
+        assert cells == [t["cells"] for t in fig["tables"]], f"Figure {key} is stale"
+
+
+def test_focus_token_changes_the_explained_row(page: Page, server_url: str) -> None:
     before = page.locator("#fig-6 [data-role=readout] li").first.inner_text()
     assert before.startswith("love")
     page.select_option("#focus", "0")
@@ -133,6 +156,22 @@ def test_focus_token_changes_the_explained_row(page: Page) -> None:
     assert "0.58" in after
     assert [row[1] for row in table(page, 9, "z(I)")] == ["1.21", "0.58", "0.21", "0.21"]
     assert "focus=0" in page.url
+    assert_page_matches_api(page, server_url, {"focus": 0, "theme": "light"})
+    page.check("input[name=row][value=focus]")
+    wait_idle(page)
+    page.select_option("#focus", "2")
+    wait_idle(page)
+    view = {"focus": 2, "theme": "light", "softmax_row": "focus"}
+    assert_page_matches_api(page, server_url, view)
+
+
+def test_padding_blocks_a_key_for_every_query(page: Page) -> None:
+    page.check('input[data-padding="2"]')
+    wait_idle(page)
+    body = {**copy.deepcopy(RUNNING_EXAMPLE), "padding": [False, False, True]}
+    weights = weights_on_page(page)
+    assert np.allclose(weights, engine(body).head.weights, atol=1e-12)
+    assert weights[:, 2].tolist() == [0, 0, 0]
 
 
 def test_cross_attention_shows_two_by_four_weights(page: Page) -> None:

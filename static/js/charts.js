@@ -37,7 +37,9 @@ function listenHover(panel, plot) {
 /** Plotly.react for one figure (or one frame of it); resolves once drawn. */
 export function draw(panel, fig, frame = null) {
   const plot = part(panel, "plot");
-  plots.set(plot, fig);
+  // Derivations index the traces of the final state; earlier frames have other traces.
+  const final = !frame || frame === fig.frames?.[fig.frames.length - 1];
+  plots.set(plot, final ? fig : null);
   const source = frame ?? fig;
   const drawn = window.Plotly.react(plot, source.data, source.layout, fig.config ?? {});
   return Promise.resolve(drawn).then(() => listenHover(panel, plot));
@@ -118,7 +120,13 @@ export function wireTables(root) {
 
 /* ---- one panel ---- */
 
+const DERIVATION_HINT =
+  "Point at a cell, or move through the table below with the arrow keys, to see its arithmetic.";
+
 function renderText(panel, n, fig) {
+  const line = part(panel, "derivation");
+  line.hidden = Object.keys(fig.derivations ?? {}).length === 0;
+  line.textContent = DERIVATION_HINT; // an older cell's arithmetic would now be stale
   part(panel, "title").textContent = fig.title ?? "";
   part(panel, "caption").textContent = fig.caption ?? "";
   part(panel, "plot").setAttribute("aria-label", `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`);

@@ -167,7 +167,10 @@ def main() -> None:
                 ("64 tokens, d_model 32", f"/?s={encode_body(big_state())}"),
             ]
             for name, query in states:
-                context = browser.new_context(viewport={"width": 1440, "height": 900})
+                # Reduced motion: Figure 3 does not autoplay, so no frame ticks skew timings.
+                context = browser.new_context(
+                    viewport={"width": 1440, "height": 900}, reduced_motion="reduce"
+                )
                 context.add_init_script(FIRST_FIGURE_JS)
                 report(name, context.new_page(), url + query, args.edits)
                 context.close()

@@ -10,7 +10,7 @@ import { renderFigures, watchVisibility, wireTables } from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
 import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
-import { clone, edit, setCross, setPadding } from "./shapes.js";
+import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { toQuery } from "./state.js";
 
 const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
@@ -116,6 +116,8 @@ function showServerErrors(errors) {
 /* ---- edits ---- */
 
 function setBody(body, { immediate = true, structure = false } = {}) {
+  // A new d_k or d_v may not be divisible by the chosen head count: fall back to one head.
+  if (!headChoices(body).includes(body.heads ?? 1)) body.heads = 1;
   app.body = body;
   app.presetId = null;
   app.view.focus = Math.min(app.view.focus, body.x.length - 1);

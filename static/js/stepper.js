@@ -1,11 +1,13 @@
 /**
  * stepper.js — Figure 3's player: play / pause / step back / step forward / replay over
- * the frames the server sends. Idle, it shows the final frame. It never starts on its own
- * (so nothing moves, under prefers-reduced-motion or otherwise, until the user presses
- * play). The narration of each frame is text in an aria-live line.
+ * the frames the server sends. Idle, it shows the final frame. It plays once by itself the
+ * first time the figure scrolls into view, unless the reader prefers reduced motion (then
+ * nothing moves until they press play). The narration of each frame is text in an
+ * aria-live line.
  */
 
 const TICK_MS = 1400;
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 export class Stepper {
   constructor(panel, draw) {
@@ -18,6 +20,18 @@ export class Stepper {
       const button = event.target.closest("[data-step]");
       if (button) this.command(button.dataset.step);
     });
+    this.autoplayOnce();
+  }
+
+  /** Play once when the panel first comes into view, if motion is welcome. */
+  autoplayOnce() {
+    if (reducedMotion.matches) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting) || !this.fig) return;
+      observer.disconnect();
+      if (!reducedMotion.matches && !this.timer) this.play(0);
+    }, { threshold: 0.5 });
+    observer.observe(this.panel);
   }
 
   get last() {

@@ -105,7 +105,11 @@ class ConsoleLog:
 
 @pytest.fixture(scope="session")
 def context(browser: Browser) -> Iterator[BrowserContext]:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    # Reduced motion: Figure 3 stays on its final frame (it would otherwise play once).
+    ctx = browser.new_context(
+        viewport={"width": 1280, "height": 900}, color_scheme="light", reduced_motion="reduce"
+    )
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"])
     yield ctx
     ctx.close()
 

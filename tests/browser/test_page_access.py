@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import cell, figure_data, open_page, wait_idle
-from playwright.sync_api import BrowserContext, Dialog, Page
+from playwright.sync_api import Browser, BrowserContext, Dialog, Page
 
 from app.attention import run
 from app.presets import RUNNING_EXAMPLE
@@ -179,3 +179,27 @@ def test_screenshots(page: Page, artifacts: Path, server_url: str) -> None:
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the page scrolls sideways by {overflow} px at {width} px"
     page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_figure_3_plays_once_unless_motion_is_reduced(browser: Browser, server_url: str) -> None:
+    for motion, plays in (("no-preference", True), ("reduce", False)):
+        context = browser.new_context(reduced_motion=motion)  # type: ignore[arg-type]
+        try:
+            page = context.new_page()
+            open_page(page, server_url + "/")
+            play = page.locator("#fig-3 [data-step=play]")
+            page.wait_for_timeout(400)
+            assert play.get_attribute("aria-pressed") == str(plays).lower(), motion
+            count = page.locator("#fig-3 [data-role=step-count]").inner_text()
+            assert count.startswith("Step 1 of") == plays, count
+        finally:
+            context.close()
+
+
+def test_copy_link_copies_the_current_state(page: Page) -> None:
+    page.select_option("#mask", "causal")
+    wait_idle(page)
+    page.click("#copy-link")
+    page.wait_for_function("document.getElementById('copy-status').textContent !== ''")
+    assert page.evaluate("navigator.clipboard.readText()") == page.url
+    assert "Link copied" in page.inner_text("#copy-status")

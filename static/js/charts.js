@@ -88,10 +88,27 @@ function buildTable(spec, grid) {
   return table;
 }
 
+const pendingTables = new WeakMap(); // panel -> figure whose tables are not built yet
+
+/** Build the tables now if they are open; otherwise when the reader opens them (big
+ * states have tens of thousands of cells, which need not be built on every edit). */
 function renderTables(panel, fig) {
-  const box = part(panel, "tables");
+  const details = panel.querySelector("details.tables");
+  pendingTables.set(panel, fig);
+  if (details.open) buildPending(panel);
+  if (!details.dataset.wired) {
+    details.dataset.wired = "1";
+    details.addEventListener("toggle", () => details.open && buildPending(panel));
+  }
+}
+
+function buildPending(panel) {
+  const fig = pendingTables.get(panel);
+  if (!fig) return;
+  pendingTables.delete(panel);
   const grids = derivationGrids(fig);
-  box.replaceChildren(...(fig.tables ?? []).map((spec) => buildTable(spec, matchGrid(spec, grids))));
+  const tables = (fig.tables ?? []).map((spec) => buildTable(spec, matchGrid(spec, grids)));
+  part(panel, "tables").replaceChildren(...tables);
 }
 
 /** Arrow keys move between cells of a grid table; focus shows the cell's derivation. */

@@ -158,10 +158,19 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-TABLES_JS = """n => [...document.querySelectorAll(`#fig-${n} table.data-table`)].map(t => ({
-  caption: t.caption ? t.caption.textContent : '',
-  cells: [...t.tBodies[0].rows].map(r => [...r.cells].filter(c => c.tagName === 'TD')
-                                                    .map(c => c.textContent))}))"""
+# Opens the figure's "as tables" section (tables are built when opened), then reads them.
+TABLES_JS = """async n => {
+  const details = document.querySelector(`#fig-${n} details.tables`);
+  if (!details.open) {
+    const opened = new Promise(r => details.addEventListener('toggle', r, {once: true}));
+    details.open = true;
+    await opened;
+  }
+  return [...details.querySelectorAll('table.data-table')].map(t => ({
+    caption: t.caption ? t.caption.textContent : '',
+    cells: [...t.tBodies[0].rows].map(r => [...r.cells].filter(c => c.tagName === 'TD')
+                                                      .map(c => c.textContent))}));
+}"""
 
 
 def figure_tables(page: Page, n: int) -> list[dict[str, Any]]:

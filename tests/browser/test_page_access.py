@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import cell, figure_data, open_page, wait_idle
+from conftest import cell, figure_data, figure_tables, open_page, wait_idle
 from playwright.sync_api import Browser, BrowserContext, Dialog, Page
 
 from app.attention import run
@@ -52,7 +52,9 @@ def test_hostile_token_label_is_text_and_runs_nothing(page: Page) -> None:
         assert any(PAYLOAD in o for o in options)
         ticks = page.locator("#fig-6 .ytick text, #fig-6 .xtick text").all_text_contents()
         assert PAYLOAD in ticks, ticks
-        assert PAYLOAD in page.locator("#fig-6 table.data-table").first.text_content()
+        figure_tables(page, 6)  # opens and builds the tables
+        headers = page.locator("#fig-6 table.data-table th").all_text_contents()
+        assert PAYLOAD in headers
     finally:
         page.remove_listener("dialog", on_dialog)
 
@@ -146,7 +148,11 @@ def test_stepper_and_no_console_errors(context: BrowserContext, server_url: str)
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.evaluate(
+        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
+                         await new Promise(r => setTimeout(r, 100)); }"""
+    )
+    assert page.locator("table.data-table").count() >= 10
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
 

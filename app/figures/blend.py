@@ -104,7 +104,7 @@ def _bounds_traces(c: Ctx, lo: Any, hi: Any) -> list[Json]:
 def build_9(c: Ctx) -> dict[str, Any]:
     t, h, f = c.t, c.h, c.focus
     lo, hi = bounds(c)
-    v_lo, v_hi = value_range(h.v.ravel().tolist())
+    v_lo, v_hi = value_range(h.v)
     rows = [f"{c.weights_text[f][j]} × {c.key_tokens[j]}" for j in range(c.l_k)]
     cols = numbered(c.d_v)
     z_hover = [c.output_deriv[f]]

@@ -136,9 +136,17 @@ class Ctx:
                 for i, row in enumerate(text)
             ]
         else:
-            out = fmt.dot_grid(fmt.factors(src), fmt.factors(w.T), text, which)
+            out = fmt.dot_grid(self.factors(src), fmt.factors(w.T), text, which)
         self.__dict__[key] = out
         return out
+
+    def factors(self, m: Matrix) -> list[list[str]]:
+        """``fmt.factors(m)``, once per matrix (X feeds K and V as well as Q)."""
+        key = f"_factors_{id(m)}"
+        found: list[list[str]] | None = self.__dict__.get(key)
+        if found is None:
+            found = self.__dict__[key] = fmt.factors(m)
+        return found
 
     def head_weight(self, which: str) -> Matrix | None:
         """This head's columns of W^Q, W^K or W^V (None in direct mode)."""
@@ -190,8 +198,11 @@ def figure(
     **extra: Any,
 ) -> dict[str, Any]:
     """The response entry of one figure (CONTRACT.md): every key present, in one order."""
-    from app.figures.style import CONFIG
+    from app.figures.style import CONFIG, small
 
+    # Keyboard derivations only for grids that print their numbers; for bigger grids the
+    # same strings are in the trace's customdata (hover), and doubling them costs megabytes.
+    extra["derivations"] = {k: v for k, v in extra.get("derivations", {}).items() if small(v)}
     entry: dict[str, Any] = {
         "number": number,
         "title": title,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 
@@ -25,11 +26,13 @@ HEAD, TAIL = 3, 2
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
+@cache
 def sub(n: int) -> str:
     """A subscript number: 12 -> '₁₂'."""
     return str(n).translate(_SUB)
 
 
+@cache
 def sub2(i: int, j: int) -> str:
     """Two 1-based indices as a subscript: (1, 1) -> '₁₁', (12, 3) -> '₁₂,₃' (comma when needed)."""
     if i < 10 and j < 10:
@@ -39,14 +42,17 @@ def sub2(i: int, j: int) -> str:
 
 def num(x: float) -> str:
     """A general value: '2', '-1', '1.5', '1.63'; −∞ for a blocked cell."""
-    if math.isinf(x):
-        return NEG_INF if x < 0 else "∞"
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    if abs(x) >= 1e6:
+    x = float(x)
+    if x.is_integer():  # the hot path: called for every cell of every grid
+        return str(int(x)) if -1e15 < x < 1e15 else f"{x:.3g}"
+    if x != x or x in (math.inf, -math.inf):
+        return NEG_INF if x < 0 else ("∞" if x > 0 else "NaN")
+    if not -1e6 < x < 1e6:
         return f"{x:.3g}"
-    text = f"{x:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    text = f"{x:.2f}"
+    if text[-1] == "0":
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def fixed(x: float) -> str:
@@ -101,12 +107,14 @@ def grid(m: Matrix, dp: int | None = None) -> list[list[str]]:
 
 
 def terms(pairs: Sequence[tuple[str, str]]) -> str:
-    """'a·b + c·d + …' with the middle elided for long sums."""
-    parts = [f"{a}·{b}" for a, b in pairs]
-    if len(parts) > MAX_TERMS:
-        hidden = len(parts) - HEAD - TAIL
-        parts = [*parts[:HEAD], f"{ELLIPSIS} ({hidden} more)", *parts[-TAIL:]]
-    return " + ".join(parts)
+    """'a·b + c·d + …' with the middle elided for long sums (only shown terms are built)."""
+    n = len(pairs)
+    if n <= MAX_TERMS:
+        return " + ".join([f"{a}·{b}" for a, b in pairs])
+    shown = [f"{a}·{b}" for a, b in pairs[:HEAD]]
+    shown.append(f"{ELLIPSIS} ({n - HEAD - TAIL} more)")
+    shown += [f"{a}·{b}" for a, b in pairs[n - TAIL :]]
+    return " + ".join(shown)
 
 
 def dot_grid(
@@ -176,7 +184,8 @@ def exponent(s: float, shift: float) -> str:
 def weight_grid(
     masked: Matrix, exps: Matrix, shift: Matrix, weights: Matrix, dp: int = 2
 ) -> list[list[str]]:
-    """'e^1.5 / 19.382 = 0.23' per cell; blocked cells and empty rows say why they are 0."""
+    """'e^1.5 / 19.382 = 4.482 / 19.382 = 0.23' per cell (19.382 the row's sum of
+    exponentials); blocked cells and empty rows say why they are 0."""
     out: list[list[str]] = []
     for row_m, row_e, sh, row_w in zip(
         masked.tolist(), exps.tolist(), shift.tolist(), weights.tolist(), strict=True
@@ -188,13 +197,37 @@ def weight_grid(
         tot = exp_value(total)
         out.append(
             [
-                f"{exponent(s, sh)} / {tot} = {weight(w, dp)}"
+                f"{exponent(s, sh)} / {tot} = {exp_value(e)} / {tot} = {weight(w, dp)}"
                 if not math.isinf(s)
                 else f"blocked: e^{NEG_INF} = 0, weight 0"
-                for s, w in zip(row_m, row_w, strict=True)
+                for s, e, w in zip(row_m, row_e, row_w, strict=True)
             ]
         )
     return out
+
+
+def exp_sum(masked_row: list[float], exps_row: list[float], shift: float) -> str:
+    """'e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382' over the allowed cells."""
+    cells = [(s, e) for s, e in zip(masked_row, exps_row, strict=True) if not math.isinf(s)]
+    if not cells:
+        return "no allowed key: nothing to exponentiate, every weight is 0"
+    if len(cells) == 1:
+        return f"{exponent(cells[0][0], shift)} = {exp_value(cells[0][1])}, the only term"
+    powers = [exponent(s, shift) for s, _ in cells]
+    values = [exp_value(e) for _, e in cells]
+    if len(cells) > MAX_TERMS:
+        hidden = f"{ELLIPSIS} ({len(cells) - HEAD - TAIL} more)"
+        powers = [*powers[:HEAD], hidden, *powers[-TAIL:]]
+        values = [*values[:HEAD], hidden, *values[-TAIL:]]
+    text = (
+        f"{' + '.join(powers)} = {' + '.join(values)} = {exp_value(math.fsum(e for _, e in cells))}"
+    )
+    if shift:
+        text += (
+            f" (every exponent shifted by −{num(shift)} so e^s cannot overflow; "
+            "the weights are unchanged)"
+        )
+    return text
 
 
 def output_grid(weights: Matrix, v: Matrix, output: Matrix) -> list[list[str]]:

@@ -41,8 +41,8 @@ def scale_phrase(c: Ctx) -> str:
 
 def build(c: Ctx) -> dict[str, Any]:
     t, h = c.t, c.h
-    raw_r = symmetric_range(h.scores.ravel().tolist())
-    scaled_r = symmetric_range(h.scaled.ravel().tolist())
+    raw_r = symmetric_range(h.scores)
+    scaled_r = symmetric_range(h.scaled)
     traces = [
         heatmap(
             h.scores,
@@ -88,7 +88,7 @@ def build(c: Ctx) -> dict[str, Any]:
     ]
     anns += [
         annotation(label, x, 0.5, t, font={"size": 14, "color": t.fg})
-        for label, x in ((f"{step.split(' (')[0]}<br>→", 0.3175), ("softmax<br>→", 0.6825))
+        for label, x in ((f"÷ {fmt.num(c.h.divisor)}<br>→", 0.3175), ("softmax<br>→", 0.6825))
     ]
     layout = base_layout(t, grid_height(c.l_q, lo=260), "", annotations=anns, **_axes(c))
     layout["margin"].update(t=80, l=70)

@@ -31,8 +31,8 @@ def _row_y(f: int, rows: int, ydom: list[float]) -> float:
 def build_8(c: Ctx) -> dict[str, Any]:
     t, h, f = c.t, c.h, c.focus
     ydom = [0.0, 0.86]
-    v_lo, v_hi = value_range(h.v.ravel().tolist())
-    z_lo, z_hi = value_range(h.output.ravel().tolist())
+    v_lo, v_hi = value_range(h.v)
+    z_lo, z_hi = value_range(h.output)
     traces = [
         heatmap(
             h.weights,

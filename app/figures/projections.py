@@ -26,17 +26,16 @@ XDOMS = ([0.0, 0.3], [0.38, 0.62], [0.7, 1.0])
 NAMES = {"q": ("W<sup>Q</sup>", "Q"), "k": ("W<sup>K</sup>", "K"), "v": ("W<sup>V</sup>", "V")}
 
 
-def _plain_hover(m: Matrix, name: str) -> list[list[str]]:
-    return [
-        [f"{name}{fmt.sub2(i + 1, j + 1)} = {fmt.full(v)}" for j, v in enumerate(row)]
-        for i, row in enumerate(m.tolist())
-    ]
-
-
 def _matrix(
-    c: Ctx, m: Matrix, text: list[list[str]], hover: list[list[str]], role: str, n: int, name: str
+    c: Ctx,
+    m: Matrix,
+    text: list[list[str]],
+    hover: list[list[str]] | None,
+    role: str,
+    n: int,
+    name: str,
 ) -> Json:
-    lo, hi = value_range(m.ravel().tolist())
+    lo, hi = value_range(m)
     sfx = "" if n == 1 else str(n)
     return heatmap(
         m,
@@ -80,7 +79,7 @@ def _row(c: Ctx, which: str, r: int, ydom: list[float]) -> tuple[list[Json], Jso
                     c,
                     m,
                     fmt.grid(m),
-                    _plain_hover(m, name.lower() if k == 0 else "w"),
+                    None,
                     role,
                     n,
                     name,

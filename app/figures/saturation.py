@@ -24,7 +24,11 @@ def _row(c: Ctx) -> tuple[np.ndarray[Any, Any], list[str], str]:
     """The scores to stretch, their labels, and a phrase naming where they come from."""
     if c.view.softmax_row == "focus":
         row = c.h.masked[c.focus]
-        return row, c.key_tokens, f"row {c.focus + 1} ({c.focus_token}) of the scaled scores"
+        return (
+            row,
+            c.key_tokens,
+            f"row {c.focus + 1} ({c.focus_token}) of the scaled scores{c.head_note}",
+        )
     return np.asarray(TEXTBOOK), [f"slot {i}" for i in range(3)], "the textbook scores"
 
 

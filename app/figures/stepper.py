@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from app.figures import fmt
 from app.figures.context import Ctx, figure, table
 from app.figures.style import (
@@ -22,6 +24,7 @@ from app.figures.style import (
     heatmap,
     numbered,
     outline,
+    small,
     subplot_axes,
     symmetric_range,
     value_range,
@@ -62,14 +65,14 @@ def _frame(c: Ctx, panels: list[Panel], narration: str, outlines: list[tuple[int
             heatmap(
                 p.z,
                 p.text,
-                p.hover or p.text,
+                _hover(p),
                 t.scales[p.scale],
                 zmin=lo,
                 zmax=hi,
                 zmid=p.zmid,
                 xaxis=f"x{sfx}",
                 yaxis=f"y{sfx}",
-                name=p.title.split(" ")[0],
+                name=p.title,
             )
         )
         anns.append(annotation(f"<b>{p.title}</b>", (dom[0] + dom[1]) / 2, 1.0, t))
@@ -83,6 +86,14 @@ def _frame(c: Ctx, panels: list[Panel], narration: str, outlines: list[tuple[int
     layout = base_layout(t, grid_height(rows, lo=240), "", annotations=anns, shapes=shapes, **axes)
     layout["margin"].update(t=40, l=60)
     return {"data": data, "layout": layout, "narration": narration}
+
+
+def _hover(p: Panel) -> list[list[str]] | None:
+    """Derivations in frames only where numbers are printed: frames of big grids would
+    otherwise repeat megabytes of strings (the idle figure keeps them all)."""
+    if not small(p.text):
+        return None
+    return p.hover if p.hover is not None else p.text
 
 
 def _row_rect(row: int, cols: int) -> Json:
@@ -102,9 +113,7 @@ def _matrix_panel(
     rows: list[str],
     hover: list[list[str]] | None = None,
 ) -> Panel:
-    return Panel(
-        title, m, text, role, numbered(m.shape[1]), rows, value_range(m.ravel().tolist()), hover
-    )
+    return Panel(title, m, text, role, numbered(m.shape[1]), rows, value_range(m), hover)
 
 
 def _step1(c: Ctx) -> list[Json]:
@@ -154,7 +163,7 @@ def _groups(n_items: int, per_item: bool) -> list[list[int]]:
 
 def _step3(c: Ctx) -> list[Json]:
     h = c.h
-    r = symmetric_range(h.scores.ravel().tolist())
+    r = symmetric_range(h.scores)
     cells = c.l_q * c.l_k
     per_cell = cells <= MAX_FILL_FRAMES * 3
     frames = []
@@ -175,11 +184,16 @@ def _step3(c: Ctx) -> list[Json]:
             for i in range(c.l_q)
         ]
         i, j = divmod(unit[-1], c.l_k)
-        panels = [
-            _matrix_panel(c, "Q", h.q, c.q_text, "q", c.tokens),
-            _matrix_panel(c, "K", h.k, c.k_text, "k", c.key_tokens),
-            Panel("Q Kᵀ", z, text, "scores", c.key_tokens, c.tokens, (-r, r), None, 0.0),
-        ]
+        grid = Panel("Q Kᵀ", z, text, "scores", c.key_tokens, c.tokens, (-r, r), None, 0.0)
+        panels = (
+            [
+                _matrix_panel(c, "Q", h.q, c.q_text, "q", c.tokens),
+                _matrix_panel(c, "K", h.k, c.k_text, "k", c.key_tokens),
+                grid,
+            ]
+            if per_cell
+            else [grid]
+        )  # big grids: the filling grid alone keeps frames small
         if per_cell:
             who = f"{c.tokens[i]} with {c.key_tokens[j]}"
             say = f"Step 3 of 6: score of {who}: {c.scores_deriv[i][j]}."
@@ -190,15 +204,15 @@ def _step3(c: Ctx) -> list[Json]:
                 f"Step 3 of 6: rows {first + 1}–{i + 1} of the {c.l_q} × {c.l_k} scores, each "
                 f"a dot product of a Q row with every K row."
             )
-            marks = [(0, {"x0": -0.5, "x1": c.d_k - 0.5, "y0": first - 0.5, "y1": i + 0.5})]
+            marks = [(0, {"x0": -0.5, "x1": c.l_k - 0.5, "y0": first - 0.5, "y1": i + 0.5})]
         frames.append(_frame(c, panels, say, marks))
     return frames
 
 
 def _step4(c: Ctx) -> list[Json]:
     h, f = c.h, c.focus
-    raw = symmetric_range(h.scores.ravel().tolist())
-    scaled = symmetric_range(h.scaled.ravel().tolist())
+    raw = symmetric_range(h.scores)
+    scaled = symmetric_range(h.scaled)
     title = f"÷ {c.divisor_text.split(' ≈ ')[0]}" if c.stages.scale else "÷ 1 (skipped)"
     panels = [
         Panel(
@@ -242,7 +256,7 @@ def _step4(c: Ctx) -> list[Json]:
 
 def _step5(c: Ctx) -> list[Json]:
     h, f = c.h, c.focus
-    scaled = symmetric_range(h.scaled.ravel().tolist())
+    scaled = symmetric_range(h.scaled)
     panels = [
         Panel(
             "scaled",
@@ -285,7 +299,7 @@ def _step5(c: Ctx) -> list[Json]:
 def _step6(c: Ctx) -> list[Json]:
     h, f = c.h, c.focus
     frames = []
-    z_lo, z_hi = value_range(h.output[f].tolist())
+    z_lo, z_hi = value_range(h.output[f])
     shown: set[int] = set()
     per_entry = c.d_v <= MAX_FILL_FRAMES
     for unit in _groups(c.d_v, per_entry):
@@ -332,8 +346,20 @@ def _step6(c: Ctx) -> list[Json]:
     return frames
 
 
+def _lighten(frame: Json) -> None:
+    """Big grids in passing frames: z to 3 decimals (it only sets the colour there; hover
+    and the idle figure keep full precision), which cuts the frames' bytes by half."""
+    for trace in frame["data"]:
+        if "text" in trace:
+            continue
+        rounded = np.round(np.asarray(trace["z"], dtype=np.float64), 3).tolist()
+        trace["z"] = [[None if v != v else v for v in row] for row in rounded]
+
+
 def build(c: Ctx) -> dict[str, Any]:
     frames = [*_step1(c), *_step2(c), *_step3(c), *_step4(c), *_step5(c), *_step6(c)]
+    for frame in frames[:-1]:
+        _lighten(frame)
     last = frames[-1]
     caption = (
         f"The whole computation for {c.focus_token} (row {c.focus + 1}){c.head_note}, in "

@@ -33,7 +33,7 @@ MONO_FAMILY = "ui-monospace, 'SFMono-Regular', Menlo, Consolas, 'Noto Sans Mono'
 # Grids with more cells than this hide the printed numbers (hover and tables keep them).
 MAX_TEXT_CELLS = 400
 # Rows or columns beyond this get thinned tick labels.
-MAX_TICKS = 24
+MAX_TICKS = 12
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,9 @@ def axis(
         "color": t.fg,
         "fixedrange": True,
         "range": [len(labels) - 0.5, -0.5] if reverse else [-0.5, len(labels) - 0.5],
+        # thinned labels fit unrotated; rotated ones would run into the panel titles
+        "tickangle": 0,
+        "tickfont": {"size": 11 if len(labels) <= MAX_TICKS else 9},
     }
     if title:
         ax["title"] = {"text": title, "font": {"size": 12, "color": t.muted}}
@@ -178,7 +181,7 @@ def hidden_axis(lo: float, hi: float) -> Json:
 def heatmap(
     z: Any,
     text: list[list[str]],
-    hover: list[list[str]],
+    hover: list[list[str]] | None,
     scale: list[list[Any]],
     *,
     zmin: float | None = None,
@@ -188,7 +191,11 @@ def heatmap(
     yaxis: str = "y",
     name: str = "",
 ) -> Json:
-    """A heatmap trace with printed numbers (hidden for big grids) and derivation hover."""
+    """A heatmap trace with printed numbers and the derivation of each cell on hover.
+
+    Grids over MAX_TEXT_CELLS cells print no numbers and send no ``text`` (hover keeps
+    the derivation); ``hover=None`` (animation frames of big grids) hovers the value only.
+    """
     rows = len(text)
     cols = len(text[0]) if rows else 0
     if isinstance(z, np.ndarray):  # head slices are views; orjson needs C-contiguous arrays
@@ -198,25 +205,34 @@ def heatmap(
         "z": z,
         "x": list(range(cols)),
         "y": list(range(rows)),
-        "text": text,
-        "customdata": hover,
-        "hovertemplate": "%{customdata}<extra>" + name + "</extra>",
         "colorscale": scale,
         "showscale": False,
-        "xgap": 1,
-        "ygap": 1,
+        # cell borders help read small grids; on big ones they would wash out the colours
+        "xgap": 1 if cols <= 24 else 0,
+        "ygap": 1 if rows <= 24 else 0,
         "xaxis": xaxis,
         "yaxis": yaxis,
         "name": name,
         "hoverongaps": False,
     }
+    if hover is None:
+        trace["hovertemplate"] = "%{z}<extra>" + name + "</extra>"
+    else:
+        trace["customdata"] = hover
+        trace["hovertemplate"] = "%{customdata}<extra>" + name + "</extra>"
     if rows * cols <= MAX_TEXT_CELLS:
+        trace["text"] = text
         trace["texttemplate"] = "%{text}"
         trace["textfont"] = {"family": MONO_FAMILY, "size": _text_size(rows, cols)}
     for key, val in (("zmin", zmin), ("zmax", zmax), ("zmid", zmid)):
         if val is not None:
             trace[key] = val
     return trace
+
+
+def small(grid: list[list[str]]) -> bool:
+    """True when a grid prints its numbers (and so carries keyboard derivations)."""
+    return len(grid) * (len(grid[0]) if grid else 0) <= MAX_TEXT_CELLS
 
 
 def _text_size(rows: int, cols: int) -> int:
@@ -255,10 +271,11 @@ def annotation(text: str, x: float, y: float, t: Theme, **extra: Any) -> Json:
     return ann
 
 
-def symmetric_range(values: list[float]) -> float:
+def symmetric_range(values: Any) -> float:
     """Half-width of a colour range centred on 0 that covers every finite value."""
-    finite = [abs(v) for v in values if v == v and abs(v) != float("inf")]
-    return max(finite, default=1.0) or 1.0
+    a = np.abs(np.asarray(values, dtype=np.float64))
+    finite = a[np.isfinite(a)]
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
 def subplot_axes(
@@ -273,9 +290,9 @@ def subplot_axes(
     """Axis pair number ``n`` (1 = 'x'/'y') over the given domains, rows top to bottom."""
     sfx = "" if n == 1 else str(n)
     x = axis(t, xlabels, xtitle)
-    x.update(domain=xdom, anchor=f"y{sfx}", tickfont={"size": 11})
+    x.update(domain=xdom, anchor=f"y{sfx}")
     y = axis(t, ylabels, reverse=True)
-    y.update(domain=ydom, anchor=f"x{sfx}", tickfont={"size": 11})
+    y.update(domain=ydom, anchor=f"x{sfx}")
     return {f"xaxis{sfx}": x, f"yaxis{sfx}": y}
 
 
@@ -284,8 +301,9 @@ def numbered(n: int) -> list[str]:
     return [str(i + 1) for i in range(n)]
 
 
-def value_range(values: list[float]) -> tuple[float, float]:
-    """(lo, hi) of the finite values, widened when they are all equal."""
-    finite = [v for v in values if v == v and abs(v) != float("inf")]
-    lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
+def value_range(values: Any) -> tuple[float, float]:
+    """(lo, hi) of the finite values of an array, widened when they are all equal."""
+    a = np.asarray(values, dtype=np.float64)
+    finite = a[np.isfinite(a)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     return (lo, hi) if hi > lo else (lo - 1.0, hi + 1.0)

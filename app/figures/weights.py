@@ -102,7 +102,8 @@ def build(c: Ctx) -> dict[str, Any]:
     layout["margin"]["t"] = 60
     stats = [row_stats(c, i) for i in range(c.l_q)]
     focus_stats = stats[f]
-    readout = [focus_sentence(c, f), sums_sentence(c)]
+    exps = fmt.exp_sum(c.h.masked[f].tolist(), c.h.exps[f].tolist(), float(c.h.exp_shift[f]))
+    readout = [focus_sentence(c, f), f"Softmax of row {f + 1}: {exps}.", sums_sentence(c)]
     diag = diagonal_sentence(c)
     if diag:
         readout.append(diag)

@@ -87,3 +87,42 @@ def test_presets(client: TestClient, preset: str) -> None:
     r = post(client, {**found["body"], "view": {"head": 1 if preset == "two-heads" else 0}})
     assert r.status_code == 200, r.text
     assert b"NaN" not in r.content
+
+
+def test_64_tokens_by_32_and_shift_is_finite_json(client: TestClient) -> None:
+    # large integer inputs make scores in the thousands: exponentials must be shifted
+    n, d = 64, 32
+    x = [[(i * 7 + j * 3) % 5 - 2 for j in range(d)] for i in range(n)]
+    w = [[((i + 2 * j) % 7 - 3) * 40 for j in range(d)] for i in range(d)]
+    body = {"x": x, "w_q": w, "w_k": w, "w_v": w, "mask": "causal", "view": {"focus": 63}}
+    r = post(client, body)
+    assert r.status_code == 200, r.text
+    assert b"NaN" not in r.content
+    assert b"Infinity" not in r.content
+    figures = r.json()["figures"]
+    assert len(figures["6"]["data"][0]["z"]) == 64
+    assert "shifted" in figures["6"]["readout"][1]
+
+
+def test_cross_attention_weights_are_2_by_4(client: TestClient) -> None:
+    found = get_preset("cross-attention")
+    assert found is not None
+    body = post(client, found["body"]).json()
+    z = body["figures"]["6"]["data"][0]["z"]
+    assert [len(row) for row in z] == [4, 4]
+    assert body["key_tokens"] == ["I", "love", "LLMs", "!"]
+    assert body["state"]["source"]["tokens"] == ["I", "love", "LLMs", "!"]
+
+
+def test_direct_mode_and_a_single_token(client: TestClient) -> None:
+    direct = {"q": [[2, 1, 0, 0], [1, 2, 0, 1]], "k": [[2, 0, 1, 0], [0, 2, 0, 1]],
+              "v": [[1, 1, 0, 0], [2, 0, 0, 1]]}  # fmt: skip
+    r = post(client, direct)
+    assert r.status_code == 200, r.text
+    assert "direct mode" in r.json()["figures"]["4"]["caption"]
+    one = {"x": [[1, 2]], "w_q": [[1], [0]], "w_k": [[1], [1]], "w_v": [[1], [2]]}
+    r = post(client, one)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["state"]["view"]["focus"] == 0  # the default focus falls back to row 0
+    assert body["figures"]["6"]["data"][0]["text"] == [["1"]]

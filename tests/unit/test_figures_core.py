@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -28,6 +30,17 @@ def test_app_figures_imports_no_web_library() -> None:
                 assert top not in WEB, f"{path.name} imports {name}"
                 if top == "app":
                     assert name.startswith(("app.attention", "app.figures")), name
+
+
+def test_importing_app_figures_loads_no_web_library() -> None:
+    code = (
+        "import sys, app.figures; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in " + repr(sorted(WEB)) + "))"
+    )
+    root = FIGURES_DIR.parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
 
 
 def test_response_shape_and_every_figure_validates() -> None:
@@ -68,12 +81,15 @@ def test_figure_6_z_is_full_precision_weights_and_text_is_2dp() -> None:
     assert trace["zmin"] == 0
     assert trace["zmax"] == 1
     assert fig["derivations"]["0"][1] == [
-        "e^1 / 19.382 = 0.14",
-        "e^2.5 / 19.382 = 0.63",
-        "e^1.5 / 19.382 = 0.23",
+        "e^1 / 19.382 = 2.718 / 19.382 = 0.14",
+        "e^2.5 / 19.382 = 12.182 / 19.382 = 0.63",
+        "e^1.5 / 19.382 = 4.482 / 19.382 = 0.23",
     ]
     assert fig["readout"][0] == (
         "love gives 0.63 of its attention to itself, 0.23 to LLMs, 0.14 to I."
+    )
+    assert fig["readout"][1] == (
+        "Softmax of row 2: e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382."
     )
     assert any("diagonal" in line for line in fig["readout"])
     assert fig["tables"][0]["cells"][1] == ["0.14", "0.63", "0.23"]
@@ -99,6 +115,8 @@ def test_figure_7_divisor_follows_scaling_and_heads() -> None:
     assert "÷ 1" in off["layout"]["annotations"][1]["text"]
     assert "divisor is 1" in off["caption"]
     assert off["data"][2]["text"][1] == ["0.04", "0.84", "0.11"]
+    assert "÷ 1" in figs(stages(scale=False))["figures"]["6"]["caption"]
+    assert "÷ √2 ≈ 1.414" in figs(stages(heads=2))["figures"]["6"]["caption"]
     two = figs(stages(heads=2), head=1)["figures"]["7"]
     assert "√2" in two["layout"]["annotations"][1]["text"]
     assert "head 2 of 2" in two["title"]
@@ -148,7 +166,8 @@ def test_64_tokens_hide_cell_text_but_keep_hover() -> None:
         trace = fig["data"][0]
         assert "texttemplate" not in trace
         assert len(trace["customdata"]) == 64
-    deriv = out["figures"]["7"]["derivations"]["0"][0][0]
+    assert out["figures"]["7"]["derivations"] == {}  # big grids: derivations ride in customdata
+    deriv = out["figures"]["7"]["data"][0]["customdata"][0][0]
     assert "more)" in deriv
     assert len(deriv) < 160
 

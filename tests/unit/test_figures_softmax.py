@@ -21,9 +21,9 @@ def test_stretch_and_focus_row_are_live() -> None:
     fig = figs(stages(), softmax_row="focus", stretch=2.0)["figures"]["12"]
     assert fig["data"][0]["text"] == ["0.14", "0.63", "0.23"]
     assert fig["derivations"]["0"][0] == [
-        "e^1 / 19.382 = 0.14",
-        "e^2.5 / 19.382 = 0.63",
-        "e^1.5 / 19.382 = 0.23",
+        "e^1 / 19.382 = 2.718 / 19.382 = 0.14",
+        "e^2.5 / 19.382 = 12.182 / 19.382 = 0.63",
+        "e^1.5 / 19.382 = 4.482 / 19.382 = 0.23",
     ]
     assert "× 2 gives [2, 5, 3]" in fig["readout"][0]
     assert "row 2 (love)" in fig["caption"]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import cell, figure_data, figure_tables, open_page, wait_idle
-from playwright.sync_api import Browser, BrowserContext, Dialog, Page
+from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route
 
 from app.attention import run
 from app.presets import RUNNING_EXAMPLE
@@ -221,3 +221,38 @@ def test_copy_link_copies_the_current_state(page: Page) -> None:
     page.wait_for_function("document.getElementById('copy-status').textContent !== ''")
     assert page.evaluate("navigator.clipboard.readText()") == page.url
     assert "Link copied" in page.inner_text("#copy-status")
+
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; frame-ancestors 'self'"
+)
+
+
+def test_page_works_under_the_content_security_policy(
+    context: BrowserContext, server_url: str
+) -> None:
+    """The CONTRACT's CSP, added to every response: no violation, every figure drawn."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def with_csp(route: Route) -> None:
+        response = route.fetch()
+        route.fulfill(
+            response=response, headers={**response.headers, "content-security-policy": CSP}
+        )
+
+    page.route(f"{server_url}/**", with_csp)
+    idle = "main[aria-busy=false]"  # a selector: wait_for_function would need eval
+    try:
+        page.goto(server_url + "/")
+        page.wait_for_selector(idle, state="attached")
+        page.select_option("#mask", "causal")
+        page.wait_for_selector(idle, state="attached")
+        drawn = page.locator("[data-figure] .main-svg").count()
+        assert drawn >= 10
+        assert errors == []
+    finally:
+        page.close()

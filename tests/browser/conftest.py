@@ -16,9 +16,9 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from page_helpers import open_page
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,17 +92,6 @@ def browser() -> Iterator[Browser]:
         browser.close()
 
 
-class ConsoleLog:
-    """Console errors and uncaught exceptions seen by a page."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-
-    def attach(self, page: Page) -> None:
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
-
-
 @pytest.fixture(scope="session")
 def context(browser: Browser) -> Iterator[BrowserContext]:
     # Reduced motion: Figure 3 stays on its final frame (it would otherwise play once).
@@ -115,87 +104,18 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 
 
 @pytest.fixture(scope="session")
-def shared_page(context: BrowserContext) -> tuple[Page, ConsoleLog]:
-    page = context.new_page()
-    log = ConsoleLog()
-    log.attach(page)
-    return page, log
+def shared_page(context: BrowserContext) -> Page:
+    return context.new_page()
 
 
 @pytest.fixture
-def console(shared_page: tuple[Page, ConsoleLog]) -> ConsoleLog:
-    return shared_page[1]
-
-
-@pytest.fixture
-def page(shared_page: tuple[Page, ConsoleLog], server_url: str) -> Page:
+def page(shared_page: Page, server_url: str) -> Page:
     """The shared page, opened afresh on the running example with every figure drawn."""
-    page = shared_page[0]
-    open_page(page, server_url + "/")
-    return page
-
-
-def open_page(page: Page, url: str) -> None:
-    page.goto(url)
-    wait_idle(page)
-
-
-def wait_idle(page: Page, timeout: float = 15_000) -> None:
-    """Wait until <main aria-busy="false">: every figure shows the latest state."""
-    page.wait_for_function(
-        "document.querySelector('main').getAttribute('aria-busy') === 'false'", timeout=timeout
-    )
-
-
-def figure_data(page: Page, n: int) -> Any:
-    """The `data` of the Plotly graph inside #fig-n."""
-    return page.evaluate(f"document.querySelector('#fig-{n} .js-plotly-plot').data")
+    open_page(shared_page, server_url + "/")
+    return shared_page
 
 
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
-
-
-# Opens the figure's "as tables" section (tables are built when opened), then reads them.
-TABLES_JS = """async n => {
-  const details = document.querySelector(`#fig-${n} details.tables`);
-  if (!details.open) {
-    const opened = new Promise(r => details.addEventListener('toggle', r, {once: true}));
-    details.open = true;
-    await opened;
-  }
-  return [...details.querySelectorAll('table.data-table')].map(t => ({
-    caption: t.caption ? t.caption.textContent : '',
-    cells: [...t.tBodies[0].rows].map(r => [...r.cells].filter(c => c.tagName === 'TD')
-                                                      .map(c => c.textContent))}));
-}"""
-
-
-def figure_tables(page: Page, n: int) -> list[dict[str, Any]]:
-    """The data tables of Figure n: caption and the cells' text, row by row."""
-    return list(page.evaluate(TABLES_JS, n))
-
-
-def figure_strings(page: Page, n: int) -> str:
-    """Everything Figure n shows as text: the panel's text plus the graph's data and layout."""
-    return str(
-        page.evaluate(
-            """n => { const p = document.querySelector(`#fig-${n}`);
-                      const g = p.querySelector('.js-plotly-plot');
-                      return p.textContent + JSON.stringify(g ? [g.data, g.layout] : []); }""",
-            n,
-        )
-    )
-
-
-def set_cell(page: Page, selector: str, text: str) -> None:
-    """Type into an editor input and commit with Enter, then wait for the figures."""
-    page.fill(selector, text)
-    page.press(selector, "Enter")
-    wait_idle(page)
-
-
-def cell(matrix: str, row: int, col: int) -> str:
-    return f'input[data-matrix="{matrix}"][data-row="{row}"][data-col="{col}"]'

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import cell, figure_data, figure_tables, open_page, wait_idle
+from page_helpers import cell, figure_data, figure_tables, open_page, wait_idle
 from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route
 
 from app.attention import run
@@ -107,6 +107,7 @@ def test_invalid_entries_are_marked_and_figures_keep_the_last_valid_state(page: 
 def test_derivations_show_on_keyboard_focus_of_heatmap_cells(page: Page, server_url: str) -> None:
     page.focus("#fig-6 details summary")
     page.keyboard.press("Enter")
+    page.wait_for_selector('#fig-6 table.data-table td[tabindex="0"]')
     page.keyboard.press("Tab")
     line = page.locator("#fig-6 [data-role=derivation]")
     first = line.inner_text()
@@ -256,3 +257,21 @@ def test_page_works_under_the_content_security_policy(
         assert errors == []
     finally:
         page.close()
+
+
+def test_randomise_is_reproducible_from_its_visible_seed(page: Page) -> None:
+    def x_values() -> list[str]:
+        return page.locator('input[data-matrix="x"]').evaluate_all("els => els.map(e => e.value)")
+
+    page.click("#randomise")
+    wait_idle(page)
+    seed, first = page.input_value("#seed"), x_values()
+    page.fill("#seed", "7")
+    page.press("#seed", "Enter")
+    wait_idle(page)
+    assert x_values() != first
+    page.fill("#seed", seed)
+    page.press("#seed", "Enter")
+    wait_idle(page)
+    assert x_values() == first
+    assert "s=" in page.url

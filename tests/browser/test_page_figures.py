@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 import pytest
-from conftest import (
+from page_helpers import (
     cell,
     figure_data,
     figure_strings,

@@ -50,7 +50,7 @@ export class Stepper {
     const frame = this.fig.frames[this.index];
     this.panel.querySelector("[data-role=narration]").textContent = frame.narration ?? "";
     this.panel.querySelector("[data-role=step-count]").textContent =
-      `Step ${this.index + 1} of ${this.last + 1}`;
+      `Frame ${this.index + 1} of ${this.last + 1}`;
     return this.draw(this.panel, this.fig, frame);
   }
 

@@ -142,7 +142,7 @@ def test_stepper_and_no_console_errors(context: BrowserContext, server_url: str)
         page.click("#fig-3 [data-step=forward]")
         assert narration.inner_text() == final
         page.click("#fig-3 [data-step=replay]")
-        assert "Step 1 of" in page.locator("#fig-3 [data-role=step-count]").inner_text()
+        assert "Frame 1 of" in page.locator("#fig-3 [data-role=step-count]").inner_text()
         page.click("#fig-3 [data-step=play]")
         page.select_option("#heads", "2")
         wait_idle(page)
@@ -210,7 +210,7 @@ def test_figure_3_plays_once_unless_motion_is_reduced(browser: Browser, server_u
             page.wait_for_timeout(400)
             assert play.get_attribute("aria-pressed") == str(plays).lower(), motion
             count = page.locator("#fig-3 [data-role=step-count]").inner_text()
-            assert count.startswith("Step 1 of") == plays, count
+            assert count.startswith("Frame 1 of") == plays, count
         finally:
             context.close()
 

@@ -53,12 +53,14 @@ function pageError(text) {
 function request(figures, immediate = true) {
   for (const n of figures) app.needed.add(n);
   window.clearTimeout(app.timer);
+  app.timer = null;
   setBusy(true);
   if (immediate) update();
   else app.timer = window.setTimeout(update, TYPING_DELAY_MS);
 }
 
 async function update() {
+  app.timer = null;
   const seq = ++app.seq;
   const figures = [...app.needed].sort((a, b) => a - b);
   const { focus, head, stretch, row } = app.view;

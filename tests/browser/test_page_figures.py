@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,10 @@ pytestmark = pytest.mark.browser
 
 
 def _spec_path() -> Path:
-    """The shared spec sits beside the repository (../shared/spec) or in it (spec/)."""
+    """$ATTENTION_LAB_SHARED/spec, else ../shared/spec beside the repository, else spec/."""
+    shared = os.environ.get("ATTENTION_LAB_SHARED")
+    if shared and (Path(shared) / "spec/running-example.json").exists():
+        return Path(shared) / "spec/running-example.json"
     for folder in Path(__file__).resolve().parents:
         for candidate in (folder / "shared/spec", folder / "spec"):
             if (candidate / "running-example.json").exists():

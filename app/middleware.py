@@ -1,10 +1,11 @@
-"""Pure ASGI middleware: request guard (body size, content type) and the access log.
+"""Pure ASGI middleware: request guard (body size, content type), access log, compression.
 
 The guard refuses an oversized body with 413 *before* it is read, from Content-Length
 when given and by counting streamed bytes otherwise, and refuses a body that is not JSON
 with 415 when it is sent to an API route that takes it (a method the route does not
 have still gets the router's 405, an unknown path its 404). The access log writes one
-line per request: method, path, status and duration in milliseconds.
+line per request: method, path, status and duration in milliseconds. SelectiveGZip
+compresses everything but the raw numeric API.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import logging
 import time
 from typing import Any
 
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -129,3 +131,18 @@ class AccessLog:
         finally:
             ms = (time.perf_counter() - start) * 1000
             log.info("%s %s %s %.1fms", scope["method"], scope["path"], status["code"], ms)
+
+
+class SelectiveGZip:
+    """GZip (level 6, bodies over 1 kB) for every path except ``skip_prefixes``."""
+
+    def __init__(self, app: ASGIApp, skip_prefixes: tuple[str, ...]) -> None:
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=1000, compresslevel=6)
+        self.skip_prefixes = skip_prefixes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope["path"].startswith(self.skip_prefixes):
+            await self.gzip(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)

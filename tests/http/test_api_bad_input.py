@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -241,7 +242,11 @@ def test_guard_stops_reading_a_chunked_body_at_the_limit() -> None:
 
     scope = {"type": "http", "method": "POST", "path": "/api/v1/attention",
              "headers": [(b"content-type", b"application/json")]}  # fmt: skip
-    asyncio.run(RequestGuard(never, max_body_bytes=4096)(scope, receive, send))  # type: ignore[arg-type]
+    guard = RequestGuard(never, max_body_bytes=4096)  # type: ignore[arg-type]
+    # In a thread of its own: a session-scoped Playwright browser keeps an event loop
+    # running on the main thread, where asyncio.run would refuse to start.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, guard(scope, receive, send)).result()  # type: ignore[arg-type]
     assert sent[0]["status"] == 413
     assert len(pulled) == 5  # 5000 bytes > 4096: stop there, of an endless body
     assert strict_json(sent[1]["body"])["detail"][0]["field"] == "body"

@@ -1,0 +1,184 @@
+"""Browser benchmark of the page: prints, for the running example and a 64-token,
+d_model 32 state, the bytes transferred on first load (as sent, i.e. compressed), the
+time to the first painted figure, and the edit-to-repaint latency over 50 edits
+(cell edit + Enter until <main aria-busy="false"> with every figure updated and the next
+frame painted): median and p95.
+
+    /work/venv/bin/python benchmarks/browser.py [--edits 50]
+
+Targets for the running example: first load ≤ 1.5 MB, first figure ≤ 1 s, edit-to-repaint
+median ≤ 50 ms and p95 ≤ 100 ms. Starts its own server on a free port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from playwright.sync_api import Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.state import encode_body  # noqa: E402
+
+ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]  # fmt: skip
+
+# Records when the first Plotly graph has drawn its SVG (a painted figure).
+FIRST_FIGURE_JS = """
+new MutationObserver((_, obs) => {
+  if (document.querySelector('[data-figure] .main-svg')) {
+    window.__firstFigure = performance.now();
+    obs.disconnect();
+  }
+}).observe(document, {subtree: true, childList: true});
+"""
+
+# One edit: type a value and press Enter; resolve when aria-busy is false and a frame painted.
+EDIT_JS = """
+async ([selector, text]) => {
+  const main = document.querySelector('main');
+  const input = document.querySelector(selector);
+  const idle = new Promise((resolve) => {
+    const obs = new MutationObserver(() => {
+      if (main.getAttribute('aria-busy') === 'false') { obs.disconnect(); resolve(); }
+    });
+    obs.observe(main, {attributes: true, attributeFilter: ['aria-busy']});
+  });
+  performance.clearMarks('attention-lab:visible-drawn');
+  const t0 = performance.now();
+  input.value = text;
+  input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+  await idle;
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const mark = performance.getEntriesByName('attention-lab:visible-drawn').pop();
+  return [performance.now() - t0, mark ? mark.startTime - t0 : null];
+}
+"""
+
+
+def chromium() -> str:
+    for candidate in (os.environ.get("CHROMIUM_PATH"), shutil.which("chromium"),
+                      shutil.which("chromium-browser")):  # fmt: skip
+        if candidate:
+            return candidate
+    sys.exit("No Chromium: set $CHROMIUM_PATH or install chromium.")
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
+           "--log-level", "warning"]  # fmt: skip
+    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning"}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=1)
+            return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    sys.exit("server did not start")
+
+
+def big_state() -> dict[str, Any]:
+    """64 tokens, d_model = d_k = d_v = 32, entries 0/1 (short enough for a link)."""
+    rng = np.random.default_rng(0)
+
+    def m(rows: int, cols: int) -> list[list[int]]:
+        return rng.integers(0, 2, size=(rows, cols)).tolist()  # type: ignore[no-any-return]
+
+    return {
+        "tokens": [f"t{i}" for i in range(64)], "x": m(64, 32), "w_q": m(32, 32),
+        "w_k": m(32, 32), "w_v": m(32, 32), "scale": True, "mask": "none", "heads": 1,
+    }  # fmt: skip
+
+
+def first_load(page: Page, url: str) -> tuple[int, float, float]:
+    """Bytes on the wire (CDP encodedDataLength), first painted figure, all figures (ms)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    total = [0]
+    cdp.on(
+        "Network.loadingFinished", lambda e: total.__setitem__(0, total[0] + e["encodedDataLength"])
+    )
+    page.goto(url)
+    page.wait_for_function("document.querySelector('main').getAttribute('aria-busy') === 'false'",
+                           timeout=60_000)  # fmt: skip
+    first = page.evaluate("window.__firstFigure")
+    done = page.evaluate("performance.now()")
+    page.wait_for_timeout(300)
+    cdp.detach()
+    return total[0], first, done
+
+
+def edits(page: Page, count: int) -> tuple[list[float], list[float]]:
+    """Alternate the value of X[0][0] and W^Q[1][1] so every edit changes the figures."""
+    times, visible = [], []
+    for i in range(count):
+        selector = ('input[data-matrix="x"][data-row="0"][data-col="0"]' if i % 2 == 0
+                    else 'input[data-matrix="w_q"][data-row="1"][data-col="1"]')  # fmt: skip
+        total, on_screen = page.evaluate(EDIT_JS, [selector, str(2 + i % 3)])
+        times.append(total)
+        visible.append(on_screen if on_screen is not None else total)
+    return times, visible
+
+
+def report(name: str, page: Page, url: str, count: int) -> None:
+    size, first, done = first_load(page, url)
+    times, visible = edits(page, count)
+    p95 = float(np.percentile(times, 95))
+    print(f"{name}:")
+    print(f"  first load: {size / 1e6:.3f} MB transferred; first figure painted at {first:.0f} ms;"
+          f" every figure drawn at {done:.0f} ms")  # fmt: skip
+    print(f"  edit-to-repaint over {count} edits: median {statistics.median(times):.1f} ms,"
+          f" p95 {p95:.1f} ms, max {max(times):.1f} ms")  # fmt: skip
+    print(f"  figures on screen repainted: median {statistics.median(visible):.1f} ms,"
+          f" p95 {float(np.percentile(visible, 95)):.1f} ms")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--edits", type=int, default=50)
+    args = parser.parse_args()
+    proc, url = start_server()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium(), args=ARGS)
+            states = [
+                ("running example", "/?preset=i-love-llms"),
+                ("64 tokens, d_model 32", f"/?s={encode_body(big_state())}"),
+            ]
+            for name, query in states:
+                # Reduced motion: Figure 3 does not autoplay, so no frame ticks skew timings.
+                context = browser.new_context(
+                    viewport={"width": 1440, "height": 900}, reduced_motion="reduce"
+                )
+                context.add_init_script(FIRST_FIGURE_JS)
+                report(name, context.new_page(), url + query, args.edits)
+                context.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+/**
+ * charts.js — draws what the server sends: Plotly.react for each figure, caption,
+ * readout and the data tables (textContent only), the derivation line for the hovered
+ * or keyboard-focused cell, and the Figure 3 stepper. No numbers are made here.
+ */
+
+import { Stepper } from "./stepper.js";
+
+const plots = new WeakMap(); // plot element -> the figure dict it shows
+
+function part(panel, role) {
+  return panel.querySelector(`[data-role="${role}"]`);
+}
+
+function derivationAt(fig, trace, row, col) {
+  const grid = fig?.derivations?.[String(trace)];
+  const line = grid?.[row]?.[col];
+  return typeof line === "string" ? line : null;
+}
+
+function showDerivation(panel, text) {
+  part(panel, "derivation").textContent = text;
+}
+
+function listenHover(panel, plot) {
+  if (plot.dataset.hover) return;
+  plot.dataset.hover = "1";
+  plot.on("plotly_hover", (event) => {
+    const point = event.points?.[0];
+    if (!point || !Array.isArray(point.pointIndex)) return;
+    const [row, col] = point.pointIndex;
+    const text = derivationAt(plots.get(plot), point.curveNumber, row, col);
+    if (text) showDerivation(panel, text);
+  });
+}
+
+/** Plotly.react for one figure (or one frame of it); resolves once drawn. */
+export function draw(panel, fig, frame = null) {
+  const plot = part(panel, "plot");
+  // Derivations index the traces of the final state; earlier frames have other traces.
+  const final = !frame || frame === fig.frames?.[fig.frames.length - 1];
+  plots.set(plot, final ? fig : null);
+  const source = frame ?? fig;
+  const drawn = window.Plotly.react(plot, source.data, source.layout, fig.config ?? {});
+  return Promise.resolve(drawn).then(() => listenHover(panel, plot));
+}
+
+/* ---- tables: the screen-reader alternative and the keyboard route to derivations ---- */
+
+function derivationGrids(fig) {
+  return Object.entries(fig.derivations ?? {})
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
+    .map(([trace, grid]) => ({ trace, grid }));
+}
+
+/** The derivation grid of the same shape as `table`, taken in order, or null. */
+function matchGrid(table, grids) {
+  const rows = table.cells.length;
+  const cols = table.cells[0]?.length ?? 0;
+  const index = grids.findIndex(({ grid }) => grid.length === rows && (grid[0]?.length ?? 0) === cols);
+  return index < 0 ? null : grids.splice(index, 1)[0].grid;
+}
+
+function buildTable(spec, grid) {
+  const table = document.createElement("table");
+  table.className = "data-table";
+  if (grid) table.setAttribute("role", "grid");
+  const caption = table.createCaption();
+  caption.textContent = spec.caption ?? "";
+  const head = table.createTHead().insertRow();
+  head.append(Object.assign(document.createElement("td"), { className: "corner" }));
+  for (const label of spec.col_headers ?? []) {
+    head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
+  }
+  const body = table.createTBody();
+  spec.cells.forEach((row, i) => {
+    const tr = body.insertRow();
+    tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers?.[i] ?? "" }));
+    row.forEach((text, j) => {
+      const td = tr.insertCell();
+      td.textContent = text;
+      if (grid) {
+        td.tabIndex = i === 0 && j === 0 ? 0 : -1;
+        td.dataset.derivation = grid[i]?.[j] ?? "";
+      }
+    });
+  });
+  return table;
+}
+
+const pendingTables = new WeakMap(); // panel -> figure whose tables are not built yet
+
+/** Build the tables now if they are open; otherwise when the reader opens them (big
+ * states have tens of thousands of cells, which need not be built on every edit). */
+function renderTables(panel, fig) {
+  const details = panel.querySelector("details.tables");
+  pendingTables.set(panel, fig);
+  if (details.open) buildPending(panel);
+  if (!details.dataset.wired) {
+    details.dataset.wired = "1";
+    details.addEventListener("toggle", () => details.open && buildPending(panel));
+  }
+}
+
+function buildPending(panel) {
+  const fig = pendingTables.get(panel);
+  if (!fig) return;
+  pendingTables.delete(panel);
+  const grids = derivationGrids(fig);
+  const tables = (fig.tables ?? []).map((spec) => buildTable(spec, matchGrid(spec, grids)));
+  part(panel, "tables").replaceChildren(...tables);
+}
+
+/** Arrow keys move between cells of a grid table; focus shows the cell's derivation. */
+export function wireTables(root) {
+  root.addEventListener("focusin", (event) => {
+    const td = event.target.closest?.("td[data-derivation]");
+    if (td) showDerivation(td.closest("[data-figure]"), td.dataset.derivation || td.textContent);
+  });
+  root.addEventListener("keydown", (event) => {
+    const td = event.target.closest?.("td[data-derivation]");
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (!td || !(event.key in moves)) return;
+    event.preventDefault();
+    const [dr, dc] = moves[event.key];
+    const rows = [...td.closest("tbody").rows];
+    const r = rows.indexOf(td.parentElement) + dr;
+    const cells = (row) => [...row.cells].filter((c) => c.dataset.derivation !== undefined);
+    const c = cells(td.parentElement).indexOf(td) + dc;
+    const target = rows[r] && cells(rows[r])[c];
+    if (!target) return;
+    td.tabIndex = -1;
+    target.tabIndex = 0;
+    target.focus();
+  });
+}
+
+/* ---- one panel ---- */
+
+const DERIVATION_HINT =
+  "Point at a cell, or move through the table below with the arrow keys, to see its arithmetic.";
+
+function renderText(panel, n, fig) {
+  const line = part(panel, "derivation");
+  line.hidden = Object.keys(fig.derivations ?? {}).length === 0;
+  line.textContent = DERIVATION_HINT; // an older cell's arithmetic would now be stale
+  part(panel, "title").textContent = fig.title ?? "";
+  part(panel, "caption").textContent = fig.caption ?? "";
+  part(panel, "plot").setAttribute("aria-label", `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`);
+  const items = (fig.readout ?? []).map((line) => Object.assign(document.createElement("li"), { textContent: line }));
+  part(panel, "readout").replaceChildren(...items);
+  renderTables(panel, fig);
+}
+
+const steppers = new Map();
+const drawn = new Map(); // figure number -> JSON of the figure now on screen
+
+/** True when `fig` is exactly what panel `key` already shows (then nothing is redrawn). */
+function unchanged(key, fig) {
+  const text = JSON.stringify(fig);
+  if (drawn.get(key) === text) return true;
+  drawn.set(key, text);
+  return false;
+}
+
+const visible = new Set(); // figure numbers whose panel is on screen
+// Let the browser paint and handle input between two figures (scheduler.yield where known).
+const yieldToBrowser = () =>
+  globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Track which figure panels are on screen, so they are redrawn first. */
+export function watchVisibility(root) {
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const n = entry.target.dataset.figure;
+      if (entry.isIntersecting) visible.add(n);
+      else visible.delete(n);
+    }
+  });
+  for (const panel of root.querySelectorAll("[data-figure]")) observer.observe(panel);
+}
+
+function drawOne(root, key, fig) {
+  const panel = root.querySelector(`#fig-${key}`);
+  if (!panel || unchanged(key, fig)) return null;
+  renderText(panel, key, fig);
+  if (Array.isArray(fig.frames) && fig.frames.length) {
+    if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, draw));
+    return steppers.get(panel).load(fig);
+  }
+  return draw(panel, fig);
+}
+
+/**
+ * Render the figures of one response: the panels on screen first, then the rest one by
+ * one, yielding between them so the browser paints and typing stays responsive.
+ * Stops early, returning false, as soon as `isCurrent()` says a newer state exists.
+ */
+export async function renderFigures(root, figures, isCurrent = () => true) {
+  const keys = Object.keys(figures);
+  const onScreen = keys.filter((k) => visible.has(k));
+  await Promise.all(onScreen.map((k) => drawOne(root, k, figures[k])));
+  performance.mark("attention-lab:visible-drawn");
+  for (const key of keys.filter((k) => !visible.has(k))) {
+    await yieldToBrowser();
+    if (!isCurrent()) return false;
+    await drawOne(root, key, figures[key]);
+  }
+  return isCurrent();
+}

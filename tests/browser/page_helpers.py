@@ -1,0 +1,68 @@
+"""Helpers of the browser tests: open the page, wait for idle, read figures and tables,
+edit cells. (A module of its own, not conftest, so imports never pick another conftest.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page
+
+
+def open_page(page: Page, url: str) -> None:
+    page.goto(url)
+    wait_idle(page)
+
+
+def wait_idle(page: Page, timeout: float = 15_000) -> None:
+    """Wait until <main aria-busy="false">: every figure shows the latest state."""
+    page.wait_for_function(
+        "document.querySelector('main').getAttribute('aria-busy') === 'false'", timeout=timeout
+    )
+
+
+def figure_data(page: Page, n: int) -> Any:
+    """The `data` of the Plotly graph inside #fig-n."""
+    return page.evaluate(f"document.querySelector('#fig-{n} .js-plotly-plot').data")
+
+
+# Opens the figure's "as tables" section (tables are built when opened), then reads them.
+TABLES_JS = """async n => {
+  const details = document.querySelector(`#fig-${n} details.tables`);
+  if (!details.open) {
+    const opened = new Promise(r => details.addEventListener('toggle', r, {once: true}));
+    details.open = true;
+    await opened;
+  }
+  return [...details.querySelectorAll('table.data-table')].map(t => ({
+    caption: t.caption ? t.caption.textContent : '',
+    cells: [...t.tBodies[0].rows].map(r => [...r.cells].filter(c => c.tagName === 'TD')
+                                                      .map(c => c.textContent))}));
+}"""
+
+
+def figure_tables(page: Page, n: int) -> list[dict[str, Any]]:
+    """The data tables of Figure n: caption and the cells' text, row by row."""
+    return list(page.evaluate(TABLES_JS, n))
+
+
+def figure_strings(page: Page, n: int) -> str:
+    """Everything Figure n shows as text: the panel's text plus the graph's data and layout."""
+    return str(
+        page.evaluate(
+            """n => { const p = document.querySelector(`#fig-${n}`);
+                      const g = p.querySelector('.js-plotly-plot');
+                      return p.textContent + JSON.stringify(g ? [g.data, g.layout] : []); }""",
+            n,
+        )
+    )
+
+
+def set_cell(page: Page, selector: str, text: str) -> None:
+    """Type into an editor input and commit with Enter, then wait for the figures."""
+    page.fill(selector, text)
+    page.press(selector, "Enter")
+    wait_idle(page)
+
+
+def cell(matrix: str, row: int, col: int) -> str:
+    return f'input[data-matrix="{matrix}"][data-row="{row}"][data-col="{col}"]'

@@ -1,0 +1,125 @@
+"""GET / and the static files: state from the link, bad links, escaping, caching, gzip."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.assets import IMMUTABLE, REVALIDATE, asset_hash
+from app.main import create_app
+from app.presets import RUNNING_EXAMPLE
+from app.settings import Settings
+from app.state import LinkState, encode_body, to_query
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(Settings()))
+
+
+def initial_state(html: str) -> dict[str, object]:
+    found = re.search(
+        r'<script type="application/json" id="initial-state">(.*?)</script>', html, re.S
+    )
+    assert found, "no initial-state block"
+    return dict(json.loads(found.group(1)))
+
+
+def test_index_hands_the_running_example_to_the_script(client: TestClient) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    assert '<html lang="en"' in response.text
+    state = initial_state(response.text)
+    assert state["body"] == RUNNING_EXAMPLE
+    assert state["preset_id"] == "i-love-llms"
+    assert state["error"] is None
+    for n in range(3, 13):
+        assert f'id="fig-{n}"' in response.text
+
+
+def test_page_has_no_inline_script_code_or_handlers(client: TestClient) -> None:
+    html = client.get("/").text
+    for tag in re.findall(r"<script\b[^>]*>", html):
+        assert "src=" in tag or 'type="application/json"' in tag, tag
+    assert not re.search(r"\son[a-z]+\s*=", html), "inline event handler"
+
+
+def test_link_state_is_restored(client: TestClient) -> None:
+    body = {**RUNNING_EXAMPLE, "mask": "causal", "x": [[1, 2, 3, 4], [0, 1, 0, 1]],
+            "tokens": ["a", "b"]}  # fmt: skip
+    query = to_query(LinkState(body=body, view={"focus": 0, "head": 0, "stretch": 4.0,
+                                                "row": "focus", "theme": "dark"}))  # fmt: skip
+    html = client.get(f"/?{query}").text
+    state = initial_state(html)
+    assert state["body"] == body
+    assert state["view"] == {"focus": 0, "head": 0, "stretch": 4.0, "row": "focus",
+                             "theme": "dark"}  # fmt: skip
+    assert 'data-theme="dark"' in html
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [("s=abc", "s:"), ("preset=nope", "preset"), ("focus=x", "focus"),
+     (f"s={encode_body({**RUNNING_EXAMPLE, 'x': 'abc'})}", "x"),
+     (f"s={encode_body({**RUNNING_EXAMPLE, 'w_q': [[1e9]]})}", "w_q"), ("focus=7", "focus")],
+)  # fmt: skip
+def test_a_bad_link_opens_the_page_with_a_message(
+    client: TestClient, query: str, named: str
+) -> None:
+    response = client.get(f"/?{query}")
+    assert response.status_code == 200
+    state = initial_state(response.text)
+    assert isinstance(state["error"], str)
+    assert named in state["error"]
+    assert 'id="page-error"' in response.text
+
+
+def test_token_labels_are_escaped(client: TestClient) -> None:
+    label = "</script><img src=x onerror=alert(1)>"
+    body = {**RUNNING_EXAMPLE, "tokens": [label, "love", "LLMs"]}
+    html = client.get(f"/?s={encode_body(body)}").text
+    assert "<img src=x" not in html
+    assert initial_state(html)["body"]["tokens"][0] == label  # type: ignore[index]
+
+
+def test_hashed_assets_are_immutable_and_others_revalidate(client: TestClient) -> None:
+    good = client.get(f"/static/js/main.js?v={asset_hash('js/main.js')}")
+    assert good.status_code == 200
+    assert good.headers["cache-control"] == IMMUTABLE
+    for url in ("/static/js/main.js", "/static/js/main.js?v=stale", "/static/js/api.js"):
+        response = client.get(url)
+        assert response.headers["cache-control"] == REVALIDATE, url
+    etag = client.get("/static/js/api.js").headers["etag"]
+    assert client.get("/static/js/api.js", headers={"If-None-Match": etag}).status_code == 304
+    assert client.get("/static/nope.js").status_code == 404
+
+
+def test_every_asset_url_in_the_page_is_current(client: TestClient) -> None:
+    html = client.get("/").text
+    for path, version in re.findall(r'"/static/([^"?]+)\?v=([0-9a-f]+)"', html):
+        assert version == asset_hash(path)
+        assert client.get(f"/static/{path}?v={version}").headers["cache-control"] == IMMUTABLE
+
+
+def test_text_assets_are_gzipped(client: TestClient) -> None:
+    response = client.get(
+        "/static/vendor/plotly-cartesian-4.1.1.min.js", headers={"Accept-Encoding": "gzip"}
+    )
+    assert response.headers["content-encoding"] == "gzip"
+    assert response.num_bytes_downloaded < 600_000  # bytes on the wire, before decoding
+    assert (
+        client.get("/", headers={"Accept-Encoding": "gzip"}).headers["content-encoding"] == "gzip"
+    )
+
+
+def test_entry_hash_covers_every_module(tmp_path: Path) -> None:
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js/main.js").write_text('import "./a.js";')
+    (tmp_path / "js/a.js").write_text("export const a = 1;")
+    before = asset_hash("js/main.js", tmp_path)
+    (tmp_path / "js/a.js").write_text("export const a = 2;  // changed")
+    assert asset_hash("js/main.js", tmp_path) != before

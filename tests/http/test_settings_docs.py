@@ -4,7 +4,6 @@ each variable really changes the setting."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest

@@ -162,5 +162,6 @@ def test_python_m_app_serves_and_logs_one_line_per_request(tmp_path: Path) -> No
     assert f"open http://127.0.0.1:{port}" in out
     access = [line for line in err.splitlines() if "attention_lab.access" in line]
     assert len(access) == 2, err
-    assert access[0].endswith("ms") and "GET /healthz 200 " in access[0]
+    assert access[0].endswith("ms")
+    assert "GET /healthz 200 " in access[0]
     assert "GET /no-such-page 404 " in access[1]

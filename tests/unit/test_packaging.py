@@ -21,7 +21,6 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,13 +77,13 @@ def test_the_wheel_holds_every_module_asset_and_template(wheel: Path) -> None:
 @pytest.fixture(scope="module", params=["wheel", "editable"])
 def installed(
     request: pytest.FixtureRequest, wheel: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, Path]]:
+) -> tuple[str, Path]:
     python = new_venv(tmp_path_factory.mktemp(f"venv-{request.param}"))
     target = [str(wheel)] if request.param == "wheel" else ["-e", str(ROOT)]
     isolation = ["--no-build-isolation"] if importlib.util.find_spec("hatchling") else []
     run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", *isolation,
         *target)  # fmt: skip
-    yield request.param, python
+    return request.param, python
 
 
 def free_port() -> int:
@@ -98,7 +97,7 @@ def test_installed_copy_finds_its_own_assets_from_another_directory(
     installed: tuple[str, Path], tmp_path: Path
 ) -> None:
     kind, python = installed
-    code = "import app, app.paths as p; print(app.__file__); print(p.static_dir()); print(p.templates_dir())"
+    code = "import app, app.paths as p; print(app.__file__, p.static_dir(), p.templates_dir())"
     module, static, templates = run(python, "-c", code, cwd=tmp_path).split()
     home = python.parent.parent.resolve() if kind == "wheel" else ROOT
     for found in (module, static):

@@ -136,8 +136,8 @@ def get(url: str, proc: subprocess.Popen[str]) -> bytes:
             with urllib.request.urlopen(url, timeout=5) as response:
                 body: bytes = response.read()
                 return body
-        except urllib.error.HTTPError:
-            raise
+        except urllib.error.HTTPError as error:  # served, but not found or broken
+            raise AssertionError(f"{url} answered {error.code}") from error
         except (urllib.error.URLError, ConnectionError):
             assert proc.poll() is None, "the server exited"
             time.sleep(0.1)

@@ -1,49 +1,123 @@
 """The ``attention-lab`` command: ``serve`` (the default) runs the web app.
 
 ``attention-lab`` alone, or ``attention-lab serve --port 9000``, starts uvicorn and
-prints the URL to open. Other subcommands register themselves in ``build_parser``.
+prints the URL to open. Other subcommands register themselves in ``build_parser``: add a
+subparser to ``sub`` and ``set_defaults(handler=function)``; ``main`` calls
+``handler(args)`` and exits with what it returns.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from app import __version__
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="attention-lab",
         description="Attention Lab: an interactive visualiser of scaled dot-product attention, "
-        "softmax(Q Kᵀ / √d_k) V. With no subcommand, serves the web app.",
-        epilog="Settings come from ATTENTION_LAB_* environment variables (see the README).",
+        "softmax(Q Kᵀ / √d_k) V. With no subcommand, serves the web app and prints the "
+        "URL to open in a browser.",
+        epilog="Examples: 'attention-lab' (then open http://127.0.0.1:8000); "
+        "'attention-lab --host 0.0.0.0 --port 8080 --workers 4' to serve a classroom. "
+        "Limits, log level and embedding policy come from ATTENTION_LAB_* environment "
+        "variables (see the README's configuration table).",
     )
     parser.add_argument("--version", action="version", version=f"attention-lab {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve = sub.add_parser("serve", help="serve the web app (the default)")
-    add_serve_arguments(serve)
     add_serve_arguments(parser)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", title="commands (optional; the default is serve)"
+    )
+    serve_parser = sub.add_parser(
+        "serve", help="serve the web app (the default)", description="Serve the web app."
+    )
+    # SUPPRESS keeps `attention-lab --port 9000 serve` at 9000: a subparser's own defaults
+    # would otherwise overwrite what was given before the subcommand.
+    add_serve_arguments(serve_parser, suppress_defaults=True)
     return parser
 
 
-def add_serve_arguments(p: argparse.ArgumentParser) -> None:
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number 0-65535, got {value}")
+    return value
+
+
+def add_serve_arguments(p: argparse.ArgumentParser, suppress_defaults: bool = False) -> None:
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if suppress_defaults else value
+
     p.add_argument(
         "--host",
-        default="127.0.0.1",
-        help="interface to bind (default 127.0.0.1; 0.0.0.0 to serve a network)",
+        default=default(DEFAULT_HOST),
+        help="interface to bind (default 127.0.0.1, this machine only; 0.0.0.0 serves a network)",
     )
-    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--port", type=_port, default=default(DEFAULT_PORT), help="port (default 8000)")
     p.add_argument(
         "--workers",
-        type=int,
-        default=None,
-        help="worker processes (default: ATTENTION_LAB_WORKERS, else 1)",
+        type=_positive_int,
+        default=default(None),
+        help="worker processes (default: ATTENTION_LAB_WORKERS, else 1); the app keeps no "
+        "state, so any number works",
     )
-    p.add_argument("--reload", action="store_true",
-                   help="restart when the source changes (development; one worker)")  # fmt: skip
+    p.add_argument(
+        "--reload",
+        action="store_true",
+        default=default(False),
+        help="restart when the source changes (development; always one worker)",
+    )
+
+
+def display_url(host: str, port: int) -> str:
+    """The URL a person on this machine opens: wildcard binds are reached via loopback."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def log_config(level: str) -> dict[str, Any]:
+    """uvicorn's logging config plus the app's loggers (``attention_lab.*``, one line per
+    request from app.middleware.AccessLog), all with timestamps, to stderr."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["default"]["fmt"] = LOG_FORMAT
+    config["formatters"]["default"]["use_colors"] = False
+    config["loggers"]["attention_lab"] = {
+        "handlers": ["default"],
+        "level": level.upper(),
+        "propagate": False,
+    }
+    config["loggers"]["uvicorn"]["level"] = level.upper()
+    return config
+
+
+def _watched_dirs() -> list[str]:
+    """The package and a checkout's static/ and templates/: --reload watches these, not
+    the working directory (which may be anywhere)."""
+    source = Path(__file__).resolve().parent
+    dirs = (source, source.parent / "static", source.parent / "templates")
+    return [str(d) for d in dirs if d.is_dir()]
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -52,15 +126,21 @@ def serve(args: argparse.Namespace) -> int:
     from app.settings import get_settings
 
     settings = get_settings()
-    workers = args.workers or settings.workers
-    shown = "127.0.0.1" if args.host in {"0.0.0.0", "::"} else args.host
-    print(f"Attention Lab {__version__}: open http://{shown}:{args.port}", flush=True)
+    host = getattr(args, "host", DEFAULT_HOST)
+    port = getattr(args, "port", DEFAULT_PORT)
+    reload = bool(getattr(args, "reload", False))
+    workers = getattr(args, "workers", None) or settings.workers
+    if reload and workers > 1:
+        print("attention-lab: --reload runs one worker; ignoring --workers", file=sys.stderr)
+    print(f"Attention Lab {__version__}: open {display_url(host, port)}", flush=True)
     uvicorn.run(
         "app.main:app",
-        host=args.host,
-        port=args.port,
-        workers=None if args.reload else workers,
-        reload=args.reload,
+        host=host,
+        port=port,
+        workers=None if reload else workers,
+        reload=reload,
+        reload_dirs=_watched_dirs() if reload else None,
+        log_config=log_config(settings.log_level),
         log_level=settings.log_level,
         access_log=False,  # app.middleware.AccessLog writes one line per request
         proxy_headers=True,

@@ -1,0 +1,167 @@
+"""The ``attention-lab`` command: options, defaults, the URL it prints, its log lines."""
+
+from __future__ import annotations
+
+import argparse
+import logging.config
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import cli
+from app.settings import get_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    return cli.build_parser().parse_args(list(argv))
+
+
+def test_defaults_are_loopback_8000_one_worker_from_settings() -> None:
+    args = parse()
+    assert (args.command, args.host, args.port, args.workers, args.reload) == (
+        None, "127.0.0.1", 8000, None, False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--port", "9001", "--host", "0.0.0.0", "--workers", "3"],
+        ["serve", "--port", "9001", "--host", "0.0.0.0", "--workers", "3"],
+        ["--port", "9001", "--host", "0.0.0.0", "--workers", "3", "serve"],
+    ],
+)
+def test_serve_options_before_or_after_the_subcommand(argv: list[str]) -> None:
+    args = parse(*argv)
+    assert (args.host, args.port, args.workers) == ("0.0.0.0", 9001, 3)
+
+
+@pytest.mark.parametrize(
+    "argv", [["--port", "70000"], ["--port", "x"], ["--workers", "0"], ["--bogus"]]
+)
+def test_bad_options_exit_2_with_a_message(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parse(*argv)
+    assert exited.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_help_names_every_option_and_the_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse("--help")
+    text = capsys.readouterr().out
+    for word in ("--host", "--port", "--workers", "--reload", "serve", "ATTENTION_LAB_"):
+        assert word in text
+    assert "http://127.0.0.1:8000" in text
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8000"),
+        ("0.0.0.0", "http://127.0.0.1:8000"),
+        ("::", "http://[::1]:8000"),
+        ("::1", "http://[::1]:8000"),
+        ("lab.example.edu", "http://lab.example.edu:8000"),
+    ],
+)
+def test_display_url(host: str, url: str) -> None:
+    assert cli.display_url(host, 8000) == url
+
+
+def test_serve_prints_the_url_and_runs_uvicorn_with_the_settings_workers(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr("uvicorn.run", lambda target, **kw: calls.append({"target": target, **kw}))
+    monkeypatch.setenv("ATTENTION_LAB_WORKERS", "3")
+    get_settings.cache_clear()
+    try:
+        assert cli.main(["--port", "8123"]) == 0
+    finally:
+        get_settings.cache_clear()
+    assert "open http://127.0.0.1:8123" in capsys.readouterr().out
+    (call,) = calls
+    assert call["target"] == "app.main:app"
+    assert (call["host"], call["port"], call["workers"], call["reload"]) == (
+        "127.0.0.1", 8123, 3, False,
+    )  # fmt: skip
+    assert call["access_log"] is False  # app.middleware.AccessLog logs instead
+
+
+def test_reload_runs_one_worker_and_watches_the_package_not_the_cwd(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr("uvicorn.run", lambda target, **kw: calls.append(kw))
+    cli.main(["serve", "--reload", "--workers", "4"])
+    (call,) = calls
+    assert call["reload"] is True
+    assert call["workers"] is None
+    assert str(ROOT / "app") in call["reload_dirs"]
+
+
+def test_log_config_routes_the_access_log_to_a_handler(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = cli.log_config("info")
+    assert config["loggers"]["attention_lab"]["handlers"] == ["default"]
+    logging.config.dictConfig(config)
+    try:
+        logging.getLogger("attention_lab.access").info("GET /healthz 200 1.0ms")
+        assert "attention_lab.access: GET /healthz 200 1.0ms" in capsys.readouterr().err
+    finally:
+        logging.getLogger("attention_lab").handlers.clear()
+        logging.getLogger("attention_lab").propagate = True
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_python_m_app_serves_and_logs_one_line_per_request(tmp_path: Path) -> None:
+    """A real server from another working directory: URL printed, /healthz answered, and
+    one access line per request with status and duration."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ATTENTION_LAB_LOG_LEVEL": "info"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "--port", str(port)],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        body = b""
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    body = r.read()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.1)
+        assert body == b'{"status":"ok"}'
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/no-such-page", timeout=2)
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=10)
+    assert f"open http://127.0.0.1:{port}" in out
+    access = [line for line in err.splitlines() if "attention_lab.access" in line]
+    assert len(access) == 2, err
+    assert access[0].endswith("ms")
+    assert "GET /healthz 200 " in access[0]
+    assert "GET /no-such-page 404 " in access[1]

@@ -1,0 +1,124 @@
+"""The deployment files agree with each other and with the app: Dockerfile, compose.yaml
+and deploy/kubernetes.yaml (probes on /healthz, resources, non-root, one port)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app.routes.health import router as health_router
+
+ROOT = Path(__file__).resolve().parents[2]
+PORT = 8000
+
+
+def documents() -> dict[str, dict[str, Any]]:
+    docs = list(yaml.safe_load_all((ROOT / "deploy" / "kubernetes.yaml").read_text()))
+    return {doc["kind"]: doc for doc in docs if doc}
+
+
+def container() -> dict[str, Any]:
+    (only,) = documents()["Deployment"]["spec"]["template"]["spec"]["containers"]
+    result: dict[str, Any] = only
+    return result
+
+
+def named_port(port: int | str) -> int:
+    """A probe or Service port given by name resolves to the container's port number."""
+    if isinstance(port, int):
+        return port
+    (match,) = [p["containerPort"] for p in container()["ports"] if p["name"] == port]
+    return int(match)
+
+
+def test_deployment_and_service_are_present_and_select_the_same_pods() -> None:
+    docs = documents()
+    deployment, service = docs["Deployment"], docs["Service"]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert service["spec"]["selector"].items() <= labels.items()
+    assert deployment["spec"]["replicas"] >= 2  # scaling out is the point
+
+
+def test_container_port_is_the_image_port() -> None:
+    ports = [p["containerPort"] for p in container()["ports"]]
+    assert ports == [PORT]
+    (service_port,) = documents()["Service"]["spec"]["ports"]
+    assert named_port(service_port["targetPort"]) == PORT
+
+
+@pytest.mark.parametrize("probe", ["readinessProbe", "livenessProbe"])
+def test_probes_get_healthz_on_the_container_port(probe: str) -> None:
+    get = container()[probe]["httpGet"]
+    assert get["path"] == "/healthz"
+    assert named_port(get["port"]) == PORT
+    assert "/healthz" in {getattr(route, "path", None) for route in health_router.routes}
+
+
+def test_resources_are_requested_and_limited() -> None:
+    resources = container()["resources"]
+    assert {"cpu", "memory"} <= resources["requests"].keys()
+    assert "memory" in resources["limits"]
+
+
+def test_pods_run_as_a_non_root_user_without_privileges() -> None:
+    pod = documents()["Deployment"]["spec"]["template"]["spec"]["securityContext"]
+    assert pod["runAsNonRoot"] is True
+    assert pod["runAsUser"] != 0
+    own = container()["securityContext"]
+    assert own["allowPrivilegeEscalation"] is False
+    assert own["capabilities"]["drop"] == ["ALL"]
+
+
+def dockerfile() -> str:
+    return (ROOT / "Dockerfile").read_text()
+
+
+def test_dockerfile_two_pinned_stages_non_root_port_healthcheck_exec_cmd() -> None:
+    text = dockerfile()
+    bases = re.findall(r"^FROM\s+(\S+)", text, flags=re.MULTILINE)
+    assert len(bases) == 2
+    for base in bases:  # a full patch release, not a floating 3.12-slim
+        assert re.fullmatch(r"python:3\.12\.\d+-slim-\w+(@sha256:[0-9a-f]{64})?", base), base
+    (user,) = re.findall(r"^USER\s+(\S+)", text, flags=re.MULTILINE)
+    assert user.split(":")[0] not in {"0", "root"}
+    assert str(documents()["Deployment"]["spec"]["template"]["spec"]["securityContext"][
+        "runAsUser"]) == user.split(":")[0]  # fmt: skip
+    assert re.search(rf"^EXPOSE\s+{PORT}$", text, flags=re.MULTILINE)
+    assert re.search(r"^HEALTHCHECK .*urllib\.request.*/healthz", text, flags=re.MULTILINE | re.S)
+    (cmd,) = re.findall(r"^CMD\s+(\[.*\])$", text, flags=re.MULTILINE)
+    argv = json.loads(cmd)  # exec form: a JSON array
+    assert argv[0] == "attention-lab"
+    assert argv[argv.index("--host") + 1] == "0.0.0.0"
+    assert argv[argv.index("--port") + 1] == str(PORT)
+    assert "--workers" not in argv  # ATTENTION_LAB_WORKERS decides
+    assert "ATTENTION_LAB_WORKERS" in text
+
+
+def test_dependencies_are_installed_from_the_lock_before_the_source_is_copied() -> None:
+    text = dockerfile()
+    lock = text.index("--requirement requirements.lock")
+    source = text.index("COPY . .")
+    assert lock < source
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert ignored[ignored.index("*") :].count("!requirements.lock") == 1
+
+
+def test_lock_pins_every_runtime_dependency() -> None:
+    lines = (ROOT / "requirements.lock").read_text().splitlines()
+    pins = dict(line.split("==") for line in lines if line and not line.startswith("#"))
+    normalised = {re.sub(r"[-_.]+", "-", name).lower() for name in pins}
+    for dep in ("fastapi", "uvicorn", "numpy", "jinja2", "plotly", "pydantic-settings", "orjson"):
+        assert dep in normalised, dep
+
+
+def test_compose_builds_the_image_and_publishes_the_port() -> None:
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    (service,) = compose["services"].values()
+    assert service["build"] == "."
+    assert any(str(p).endswith(f":{PORT}") for p in service["ports"])

@@ -12,6 +12,7 @@ from app import __version__
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard
 from app.routes import api, health
+from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
@@ -38,6 +39,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(api.router)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
+    # Outside the guard so its 413/415 answers carry the headers too.
+    app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     app.add_middleware(AccessLog)
     return app
 

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from app import __version__
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard
-from app.routes import api, export, health
+from app.routes import api, export, figures, health
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 
@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(figures.router)
     app.include_router(export.router)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     # Outside the guard so its 413/415 answers carry the headers too.

@@ -1,0 +1,257 @@
+"""One palette, fonts and trace/layout helpers shared by every figure, light and dark.
+
+Colour roles (FIGURES.md Conventions), built from the Okabe–Ito colour-blind-safe set:
+X neutral grey; Q blue; K vermillion; V bluish green; Z reddish purple; raw and scaled
+scores a diverging sky-blue / neutral / grey scale centred on 0; weights a single-hue
+orange sequential scale on a fixed 0 … 1 range so colours compare across edits. Numbers
+are printed in every cell (colour never carries a value alone); plotly.js picks the
+text colour per cell for contrast when ``textfont.color`` is left unset ("auto").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Json = dict[str, Any]
+
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+
+FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', sans-serif"
+MONO_FAMILY = "ui-monospace, 'SFMono-Regular', Menlo, Consolas, 'Noto Sans Mono', monospace"
+
+# Grids with more cells than this hide the printed numbers (hover and tables keep them).
+MAX_TEXT_CELLS = 400
+# Rows or columns beyond this get thinned tick labels.
+MAX_TICKS = 24
+
+
+@dataclass(frozen=True)
+class Theme:
+    """Colours of one theme. ``bg`` is the cell-gap/background, ``paper`` the figure's."""
+
+    name: str
+    fg: str
+    muted: str
+    grid: str
+    bg: str
+    paper: str
+    box: str
+    outline: str
+    scales: dict[str, list[list[Any]]]
+    roles: dict[str, str]
+
+
+def _ramp(lo: str, hi: str) -> list[list[Any]]:
+    return [[0.0, lo], [1.0, hi]]
+
+
+ROLES = {
+    "x": "#7F7F7F",
+    "q": OKABE_ITO["blue"],
+    "k": OKABE_ITO["vermillion"],
+    "v": OKABE_ITO["green"],
+    "z": OKABE_ITO["purple"],
+    "weights": OKABE_ITO["orange"],
+    "scores": OKABE_ITO["sky"],
+}
+
+LIGHT = Theme(
+    name="light",
+    fg="#1a1a1a",
+    muted="#5c5c5c",
+    grid="#d9d9d9",
+    bg="#ffffff",
+    paper="rgba(0,0,0,0)",
+    box="#f4f4f4",
+    outline="#000000",
+    scales={
+        "x": _ramp("#f7f7f7", "#525252"),
+        "q": _ramp("#eef5fb", "#0072B2"),
+        "k": _ramp("#fcf0e8", "#D55E00"),
+        "v": _ramp("#e8f6f1", "#007a58"),
+        "z": _ramp("#faf0f5", "#a8447f"),
+        "weights": [[0.0, "#fff8ec"], [0.5, "#f2b84b"], [1.0, "#8a4b00"]],
+        "scores": [[0.0, "#1f6f99"], [0.5, "#f5f5f5"], [1.0, "#4d4d4d"]],
+    },
+    roles=ROLES,
+)
+
+DARK = Theme(
+    name="dark",
+    fg="#ececec",
+    muted="#b0b0b0",
+    grid="#444444",
+    bg="#1b1b1b",
+    paper="rgba(0,0,0,0)",
+    box="#2b2b2b",
+    outline="#ffffff",
+    scales={
+        "x": _ramp("#262626", "#cfcfcf"),
+        "q": _ramp("#13222e", "#5fb0e8"),
+        "k": _ramp("#2e1a10", "#ff8a4c"),
+        "v": _ramp("#0f2620", "#3ccf9f"),
+        "z": _ramp("#2a1722", "#e8a3c8"),
+        "weights": [[0.0, "#241c10"], [0.5, "#a86f00"], [1.0, "#ffcf66"]],
+        "scores": [[0.0, "#56B4E9"], [0.5, "#262626"], [1.0, "#d9d9d9"]],
+    },
+    roles=ROLES,
+)
+
+THEMES = {"light": LIGHT, "dark": DARK}
+
+CONFIG: Json = {
+    "displaylogo": False,
+    "responsive": True,
+    "displayModeBar": "hover",
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+}
+
+
+def theme(name: str) -> Theme:
+    return THEMES.get(name, LIGHT)
+
+
+def base_layout(t: Theme, height: int, title: str = "", **extra: Any) -> Json:
+    """Transparent background, themed fonts, no legend, compact margins."""
+    layout: Json = {
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 40 if title else 20, "b": 40},
+        "paper_bgcolor": t.paper,
+        "plot_bgcolor": t.bg,
+        "font": {"family": FONT_FAMILY, "size": 13, "color": t.fg},
+        "showlegend": False,
+        "hoverlabel": {"font": {"family": MONO_FAMILY, "size": 12}, "align": "left"},
+    }
+    if title:
+        layout["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}}
+    layout.update(extra)
+    return layout
+
+
+def ticks(labels: list[str]) -> tuple[list[int], list[str]]:
+    """Tick positions and labels, thinned to at most MAX_TICKS for long sequences."""
+    step = max(1, -(-len(labels) // MAX_TICKS))
+    idx = list(range(0, len(labels), step))
+    return idx, [labels[i] for i in idx]
+
+
+def axis(
+    t: Theme, labels: list[str], title: str = "", reverse: bool = False, side: str = ""
+) -> Json:
+    """A categorical-looking axis on integer positions (duplicate token names stay apart)."""
+    vals, text = ticks(labels)
+    ax: Json = {
+        "tickmode": "array",
+        "tickvals": vals,
+        "ticktext": text,
+        "showgrid": False,
+        "zeroline": False,
+        "ticks": "",
+        "color": t.fg,
+        "fixedrange": True,
+        "range": [len(labels) - 0.5, -0.5] if reverse else [-0.5, len(labels) - 0.5],
+    }
+    if title:
+        ax["title"] = {"text": title, "font": {"size": 12, "color": t.muted}}
+    if side:
+        ax["side"] = side
+    return ax
+
+
+def hidden_axis(lo: float, hi: float) -> Json:
+    """An invisible axis for diagrams drawn with shapes and annotations."""
+    return {"visible": False, "range": [lo, hi], "fixedrange": True}
+
+
+def heatmap(
+    z: Any,
+    text: list[list[str]],
+    hover: list[list[str]],
+    scale: list[list[Any]],
+    *,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    zmid: float | None = None,
+    xaxis: str = "x",
+    yaxis: str = "y",
+    name: str = "",
+) -> Json:
+    """A heatmap trace with printed numbers (hidden for big grids) and derivation hover."""
+    rows = len(text)
+    cols = len(text[0]) if rows else 0
+    trace: Json = {
+        "type": "heatmap",
+        "z": z,
+        "x": list(range(cols)),
+        "y": list(range(rows)),
+        "text": text,
+        "customdata": hover,
+        "hovertemplate": "%{customdata}<extra>" + name + "</extra>",
+        "colorscale": scale,
+        "showscale": False,
+        "xgap": 1,
+        "ygap": 1,
+        "xaxis": xaxis,
+        "yaxis": yaxis,
+        "name": name,
+        "hoverongaps": False,
+    }
+    if rows * cols <= MAX_TEXT_CELLS:
+        trace["texttemplate"] = "%{text}"
+        trace["textfont"] = {"family": MONO_FAMILY, "size": _text_size(rows, cols)}
+    for key, val in (("zmin", zmin), ("zmax", zmax), ("zmid", zmid)):
+        if val is not None:
+            trace[key] = val
+    return trace
+
+
+def _text_size(rows: int, cols: int) -> int:
+    big = max(rows, cols)
+    return 14 if big <= 4 else 12 if big <= 8 else 10 if big <= 14 else 8
+
+
+def outline(
+    t: Theme, x0: float, x1: float, y0: float, y1: float, xref: str = "x", yref: str = "y"
+) -> Json:
+    """A rectangle drawn over cells, e.g. the focus row."""
+    return {
+        "type": "rect",
+        "xref": xref,
+        "yref": yref,
+        "x0": x0,
+        "x1": x1,
+        "y0": y0,
+        "y1": y1,
+        "line": {"color": t.outline, "width": 3},
+        "fillcolor": "rgba(0,0,0,0)",
+    }
+
+
+def annotation(text: str, x: float, y: float, t: Theme, **extra: Any) -> Json:
+    ann: Json = {
+        "text": text,
+        "x": x,
+        "y": y,
+        "xref": "paper",
+        "yref": "paper",
+        "showarrow": False,
+        "font": {"color": t.fg, "size": 13},
+    }
+    ann.update(extra)
+    return ann
+
+
+def symmetric_range(values: list[float]) -> float:
+    """Half-width of a colour range centred on 0 that covers every finite value."""
+    finite = [abs(v) for v in values if v == v and abs(v) != float("inf")]
+    return max(finite, default=1.0) or 1.0

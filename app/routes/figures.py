@@ -1,0 +1,53 @@
+"""``POST /api/v1/figures``: the same body as /attention plus ``view`` -> Figures 3–13.
+
+Validate, run the engine, build plain figure dicts, encode with orjson. A plain ``def``
+so the numpy and string work runs in the thread pool, not on the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import Response
+
+from app.attention import InputError, run
+from app.figures import build_figures, check_view
+from app.routes.api import JSONBytes
+from app.schemas import check_limits
+from app.schemas_figures import FiguresRequest
+from app.serialize import encode
+from app.settings import Settings, get_settings
+
+router = APIRouter(prefix="/api/v1", tags=["figures"])
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+@router.post(
+    "/figures",
+    summary="Figures 3–13 as Plotly figures, computed from the state",
+    responses={
+        200: {
+            "description": "`figures` keyed by number (each with title, caption, readout, alt, "
+            "data, layout, config, tables, frames, derivations), `tokens`, `key_tokens`, "
+            "`warnings`, `announce` and the normalised request as `state`.",
+            "content": {"application/json": {}},
+        },
+        422: {"description": "A malformed input or a view outside the data; `detail` names it."},
+    },
+)
+def figures(body: FiguresRequest, settings: SettingsDep) -> Response:
+    """Every figure's Plotly data and layout, captions, readouts and table alternatives,
+    for the given inputs and view. The browser draws them with `Plotly.react` as sent."""
+    check_limits(body, settings)
+    stages = run(body.to_input())
+    view = body.view.to_view(len(stages.tokens))
+    problem = check_view(stages, view)
+    if problem:
+        raise InputError(*problem)
+    payload = build_figures(stages, view)
+    state = body.model_dump(mode="json", exclude_none=True)
+    state["view"] = {**state.get("view", {}), "focus": view.focus}
+    payload["state"] = state
+    return JSONBytes(encode(payload))

@@ -1,0 +1,62 @@
+"""Request model of ``POST /api/v1/figures``: an AttentionRequest plus an optional ``view``.
+
+The view says what the page looks at (focus row, head, Figure 12's stretch and row, theme,
+which figures). Bounds that need the stages (focus < L_Q, head < heads) are checked by the
+route after the engine has run, and answer 422 naming ``view.focus`` / ``view.head``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.figures import FIGURE_NUMBERS, View
+from app.schemas import AttentionRequest
+
+
+class ViewRequest(BaseModel):
+    """What the figures explain and how they look."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    focus: int | None = Field(
+        None, ge=0, le=4095,
+        description="0-based query row that Figures 3, 6, 8, 9 and 12 explain; "
+        "default 1 (the second token), or 0 when there is only one.",
+        examples=[1],
+    )  # fmt: skip
+    head: int = Field(0, ge=0, le=511, description="0-based head shown by single-head figures.")
+    stretch: float = Field(
+        8.0, allow_inf_nan=False, ge=0.1, le=64,
+        description="Figure 12: the factor the scores are multiplied by.", examples=[8.0],
+    )  # fmt: skip
+    softmax_row: Literal["textbook", "focus"] = Field(
+        "textbook",
+        description="Figure 12's row: 'textbook' ([1, 2, 3]) or 'focus' (the focus row of "
+        "the scaled scores).",
+    )
+    theme: Literal["light", "dark"] = Field("light", description="Colours of the figures.")
+    figures: list[Literal[3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]] | None = Field(
+        None,
+        max_length=32,
+        description="Which figures to build (default all of 3 … 13).",
+        examples=[[6, 7]],
+    )
+
+    def to_view(self, l_q: int) -> View:
+        """The figures' View; the default focus is row 1 when it exists."""
+        focus = self.focus if self.focus is not None else min(1, l_q - 1)
+        wanted = tuple(sorted(set(self.figures))) if self.figures else FIGURE_NUMBERS
+        return View(
+            focus=focus, head=self.head, stretch=self.stretch, softmax_row=self.softmax_row,
+            theme=self.theme, figures=wanted,
+        )  # fmt: skip
+
+
+class FiguresRequest(AttentionRequest):
+    """Every field of an attention request, plus ``view``."""
+
+    view: ViewRequest = Field(
+        default_factory=ViewRequest, description="What the figures explain and how they look."
+    )

@@ -1,0 +1,69 @@
+"""Shared helpers of the figure tests: engine runs for the spec's states, and validation."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.attention import AttentionInput, Stages, run
+from app.figures import View, build_figures
+from app.presets import RUNNING_EXAMPLE as R
+
+
+def arr(m: Any) -> np.ndarray[Any, Any]:
+    return np.asarray(m, dtype=np.float64)
+
+
+def stages(**over: Any) -> Stages:
+    """The running example with some inputs replaced."""
+    args: dict[str, Any] = {
+        "x": arr(R["x"]), "w_q": arr(R["w_q"]), "w_k": arr(R["w_k"]), "w_v": arr(R["w_v"]),
+        "tokens": tuple(R["tokens"]),
+    }  # fmt: skip
+    args.update(over)
+    return run(AttentionInput(**args))
+
+
+def cross() -> Stages:
+    return stages(
+        x=arr(R["x"][:2]), tokens=("I", "love"),
+        source_x=arr([*R["x"], [1, 1, 0, 1]]), source_tokens=("I", "love", "LLMs", "!"),
+    )  # fmt: skip
+
+
+def big(n: int = 64, d: int = 32, seed: int = 0) -> Stages:
+    rng = np.random.default_rng(seed)
+    return run(AttentionInput(
+        x=rng.integers(-2, 3, (n, d)).astype(float), w_q=rng.normal(size=(d, d)),
+        w_k=rng.normal(size=(d, d)), w_v=rng.normal(size=(d, d)),
+        tokens=tuple(f"t{i}" for i in range(n)),
+    ))  # fmt: skip
+
+
+def figs(s: Stages, **view: Any) -> dict[str, Any]:
+    return build_figures(s, View(**view))
+
+
+def validate(fig: dict[str, Any]) -> None:
+    """Builds through plotly.graph_objects so a misspelt attribute fails."""
+    go.Figure(data=fig["data"], layout=fig["layout"])
+    for frame in fig.get("frames") or []:
+        go.Figure(data=frame["data"], layout=frame["layout"])
+
+
+def no_nan(obj: Any) -> None:
+    """No NaN or infinity anywhere in a response-like structure."""
+    if isinstance(obj, float):
+        assert math.isfinite(obj), obj
+    elif isinstance(obj, np.ndarray):
+        if obj.dtype.kind == "f":
+            assert np.isfinite(obj).all()
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            no_nan(v)
+    elif isinstance(obj, list | tuple):
+        for v in obj:
+            no_nan(v)

@@ -1,0 +1,114 @@
+"""``GET /``: the interactive page, rendered from the state in its query string.
+
+The query is decoded with ``app.state.parse_query`` (default: the running example); the
+body is validated exactly as the API would, so a bad link never yields a 500: the page
+opens on the running example with a message saying what was wrong with the link. The
+initial state reaches the JavaScript as JSON in ``<script type="application/json"
+id="initial-state">`` (``|tojson``), never as inline code, so the page runs under the
+strict CSP (``script-src 'self'``). Every figure is drawn from ``POST /api/v1/figures``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
+
+from app import __version__
+from app.assets import asset_url
+from app.attention import InputError
+from app.errors import error_body
+from app.paths import templates_dir
+from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
+from app.schemas import AttentionRequest, check_limits
+from app.settings import Settings
+from app.state import VIEW_DEFAULTS, LinkState, parse_query
+
+router = APIRouter(include_in_schema=False)
+
+templates = Jinja2Templates(directory=str(templates_dir()), autoescape=True)
+templates.env.globals["asset_url"] = asset_url
+templates.env.globals["version"] = __version__
+
+# Shown before the first response arrives; the server's own titles then replace them.
+FIGURE_TITLES = {
+    3: "The whole computation, step by step",
+    4: "Three projections of one X",
+    5: "The dataflow of the equation",
+    6: "The attention weight matrix",
+    7: "One grid, three stages",
+    8: "Weights times values gives the output",
+    9: "One output row as a blend of value rows",
+    10: "Everything on one line",
+    11: "Self-attention versus cross-attention",
+    12: "Softmax saturation",
+}
+
+
+def _number(value: Any) -> str:
+    """Text of an editor cell: how JavaScript's String() writes the same JSON number."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return str(value)
+
+
+templates.env.filters["num"] = _number
+
+
+def _problem(exc: Exception) -> str:
+    if isinstance(exc, InputError):
+        return f"{exc.field}: {exc.message}"
+    if isinstance(exc, ValidationError):
+        items = error_body(list(exc.errors()))["detail"][:3]
+        return "; ".join(f"{d['field']}: {d['msg']}" for d in items)
+    return str(exc)
+
+
+def _token_count(body: dict[str, Any]) -> int:
+    rows = body.get("x") if body.get("x") is not None else body.get("q")
+    return len(rows) if isinstance(rows, list) else 0
+
+
+def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, str | None]:
+    """The link's state, or the running example and a message saying what was wrong."""
+    try:
+        state = parse_query(params)
+        check_limits(AttentionRequest.model_validate(state.body), settings)
+    except (InputError, ValidationError) as exc:
+        preset = get_preset(DEFAULT_PRESET)
+        assert preset is not None
+        fallback = LinkState(body=preset["body"], view=dict(VIEW_DEFAULTS), preset_id=DEFAULT_PRESET)
+        message = (
+            f"This link could not be opened ({_problem(exc)}), so the page shows "
+            "the running example instead."
+        )
+        return fallback, message
+    if state.view["focus"] >= _token_count(state.body):
+        view = {**state.view, "focus": 0}
+        note = f"The link's focus token {state.view['focus']} does not exist; showing token 0."
+        return LinkState(body=state.body, view=view, preset_id=state.preset_id), note
+    return state, None
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request) -> HTMLResponse:
+    """The page: matrix editor, toggles and Figures 3–12 for the state in the query."""
+    state, problem = load_state(dict(request.query_params), request.app.state.settings)
+    initial = {
+        "body": state.body,
+        "view": state.view,
+        "preset_id": state.preset_id,
+        "presets": preset_summaries(),
+        "error": problem,
+    }
+    context = {
+        "initial": initial,
+        "body": state.body,
+        "view": state.view,
+        "figure_titles": FIGURE_TITLES,
+        "problem": problem,
+    }
+    return templates.TemplateResponse(request, "index.html", context)

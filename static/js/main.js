@@ -1,0 +1,232 @@
+/**
+ * main.js — the page's entry: holds the state { body, view, presetId }, turns every edit
+ * into a request for the figures it affects (typing is debounced, commits are not),
+ * draws the answer, keeps <main aria-busy> true until every figure shows the latest
+ * state, announces the change, and mirrors the state in the URL (history.replaceState).
+ */
+
+import { LatestOnly, getJSON, targetOf } from "./api.js";
+import { renderFigures, wireTables } from "./charts.js";
+import { copyLink, syncControls, wireControls } from "./controls.js";
+import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor } from "./editor.js";
+import { newSeed, randomise } from "./random.js";
+import { clone, edit, setCross, setPadding } from "./shapes.js";
+import { toQuery } from "./state.js";
+
+const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const TYPING_DELAY_MS = 150;
+const main = document.getElementById("main");
+const editorRoot = document.getElementById("editor");
+const initial = JSON.parse(document.getElementById("initial-state").textContent);
+const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
+
+const app = {
+  body: initial.body,
+  view: initial.view,
+  presetId: initial.preset_id,
+  presets: initial.presets,
+  resetBody: clone(initial.body),
+  resetPreset: initial.preset_id,
+  needed: new Set(ALL),
+  client: new LatestOnly("/api/v1/figures"),
+  timer: null,
+  seq: 0,
+};
+
+const theme = () => (app.view.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : app.view.theme);
+
+function setBusy(on) {
+  main.setAttribute("aria-busy", String(on));
+}
+
+function pageError(text) {
+  const box = document.getElementById("page-error");
+  box.textContent = text ?? "";
+  box.hidden = !text;
+}
+
+/* ---- requests ---- */
+
+function request(figures, immediate = true) {
+  for (const n of figures) app.needed.add(n);
+  window.clearTimeout(app.timer);
+  setBusy(true);
+  if (immediate) update();
+  else app.timer = window.setTimeout(update, TYPING_DELAY_MS);
+}
+
+async function update() {
+  const seq = ++app.seq;
+  const figures = [...app.needed].sort((a, b) => a - b);
+  const { focus, head, stretch, row } = app.view;
+  const view = { focus, head, stretch, softmax_row: row, theme: theme(), figures };
+  const result = await app.client.post({ ...app.body, view });
+  if (result.aborted || seq !== app.seq) return;
+  if (!result.ok) {
+    showServerErrors(result.errors);
+    setBusy(false);
+    return;
+  }
+  clearServerErrors();
+  await renderFigures(main, result.data.figures);
+  if (seq !== app.seq) return;
+  for (const n of figures) app.needed.delete(n);
+  document.getElementById("announce").textContent = result.data.announce ?? "";
+  window.history.replaceState(null, "", `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`);
+  setBusy(false);
+}
+
+/* ---- server errors land on the cell, label or control they name ---- */
+
+function clearServerErrors() {
+  for (const block of editorRoot.querySelectorAll("[data-block]")) clearErrors(block);
+  for (const control of document.querySelectorAll("select[aria-invalid=true]")) control.removeAttribute("aria-invalid");
+  pageError(initial.error && app.seq <= 1 ? initial.error : null);
+}
+
+function showServerErrors(errors) {
+  clearServerErrors();
+  const loose = [];
+  for (const error of errors) {
+    const target = targetOf(error.field);
+    const block = editorRoot.querySelector(`[data-block="${target.kind === "token" ? (target.source ? "source_x" : "x") : target.matrix}"]`);
+    if (target.kind === "cell" && block) {
+      const input = block.querySelector(`[data-row="${target.row}"][data-col="${target.col}"]`);
+      markError(block, input, error.msg, "server");
+    } else if (target.kind === "token" && block && target.index !== null) {
+      const attr = target.source ? "data-source-token" : "data-token";
+      markError(block, block.querySelector(`[${attr}="${target.index}"]`), error.msg, "server");
+    } else if (target.kind === "matrix" && block) {
+      markError(block, null, error.msg, "server");
+    } else {
+      document.getElementById(target.name)?.setAttribute("aria-invalid", "true");
+      loose.push(`${error.field}: ${error.msg}`);
+    }
+  }
+  pageError(loose.length ? `The figures show the last valid state. ${loose.join("; ")}` : null);
+}
+
+/* ---- edits ---- */
+
+function setBody(body, { immediate = true, structure = false } = {}) {
+  app.body = body;
+  app.presetId = null;
+  app.view.focus = Math.min(app.view.focus, body.x.length - 1);
+  app.view.head = Math.min(app.view.head, (body.heads ?? 1) - 1);
+  if (structure) renderEditor(editorRoot, body);
+  syncControls(app);
+  request(ALL, immediate);
+}
+
+function cellTarget(body, input) {
+  if (input.dataset.token !== undefined) return [body, "tokens", Number(input.dataset.token)];
+  if (input.dataset.sourceToken !== undefined) return [body.source, "tokens", Number(input.dataset.sourceToken)];
+  const rows = input.dataset.matrix === "source_x" ? body.source.x : body[input.dataset.matrix];
+  return [rows[Number(input.dataset.row)], null, Number(input.dataset.col)];
+}
+
+/** Write what `input` holds into the body; `commit` marks errors and updates at once. */
+function take(input, commit) {
+  const block = input.closest("[data-block]");
+  const isLabel = input.classList.contains("token");
+  const value = isLabel ? input.value : parseNumber(input.value);
+  if (value instanceof Error) {
+    if (commit) markError(block, input, value.message, "local");
+    return;
+  }
+  if (input.getAttribute("aria-invalid")) clearError(block, input);
+  if (commit) input.dataset.committed = input.value;
+  const body = clone(app.body);
+  const [holder, key, index] = cellTarget(body, input);
+  // A body without labels gets the engine's default names (t0, t1, …) before the edit.
+  const list = key ? (holder[key] ??= holder.x.map((_, i) => `t${i}`)) : holder;
+  if (list[index] === value && !app.timer) return;
+  list[index] = value;
+  setBody(body, { immediate: commit });
+}
+
+function wireEditor() {
+  const keys = { commit: (input) => take(input, true), revert: revert };
+  editorRoot.addEventListener("keydown", (e) => {
+    if (e.target.matches(".grid-editor input[type=text]")) handleKey(e, keys);
+  });
+  editorRoot.addEventListener("input", (e) => {
+    if (e.target.matches(".grid-editor input[type=text]")) take(e.target, false);
+  });
+  editorRoot.addEventListener("change", (e) => {
+    if (e.target.matches(".grid-editor input[type=text]")) take(e.target, true);
+    if (e.target.matches("[data-padding]")) {
+      setBody(setPadding(app.body, Number(e.target.dataset.padding), e.target.checked));
+    }
+  });
+  editorRoot.addEventListener("click", (e) => {
+    const action = e.target.closest("[data-action]")?.dataset.action;
+    if (action) setBody(edit(app.body, action), { structure: true });
+  });
+}
+
+function revert(input) {
+  input.value = input.dataset.committed ?? input.value;
+  const block = input.closest("[data-block]");
+  if (input.getAttribute("aria-invalid")) clearError(block, input);
+  take(input, true);
+  input.select();
+}
+
+/* ---- presets, view, theme ---- */
+
+async function loadPreset(id) {
+  try {
+    const preset = await getJSON(`/api/v1/presets/${encodeURIComponent(id)}`);
+    app.resetBody = clone(preset.body);
+    app.resetPreset = id;
+    setBody(preset.body, { structure: true });
+    app.presetId = id;
+    syncControls(app);
+  } catch (error) {
+    pageError(`The preset could not be loaded: ${error.message}`);
+  }
+}
+
+function setView(patch) {
+  const old = { ...app.view };
+  Object.assign(app.view, patch);
+  applyTheme();
+  let figures = ALL;
+  if ("stretch" in patch || "row" in patch) figures = [12];
+  if ("focus" in patch) figures = app.view.row === "focus" ? [3, 6, 8, 9, 12] : [3, 6, 8, 9];
+  if (Object.keys(patch).every((k) => old[k] === app.view[k])) return;
+  request(figures, !("stretch" in patch));
+}
+
+function applyTheme() {
+  document.documentElement.dataset.theme = theme();
+}
+
+function start() {
+  renderEditor(editorRoot, app.body);
+  syncControls(app);
+  applyTheme();
+  wireEditor();
+  wireTables(main);
+  wireControls({
+    body: (change) => { const b = clone(app.body); change(b); setBody(b); },
+    view: setView,
+    preset: loadPreset,
+    reset: () => (app.resetPreset ? loadPreset(app.resetPreset) : setBody(clone(app.resetBody), { structure: true })),
+    randomise: (seed) => {
+      const used = seed ?? newSeed();
+      document.getElementById("seed").value = used;
+      setBody(randomise(app.body, used), { structure: true });
+    },
+    cross: (on) => setBody(setCross(app.body, on), { structure: true }),
+    copy: copyLink,
+  });
+  darkQuery.addEventListener("change", () => {
+    applyTheme();
+    if (app.view.theme === "auto") request(ALL);
+  });
+  update();
+}
+
+start();

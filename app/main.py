@@ -14,7 +14,7 @@ from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard
 from app.paths import static_dir
-from app.routes import api, export, figures, health, pages
+from app.routes import api, embed, export, figures, health, pages
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 
@@ -44,6 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(figures.router)
     app.include_router(export.router)
     app.include_router(pages.router)
+    app.include_router(embed.router)
+    app.include_router(embed.oembed_router)
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")
     # Text assets and JSON compress 3-5×; level 6 keeps the cost to a few milliseconds.
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)

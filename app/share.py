@@ -11,7 +11,7 @@ URL parameter (``s``, ``preset``, ``focus``, …) and, for a bad body, the field
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -101,5 +101,7 @@ def resolve_link(params: Mapping[str, str], settings: Settings) -> Resolved:
         raise StateError(exc.field, exc.message) from None
     param = "s" if params.get("s") else "preset"
     request, inp, stages = check_request(link.body, settings, param)
+    if "focus" not in params:  # the default focus, row 1, exists only from two tokens on
+        link = replace(link, view={**link.view, "focus": min(1, len(stages.tokens) - 1)})
     check_view(link.view, stages)
     return Resolved(link, request, inp, stages, state_title(link))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.attention import Stages
-from app.figures import fmt, grids, weights
+from app.figures import fmt, grids, mixing, projections, weights
 from app.figures.context import FIGURE_NUMBERS, Ctx, View
 
 __all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
@@ -20,8 +20,11 @@ __all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
 Builder = Callable[[Ctx], dict[str, Any]]
 
 BUILDERS: dict[int, Builder] = {
+    4: projections.build,
     6: weights.build,
     7: grids.build,
+    8: mixing.build_8,
+    9: mixing.build_9,
 }
 
 

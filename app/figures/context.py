@@ -115,7 +115,7 @@ class Ctx:
 
     @cached_property
     def output_text(self) -> list[list[str]]:
-        return fmt.grid(self.h.output)
+        return [[fmt.fixed(v) for v in row] for row in self.h.output.tolist()]
 
     # --- derivations -------------------------------------------------------------------
     def projection_derivation(self, which: str) -> list[list[str]]:

@@ -49,6 +49,23 @@ def num(x: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def fixed(x: float) -> str:
+    """A blended value (output Z): whole numbers bare, else exactly 2 decimals ('0.10')."""
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    if abs(x) >= 1e6:
+        return f"{x:.3g}"
+    text = f"{x:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
+def listing(items: Sequence[str], limit: int = 12) -> str:
+    """'a, b, c' with a count of the rest for long rows (readouts stay one line)."""
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", … ({len(items) - limit} more)"
+
+
 def weight(x: float, dp: int = 2) -> str:
     """A weight to a fixed ``dp`` decimals ('0.58', '0.0003'); exactly 0 or 1 as '0' / '1'."""
     if x in (0.0, 1.0):
@@ -188,7 +205,7 @@ def output_grid(weights: Matrix, v: Matrix, output: Matrix) -> list[list[str]]:
     return [
         [
             f"z{sub2(i + 1, j + 1)} = Σ a·v = {terms(list(zip(a[i], col, strict=True)))}"
-            f" = {num(z[i][j])}"
+            f" = {fixed(z[i][j])}"
             for j, col in enumerate(v_cols)
         ]
         for i in range(len(a))

@@ -81,8 +81,8 @@ def build(c: Ctx) -> dict[str, Any]:
         )
     f = c.focus
     readout = [
-        f"Row {f + 1} ({c.focus_token}): raw {', '.join(c.scores_text[f])} → scaled "
-        f"{', '.join(c.masked_text[f])} → weights {', '.join(c.weights_text[f])}."
+        f"Row {f + 1} ({c.focus_token}): raw {fmt.listing(c.scores_text[f])} → scaled "
+        f"{fmt.listing(c.masked_text[f])} → weights {fmt.listing(c.weights_text[f])}."
     ]
     return figure(
         7, f"One grid, three stages{c.head_note}", caption,

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 Json = dict[str, Any]
 
 OKABE_ITO = {
@@ -189,6 +191,8 @@ def heatmap(
     """A heatmap trace with printed numbers (hidden for big grids) and derivation hover."""
     rows = len(text)
     cols = len(text[0]) if rows else 0
+    if isinstance(z, np.ndarray):  # head slices are views; orjson needs C-contiguous arrays
+        z = np.ascontiguousarray(z)
     trace: Json = {
         "type": "heatmap",
         "z": z,
@@ -255,3 +259,33 @@ def symmetric_range(values: list[float]) -> float:
     """Half-width of a colour range centred on 0 that covers every finite value."""
     finite = [abs(v) for v in values if v == v and abs(v) != float("inf")]
     return max(finite, default=1.0) or 1.0
+
+
+def subplot_axes(
+    t: Theme,
+    n: int,
+    xdom: list[float],
+    ydom: list[float],
+    xlabels: list[str],
+    ylabels: list[str],
+    xtitle: str = "",
+) -> Json:
+    """Axis pair number ``n`` (1 = 'x'/'y') over the given domains, rows top to bottom."""
+    sfx = "" if n == 1 else str(n)
+    x = axis(t, xlabels, xtitle)
+    x.update(domain=xdom, anchor=f"y{sfx}", tickfont={"size": 11})
+    y = axis(t, ylabels, reverse=True)
+    y.update(domain=ydom, anchor=f"x{sfx}", tickfont={"size": 11})
+    return {f"xaxis{sfx}": x, f"yaxis{sfx}": y}
+
+
+def numbered(n: int) -> list[str]:
+    """Matrix row/column labels from 1 (FIGURES.md Conventions)."""
+    return [str(i + 1) for i in range(n)]
+
+
+def value_range(values: list[float]) -> tuple[float, float]:
+    """(lo, hi) of the finite values, widened when they are all equal."""
+    finite = [v for v in values if v == v and abs(v) != float("inf")]
+    lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
+    return (lo, hi) if hi > lo else (lo - 1.0, hi + 1.0)

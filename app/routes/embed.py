@@ -56,7 +56,7 @@ def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
     themes: tuple[Literal["light", "dark"], ...] = ("light", "dark")
     if view["theme"] in themes:
         themes = (view["theme"],)
-    specs = {}
+    specs: dict[str, dict[str, Any]] = {}
     for theme in themes:
         v = View(focus=view["focus"], head=view["head"], stretch=view["stretch"],
                  softmax_row=view["row"], theme=theme, figures=(number,))  # fmt: skip

@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the web app (the default)")
     add_serve_arguments(serve)
     add_serve_arguments(parser)
+    from app.export.cli import add_export_parser  # the `export` subcommand (issue 5)
+
+    add_export_parser(sub)
     return parser
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from app import presets
 from app.attention import AttentionInput, InputError, Stages, run
 from app.errors import error_body
+from app.figures import View
 from app.schemas import AttentionRequest, check_limits
 from app.settings import Settings
 from app.state import LinkState, parse_query
@@ -91,6 +92,12 @@ def check_view(view: Mapping[str, Any], stages: Stages) -> None:
     low, high = STRETCH_RANGE
     if not low <= view["stretch"] <= high:
         raise StateError("stretch", f"stretch must be between {low:g} and {high:g}")
+
+
+def figure_view(view: Mapping[str, Any], theme: Literal["light", "dark"], number: int) -> View:
+    """The figures' View of one figure for a link's view parameters."""
+    return View(focus=view["focus"], head=view["head"], stretch=view["stretch"],
+                softmax_row=view["row"], theme=theme, figures=(number,))  # fmt: skip
 
 
 def resolve_link(params: Mapping[str, str], settings: Settings) -> Resolved:

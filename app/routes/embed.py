@@ -19,14 +19,14 @@ from markupsafe import Markup
 
 from app import __version__
 from app.assets import asset_url
+from app.export.html import json_block
 from app.export.tables import number_text
-from app.figures import BUILDERS, View, build_figures
+from app.figures import BUILDERS, build_figures
 from app.oembed import OEmbedError, embed_path, frame_size, oembed_link, oembed_response
 from app.oembed import parse_site_url as parse_url
 from app.paths import templates_dir
-from app.serialize import encode
 from app.settings import Settings, get_settings
-from app.share import Resolved, StateError, resolve_link
+from app.share import Resolved, StateError, figure_view, resolve_link
 from app.state import to_query
 
 router = APIRouter(include_in_schema=False)
@@ -45,9 +45,7 @@ _NUMERIC_FIGURES = {3, 4, 6, 7, 8, 9, 11}
 
 def script_json(payload: Any) -> Markup:
     """JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&``."""
-    text = encode(payload).decode()
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(text)
+    return Markup(json_block(payload))
 
 
 def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
@@ -58,8 +56,7 @@ def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
         themes = (view["theme"],)
     specs: dict[str, dict[str, Any]] = {}
     for theme in themes:
-        v = View(focus=view["focus"], head=view["head"], stretch=view["stretch"],
-                 softmax_row=view["row"], theme=theme, figures=(number,))  # fmt: skip
+        v = figure_view(view, theme, number)
         specs[theme] = build_figures(resolved.stages, v)["figures"][str(number)]
     return specs
 

@@ -103,7 +103,7 @@ def export_body(
         _check_format(format)
         view_params = {k: v for k, v in request.query_params.items() if k in _VIEW_KEYS}
         link = LinkState(
-            body=body.model_dump(exclude_none=True), view=parse_query(view_params).view
+            body=body.model_dump(exclude_unset=True), view=parse_query(view_params).view
         )
         check_limits(body, settings)  # shape errors below reach the API's 422 handler
         inp = body.to_input()

@@ -112,7 +112,7 @@ function textOf(figureEl, selectors) {
 }
 
 /** Break a caption into lines of at most `width` characters at spaces (layout, not maths). */
-function wrap(text, width = 150) {
+function wrap(text, width = 105) {
   const lines = [];
   let line = "";
   for (const word of text.split(/\s+/)) {
@@ -136,11 +136,15 @@ export async function downloadImage(figureEl, format = "png") {
   const caption = wrap(textOf(figureEl, ['[data-role="caption"]', '[data-field="caption"]', "figcaption p"]));
   const layout = structuredClone(plot.layout);
   Object.assign(layout, { width: SLIDE.width, height: SLIDE.height, autosize: false });
-  layout.title = { text: `Figure ${number}. ${title}`, x: 0.01, xanchor: "left" };
-  layout.margin = { ...(layout.margin ?? {}), t: 90, b: 30 + 16 * caption.length };
+  // The page's background, so light-on-dark figures stay readable outside the page.
+  const background = getComputedStyle(document.body).backgroundColor;
+  layout.paper_bgcolor = /rgba\(.*,\s*0\)$|transparent/.test(background) ? "#ffffff" : background;
+  layout.title = { text: `Figure ${number}. ${title}`, x: 0.01, xanchor: "left",
+                   y: 0.98, yanchor: "top", yref: "container" };
+  layout.margin = { ...(layout.margin ?? {}), t: 120, b: 50 + 16 * caption.length };
   layout.annotations = [...(layout.annotations ?? []), {
     text: caption.join("<br>"), showarrow: false, xref: "paper", yref: "paper",
-    x: 0, y: 0, xanchor: "left", yanchor: "top", yshift: -40, align: "left",
+    x: 0, y: 0, xanchor: "left", yanchor: "top", yshift: -30, align: "left",
     font: { size: 12 },
   }];
   const holder = document.createElement("div");
@@ -148,7 +152,7 @@ export async function downloadImage(figureEl, format = "png") {
   holder.style.left = "-10000px";
   document.body.append(holder);
   try {
-    await window.Plotly.newPlot(holder, plot.data, layout, { staticPlot: true });
+    await window.Plotly.newPlot(holder, structuredClone(plot.data), layout, { staticPlot: true });
     await window.Plotly.downloadImage(holder, {
       format, filename: `attention-lab-figure-${number}`, ...SLIDE,
     });

@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     # SUPPRESS keeps `attention-lab --port 9000 serve` at 9000: a subparser's own defaults
     # would otherwise overwrite what was given before the subcommand.
     add_serve_arguments(serve_parser, suppress_defaults=True)
+    from app.export.cli import add_export_parser  # the `export` subcommand (issue 5)
+
+    add_export_parser(sub)
     return parser
 
 

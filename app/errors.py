@@ -15,6 +15,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Route
 
 from app.attention import InputError
 
@@ -79,8 +80,24 @@ def api_http_error(exc: HTTPException) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
 
+def _allowed_methods(request: Request) -> str:
+    """Every method any route takes at this path. Starlette's 405 names only the first
+    route that matched the path, which is wrong where GET and POST are separate routes."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if (
+            isinstance(route, Route)
+            and route.methods
+            and route.matches(request.scope)[0] != Match.NONE
+        ):
+            methods |= route.methods
+    return ", ".join(sorted(methods))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 405:
+            exc.headers = {**(exc.headers or {}), "Allow": _allowed_methods(request)}
         if request.url.path.startswith("/api/") and isinstance(exc.detail, str):
             return api_http_error(exc)
         return await http_exception_handler(request, exc)

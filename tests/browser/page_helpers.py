@@ -14,10 +14,11 @@ def open_page(page: Page, url: str) -> None:
 
 
 def wait_idle(page: Page, timeout: float = 15_000) -> None:
-    """Wait until <main aria-busy="false">: every figure shows the latest state."""
-    page.wait_for_function(
-        "document.querySelector('main').getAttribute('aria-busy') === 'false'", timeout=timeout
-    )
+    """Wait until <main aria-busy="false">: every figure shows the latest state.
+
+    A selector, not ``wait_for_function``: that evaluates a string with eval(), which the
+    site's Content-Security-Policy (script-src 'self') rightly refuses."""
+    page.locator("main[aria-busy='false']").wait_for(state="attached", timeout=timeout)
 
 
 def figure_data(page: Page, n: int) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 from page_helpers import cell, figure_data, figure_tables, open_page, wait_idle
-from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route
+from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route, expect
 
 from app.attention import run
 from app.presets import RUNNING_EXAMPLE
@@ -219,7 +219,7 @@ def test_copy_link_copies_the_current_state(page: Page) -> None:
     page.select_option("#mask", "causal")
     wait_idle(page)
     page.click("#copy-link")
-    page.wait_for_function("document.getElementById('copy-status').textContent !== ''")
+    expect(page.locator("#copy-status")).not_to_have_text("")
     assert page.evaluate("navigator.clipboard.readText()") == page.url
     assert "Link copied" in page.inner_text("#copy-status")
 

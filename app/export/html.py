@@ -1,0 +1,65 @@
+"""One figure as a self-contained HTML file: plotly.js inlined, caption and table included,
+read-only, works offline (``attention-lab export --format html``).
+
+Rendering needs only jinja2 and the vendored plotly.js (read from ``app.paths.static_dir``),
+no server. Script text is escaped so neither plotly.js nor the figure's JSON can end the
+``<script>`` element early.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from app import __version__
+from app.paths import static_dir, templates_dir
+from app.serialize import encode
+
+_SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
+PLOTLY_FILE = "vendor/plotly-cartesian-4.1.1.min.js"
+COLORS = {
+    "light": {"bg": "#ffffff", "fg": "#1a1a1a", "muted": "#5c5c5c", "line": "#d0d0d0"},
+    "dark": {"bg": "#16181c", "fg": "#ececec", "muted": "#a8a8a8", "line": "#3c4048"},
+}
+
+
+def script_text(text: str) -> str:
+    """Text safe inside ``<script>``: ``</script`` and ``<!--`` cannot appear raw."""
+    # Only these two sequences matter to the HTML parser inside <script>; in JS source
+    # "<\/" reads as "</" in strings and regular expressions alike.
+    return _SCRIPT_END.sub(r"<\\/\1", text).replace("<!--", "<\\!--")
+
+
+def json_block(payload: Any) -> str:
+    """JSON for a ``<script type="application/json">`` block (``<``, ``>``, ``&`` escaped)."""
+    text = encode(payload).decode()
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True)
+
+
+@cache
+def plotly_source() -> str:
+    return (static_dir() / PLOTLY_FILE).read_text(encoding="utf-8")
+
+
+def figure_html(spec: dict[str, Any], *, theme: str, title: str, query: str) -> str:
+    """The HTML document for one figure dict (as ``build_figures`` makes it)."""
+    template = _environment().get_template("export/figure.html")
+    return template.render(
+        number=spec["number"],
+        spec=spec,
+        title=title,
+        query=query,
+        version=__version__,
+        colors=COLORS[theme],
+        plotly=Markup(script_text(plotly_source())),
+        figure_json=Markup(json_block(spec)),
+    )

@@ -1,0 +1,115 @@
+"""Embed snippets and oEmbed: the iframe HTML for a figure in a state, and the discovery link.
+
+One place builds the ``<iframe>`` that the page's "Embed" button copies, the oEmbed
+response's ``html`` and the docs' examples, so they never disagree. An embed URL is
+``/embed/<figure>?<state query>``; a page URL (``/?<state query>#fig-7``) names its figure
+with the fragment (default Figure 6, the weight matrix).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from html import escape
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+from markupsafe import Markup
+from starlette.requests import Request
+
+PROVIDER_NAME = "Attention Lab"
+DEFAULT_FIGURE = 6
+DEFAULT_WIDTH = 720
+# Room around the plot: title, caption, readout line, "Open in Attention Lab" link.
+CHROME_HEIGHT = 170
+EDITOR_HEIGHT = 260
+CONTROLS_HEIGHT = 48
+# Query keys an embed understands: the shared URL state plus the embed options.
+EMBED_KEYS = ("preset", "s", "focus", "head", "stretch", "row", "theme", "editable", "controls")
+
+
+class OEmbedError(ValueError):
+    """A URL this site cannot embed (status 404) or an unsupported request (501)."""
+
+    def __init__(self, status: int, field: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.field, self.message = status, field, message
+
+
+def embed_query(params: Mapping[str, str]) -> str:
+    """The embed options and state from ``params``, in a fixed order, others dropped."""
+    return urlencode([(k, params[k]) for k in EMBED_KEYS if params.get(k)])
+
+
+def embed_path(figure: int, params: Mapping[str, str]) -> str:
+    query = embed_query(params)
+    return f"/embed/{figure}" + (f"?{query}" if query else "")
+
+
+def frame_size(plot_height: int, params: Mapping[str, str]) -> tuple[int, int]:
+    """A sensible iframe width and height for a plot of ``plot_height`` px and the options."""
+    height = plot_height + CHROME_HEIGHT
+    if params.get("editable") == "1":
+        height += EDITOR_HEIGHT
+    if params.get("controls") or params.get("editable") == "1":
+        height += CONTROLS_HEIGHT
+    return DEFAULT_WIDTH, height
+
+
+def iframe_html(src: str, title: str, width: int, height: int) -> str:
+    """The snippet: responsive (``max-width:100%``), titled for screen readers, lazy."""
+    return (
+        f'<iframe src="{escape(src)}" title="{escape(title)}" width="{width}" '
+        f'height="{height}" style="border:0;max-width:100%" loading="lazy" '
+        f'referrerpolicy="strict-origin-when-cross-origin"></iframe>'
+    )
+
+
+def parse_site_url(url: str, base_url: str) -> tuple[int, dict[str, str]]:
+    """(figure, query params) of a page or embed URL on this site; OEmbedError otherwise."""
+    parts, base = urlsplit(url), urlsplit(base_url)
+    if parts.scheme not in {"http", "https"} or parts.netloc.lower() != base.netloc.lower():
+        raise OEmbedError(404, "url", f"only URLs of this site ({base.netloc}) can be embedded")
+    params = dict(parse_qsl(parts.query))
+    path = parts.path or "/"
+    if path == "/":
+        fragment = parts.fragment.removeprefix("fig-")
+        return (int(fragment) if fragment.isdigit() else DEFAULT_FIGURE), params
+    number = path.removeprefix("/embed/")
+    if path.startswith("/embed/") and number.isdigit():
+        return int(number), params
+    raise OEmbedError(404, "url", "the URL is neither the main page (/) nor an embed (/embed/N)")
+
+
+def oembed_response(
+    *, src: str, title: str, size: tuple[int, int], provider_url: str,
+    maxwidth: int | None, maxheight: int | None,
+) -> dict[str, Any]:  # fmt: skip
+    """A ``rich`` oEmbed 1.0 response, sized within ``maxwidth`` × ``maxheight``."""
+    width, height = size
+    if maxwidth is not None:
+        width = min(width, maxwidth)
+    if maxheight is not None:
+        height = min(height, maxheight)
+    return {
+        "version": "1.0",
+        "type": "rich",
+        "provider_name": PROVIDER_NAME,
+        "provider_url": provider_url,
+        "title": title,
+        "html": iframe_html(src, title, width, height),
+        "width": width,
+        "height": height,
+    }
+
+
+def oembed_link(request: Request) -> Markup:
+    """The ``<link rel="alternate" type="application/json+oembed">`` for this page.
+
+    A Jinja global: ``{{ oembed_link(request) }}`` in a template's ``<head>``.
+    """
+    base = str(request.base_url).rstrip("/")
+    href = f"{base}/oembed?url={quote(str(request.url), safe='')}&format=json"
+    return Markup(
+        f'<link rel="alternate" type="application/json+oembed" href="{escape(href)}" '
+        f'title="{PROVIDER_NAME}">'
+    )

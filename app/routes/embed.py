@@ -1,0 +1,191 @@
+"""``GET /embed/{figure}`` (one figure, no site chrome, for iframes) and ``GET /oembed``.
+
+The embed reads the same URL state as the main page (``preset=`` or ``s=``, view params)
+plus ``editable=1`` (a compact editor for the matrices the figure depends on) and
+``controls=scale,mask,focus,…`` (only those toggles). The figure is built on the server
+and handed to ``static/js/embed.js`` as JSON in the page; for ``theme=auto`` both colour
+schemes are sent, so the embed follows the host's ``prefers-color-scheme`` without a
+request. Unknown figure: HTML 404; a bad parameter: HTML 400 naming it (never a 500).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+
+from app import __version__
+from app.assets import asset_url
+from app.export.html import json_block
+from app.export.tables import number_text
+from app.figures import BUILDERS, build_figures
+from app.oembed import OEmbedError, embed_path, frame_size, oembed_link, oembed_response
+from app.oembed import parse_site_url as parse_url
+from app.paths import templates_dir
+from app.settings import Settings, get_settings
+from app.share import Resolved, StateError, figure_view, resolve_link
+from app.state import to_query
+
+router = APIRouter(include_in_schema=False)
+oembed_router = APIRouter(tags=["embedding"])
+
+templates = Jinja2Templates(directory=str(templates_dir()))  # autoescape is on by default
+templates.env.globals.update(asset_url=asset_url, version=__version__, oembed_link=oembed_link)
+templates.env.filters["num"] = lambda value: number_text(float(value))
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+CONTROLS = ("scale", "mask", "focus", "head", "stretch", "row")
+# The matrices each figure's numbers depend on (Figures 5, 10 and 13 show shapes only;
+# Figure 12's textbook row depends on no input).
+_NUMERIC_FIGURES = {3, 4, 6, 7, 8, 9, 11}
+
+
+def script_json(payload: Any) -> Markup:
+    """JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&``."""
+    return Markup(json_block(payload))
+
+
+def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
+    """The figure in the theme asked for, or in both when the theme is ``auto``."""
+    view = resolved.link.view
+    themes: tuple[Literal["light", "dark"], ...] = ("light", "dark")
+    if view["theme"] in themes:
+        themes = (view["theme"],)
+    specs: dict[str, dict[str, Any]] = {}
+    for theme in themes:
+        v = figure_view(view, theme, number)
+        specs[theme] = build_figures(resolved.stages, v)["figures"][str(number)]
+    return specs
+
+
+def _options(params: Any) -> tuple[bool, list[str]]:
+    editable = params.get("editable", "0")
+    if editable not in {"0", "1"}:
+        raise StateError("editable", "editable must be 1 (show an editor) or 0 (read-only)")
+    raw = [c for c in params.get("controls", "").split(",") if c]
+    unknown = [c for c in raw if c not in CONTROLS]
+    if unknown:
+        raise StateError("controls", f"unknown control {unknown[0]!r}; "
+                         f"choose from {', '.join(CONTROLS)}")  # fmt: skip
+    if editable == "1" and not raw:
+        raw = list(CONTROLS)
+    return editable == "1", raw
+
+
+def editor_matrices(resolved: Resolved, number: int) -> list[dict[str, Any]]:
+    """The input matrices the figure's numbers depend on, for the compact editor."""
+    body, view = resolved.link.body, resolved.link.view
+    if number not in _NUMERIC_FIGURES and not (number == 12 and view["row"] == "focus"):
+        return []
+    if body.get("x") is None:
+        names = [("q", "Q"), ("k", "K"), ("v", "V")]
+    else:
+        names = [("x", "X"), ("w_q", "W^Q"), ("w_k", "W^K"), ("w_v", "W^V")]
+        if body.get("source"):
+            names.insert(1, ("source_x", "S"))
+    out = []
+    for key, label in names:
+        rows = body["source"]["x"] if key == "source_x" else body[key]
+        out.append({"key": key, "label": label, "rows": rows})
+    return out
+
+
+def error_page(request: Request, status: int, param: str, message: str) -> HTMLResponse:
+    context = {"status": status, "param": param, "message": message}
+    page: HTMLResponse = templates.TemplateResponse(
+        request, "embed_error.html", context, status_code=status
+    )
+    return page
+
+
+@router.get("/embed/{figure}", response_class=HTMLResponse)
+def embed(figure: str, request: Request, settings: SettingsDep) -> Response:
+    """One figure for an iframe; see the module docstring for the parameters."""
+    number = int(figure) if figure.isdigit() else -1
+    if number not in BUILDERS:
+        known = ", ".join(str(n) for n in sorted(BUILDERS))
+        return error_page(request, 404, "figure", f"there is no Figure {figure}; "
+                          f"embeddable figures: {known}")  # fmt: skip
+    try:
+        editable, controls = _options(request.query_params)
+        resolved = resolve_link(request.query_params, settings)
+    except StateError as exc:
+        return error_page(request, 400, exc.param, exc.message)
+    specs = figure_specs(resolved, number)
+    link = resolved.link
+    data = {
+        "figure": number, "body": link.body, "view": link.view, "preset_id": link.preset_id,
+        "specs": specs, "editable": editable, "controls": controls,
+        "tokens": list(resolved.stages.tokens), "heads": len(resolved.stages.heads),
+    }  # fmt: skip
+    context = {
+        "number": number, "spec": next(iter(specs.values())), "data": script_json(data),
+        "open_url": "/?" + to_query(link) + f"#fig-{number}", "title": resolved.title,
+        "view": link.view, "body": link.body, "controls": controls, "editable": editable,
+        "matrices": editor_matrices(resolved, number) if editable else [],
+        "tokens": resolved.stages.tokens, "heads": len(resolved.stages.heads),
+    }  # fmt: skip
+    page: Response = templates.TemplateResponse(request, "embed.html", context)
+    return page
+
+
+def _oembed_error(exc: OEmbedError) -> JSONResponse:
+    loc = ["query", exc.field]
+    detail = [{"field": exc.field, "msg": exc.message, "type": "oembed", "loc": loc}]
+    return JSONResponse(status_code=exc.status, content={"detail": detail})
+
+
+def _bound(name: str, value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise OEmbedError(422, name, f"{name} must be a whole number of pixels ≥ 1")
+    return int(value)
+
+
+@oembed_router.get(
+    "/oembed",
+    summary="oEmbed (rich) for a page or embed URL",
+    responses={
+        404: {"description": "No url, or not a figure of this site; `detail` names `url`."},
+        422: {"description": "An unknown format, or maxwidth/maxheight not a whole number."},
+        501: {"description": "A format other than json (the oEmbed spec's answer)."},
+    },
+)
+def oembed(
+    request: Request,
+    settings: SettingsDep,
+    url: Annotated[str, Query(description="A page (/?…#fig-N) or embed (/embed/N?…) URL.")] = "",
+    format: Annotated[str, Query(description="json (xml answers 501)")] = "json",
+    maxwidth: Annotated[str | None, Query(description="Largest width in px.")] = None,
+    maxheight: Annotated[str | None, Query(description="Largest height in px.")] = None,
+) -> Response:
+    """An oEmbed 1.0 `rich` response whose `html` is the figure's iframe snippet."""
+    try:
+        if format == "xml":  # the oEmbed spec's answer for a format it knows but we lack
+            raise OEmbedError(501, "format", "only format=json is implemented")
+        if format not in ("", "json"):
+            raise OEmbedError(422, "format", f"format must be json (or xml: 501), got {format!r}")
+        bounds = _bound("maxwidth", maxwidth), _bound("maxheight", maxheight)
+        if not url:
+            raise OEmbedError(404, "url", "give the url of a page or an embed of this site")
+        base = str(request.base_url).rstrip("/")
+        number, params = parse_url(url, base)
+        if number not in BUILDERS:
+            raise OEmbedError(404, "url", f"there is no Figure {number} to embed")
+        try:
+            resolved = resolve_link(params, settings)
+        except StateError as exc:
+            raise OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}") from None
+    except OEmbedError as exc:
+        return _oembed_error(exc)
+    spec = next(iter(figure_specs(resolved, number).values()))
+    title = f"Attention Lab, Figure {number}: {spec['title']} ({resolved.title})"
+    size = frame_size(int(spec["layout"].get("height", 420)), params)
+    return JSONResponse(oembed_response(
+        src=base + embed_path(number, params), title=title, size=size, provider_url=base + "/",
+        maxwidth=bounds[0], maxheight=bounds[1],
+    ))  # fmt: skip

@@ -1,0 +1,177 @@
+/**
+ * embed.js — the script of /embed/{figure}: draws the one figure the server sent, keeps
+ * the colours in step with the host's colour scheme (theme=auto), re-requests the figure
+ * when the compact editor or a control changes, and tells the host page its height.
+ *
+ * No maths here: the figure (Plotly data/layout, caption, readout, tables) is computed on
+ * the server; this module only calls Plotly.react and sets textContent.
+ *
+ * Height message, posted to window.parent with targetOrigin "*" whenever the content
+ * height changes:  { type: "attention-lab:height", figure: <number>, height: <px> }
+ */
+
+import { toQuery } from "./state.js";
+
+const data = JSON.parse(document.getElementById("embed-data").textContent);
+const root = document.getElementById("embed");
+const plot = document.getElementById("plot");
+const status = document.getElementById("status");
+const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
+
+const state = { body: structuredClone(data.body), view: { ...data.view } };
+let specs = data.specs; // { light?: figure, dark?: figure } for the current state
+let presetId = data.preset_id;
+let controller = null;
+
+function currentTheme() {
+  if (state.view.theme !== "auto") return state.view.theme;
+  return darkQuery.matches ? "dark" : "light";
+}
+
+function field(name) {
+  return root.querySelector(`[data-field="${name}"]`);
+}
+
+function renderTables(tables) {
+  const box = field("tables");
+  box.replaceChildren(...(tables ?? []).map((spec) => {
+    const table = document.createElement("table");
+    table.createCaption().textContent = spec.caption ?? "";
+    if (spec.col_headers) {
+      const head = table.createTHead().insertRow();
+      if (spec.row_headers) head.append(document.createElement("td"));
+      for (const label of spec.col_headers) {
+        head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
+      }
+    }
+    const body = table.createTBody();
+    spec.cells.forEach((row, i) => {
+      const tr = body.insertRow();
+      if (spec.row_headers) {
+        tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers[i] }));
+      }
+      for (const text of row) tr.insertCell().textContent = text;
+    });
+    return table;
+  }));
+}
+
+function renderText(fig) {
+  field("title").textContent = fig.title ?? "";
+  field("caption").textContent = fig.caption ?? "";
+  plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
+  field("readout").replaceChildren(
+    ...(fig.readout ?? []).map((line) => Object.assign(document.createElement("li"), { textContent: line })),
+  );
+  renderTables(fig.tables);
+}
+
+async function draw() {
+  const fig = specs[currentTheme()] ?? Object.values(specs)[0];
+  renderText(fig);
+  const config = { ...(fig.config ?? {}), responsive: true };
+  await window.Plotly.react(plot, fig.data, fig.layout, config);
+  root.dataset.drawn = "true";
+}
+
+/* ---- edits: ask the server for the figure in the new state ---- */
+
+function openLink() {
+  const link = document.getElementById("open-link");
+  link.href = `/?${toQuery(state, presetId)}#fig-${data.figure}`;
+}
+
+function showErrors(errors) {
+  status.textContent = errors.map((e) => `${e.field}: ${e.msg}`).join("; ");
+  for (const input of root.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  for (const e of errors) {
+    const m = /^(source\.x|x|w_q|w_k|w_v|q|k|v)\[(\d+)\]\[(\d+)\]/.exec(e.field ?? "");
+    if (!m) continue;
+    const key = m[1] === "source.x" ? "source_x" : m[1];
+    root.querySelector(`input[data-matrix="${key}"][data-row="${m[2]}"][data-col="${m[3]}"]`)
+      ?.setAttribute("aria-invalid", "true");
+  }
+}
+
+async function refresh() {
+  controller?.abort();
+  controller = new AbortController();
+  const themes = state.view.theme === "auto" ? ["light", "dark"] : [state.view.theme];
+  root.setAttribute("aria-busy", "true");
+  try {
+    const answers = await Promise.all(themes.map(async (theme) => {
+      const view = {
+        focus: state.view.focus, head: state.view.head, stretch: state.view.stretch,
+        softmax_row: state.view.row, theme, figures: [data.figure],
+      };
+      const response = await fetch("/api/v1/figures", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ ...state.body, view }),
+        signal: controller.signal,
+      });
+      const json = await response.json().catch(() => null);
+      if (!response.ok) throw Object.assign(new Error("rejected"), { errors: json?.detail ?? [] });
+      return [theme, json.figures[String(data.figure)]];
+    }));
+    specs = Object.fromEntries(answers);
+    showErrors([]);
+    openLink();
+    await draw();
+  } catch (error) {
+    if (error.name === "AbortError") return;
+    showErrors(error.errors?.length ? error.errors : [{ field: "network", msg: error.message }]);
+  } finally {
+    root.setAttribute("aria-busy", "false");
+  }
+}
+
+function setCell(input) {
+  const { matrix, row, col } = input.dataset;
+  const text = input.value.trim();
+  // The server validates the number; an unreadable entry is sent as text so it names the cell.
+  const value = text !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+  const rows = matrix === "source_x" ? state.body.source.x : state.body[matrix];
+  rows[Number(row)][Number(col)] = value;
+  presetId = null; // the body no longer is the preset
+}
+
+function wireControls() {
+  root.querySelector("#editor")?.addEventListener("change", (event) => {
+    if (!event.target.matches("input[data-matrix]")) return;
+    setCell(event.target);
+    refresh();
+  });
+  const controls = root.querySelector("#controls");
+  if (!controls) return;
+  controls.addEventListener("submit", (event) => event.preventDefault());
+  controls.addEventListener("change", (event) => {
+    const el = event.target;
+    if (el.id === "scale") { state.body.scale = el.checked; presetId = null; }
+    else if (el.id === "mask") { state.body.mask = el.value; presetId = null; }
+    else if (el.id === "focus" || el.id === "head") state.view[el.id] = Number(el.value);
+    else if (el.id === "stretch") {
+      state.view.stretch = Number(el.value);
+      document.getElementById("stretch-value").textContent = el.value;
+    } else if (el.id === "row") state.view.row = el.value;
+    else return;
+    refresh();
+  });
+}
+
+/* ---- the host page: height messages ---- */
+
+let lastHeight = 0;
+function postHeight() {
+  const height = document.documentElement.scrollHeight;
+  if (height === lastHeight || window.parent === window) return;
+  lastHeight = height;
+  window.parent.postMessage({ type: "attention-lab:height", figure: data.figure, height }, "*");
+}
+
+new ResizeObserver(postHeight).observe(document.body);
+darkQuery.addEventListener("change", () => { if (state.view.theme === "auto") draw(); });
+wireControls();
+draw().then(postHeight).catch((error) => {
+  status.textContent = `The figure could not be drawn: ${error.message}`;
+});

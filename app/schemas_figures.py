@@ -11,8 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.attention import InputError, Stages
 from app.figures import FIGURE_NUMBERS, View
 from app.schemas import AttentionRequest
+from app.settings import Settings
 
 
 class ViewRequest(BaseModel):
@@ -67,3 +69,29 @@ class FiguresRequest(AttentionRequest):
         description="What the figures explain and how they look.",
         examples=[{"focus": 1, "stretch": 8.0, "softmax_row": "textbook", "theme": "light"}],
     )
+
+
+def check_figure_limits(stages: Stages, settings: Settings) -> None:
+    """Refuse to draw states above ``max_figure_tokens`` / ``max_figure_width``.
+
+    The numbers alone are allowed up to ``max_tokens``; figures hold every cell several
+    times over (text, hover, derivations), so a 512 × 512 state would take minutes and
+    gigabytes. The error names the input that sets the size.
+    """
+    direct = stages.x is None
+    d_model = 0 if stages.x is None else stages.x.shape[1]
+    sizes = (
+        ("q" if direct else "x", "tokens (L_Q)", len(stages.tokens), settings.max_figure_tokens),
+        ("k" if direct else ("source.x" if stages.cross else "x"), "keys (L_K)",
+         len(stages.key_tokens), settings.max_figure_tokens),
+        ("x", "columns (d_model)", d_model, settings.max_figure_width),
+        ("q" if direct else "w_q", "columns (d_k)", stages.q.shape[1], settings.max_figure_width),
+        ("v" if direct else "w_v", "columns (d_v)", stages.v.shape[1], settings.max_figure_width),
+    )  # fmt: skip
+    for field, what, size, limit in sizes:
+        if size > limit:
+            raise InputError(
+                field,
+                f"{size} {what} is more than figures are drawn for ({limit}); "
+                "POST /api/v1/attention computes the numbers up to the larger limits",
+            )

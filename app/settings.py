@@ -25,6 +25,20 @@ class Settings(BaseSettings):
     max_width: int = Field(
         512, ge=1, le=4096, description="Most columns a matrix may have: d_model, d_k, d_v."
     )
+    max_figure_tokens: int = Field(
+        128,
+        ge=1,
+        le=4096,
+        description="Most tokens (L_Q, L_K) for which figures are drawn (page, embeds, "
+        "exports). Figures print and explain every cell, so they cost far more than the "
+        "numbers alone: 128 tokens take about a second and 15 MB.",
+    )
+    max_figure_width: int = Field(
+        128,
+        ge=1,
+        le=4096,
+        description="Most columns (d_model, d_k, d_v) for which figures are drawn.",
+    )
     max_body_bytes: int = Field(
         # The largest valid request: six 512 × 512 matrices (x, source.x, w_q, w_k, w_v,
         # w_o) of 24-character numbers plus a 512 × 512 boolean `allowed` is about 39 MB.

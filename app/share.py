@@ -21,6 +21,7 @@ from app.attention import AttentionInput, InputError, Stages, run
 from app.errors import error_body
 from app.figures import View
 from app.schemas import AttentionRequest, check_limits
+from app.schemas_figures import check_figure_limits
 from app.settings import Settings
 from app.state import LinkState, parse_query
 
@@ -64,6 +65,14 @@ def state_title(link: LinkState) -> str:
         shown = " ".join(tokens[:6]) + (" …" if len(tokens) > 6 else "")
         return f"“{shown}”"
     return "a custom example"
+
+
+def drawable(resolved: Resolved, settings: Settings) -> None:
+    """StateError (naming ``s``) when the state is too big to draw as a figure."""
+    try:
+        check_figure_limits(resolved.stages, settings)
+    except InputError as exc:
+        raise StateError("s", f"{exc.field}: {exc.message}", exc.field.split(".")) from None
 
 
 def check_request(

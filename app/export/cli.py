@@ -26,7 +26,7 @@ from app.export.tables import stages_csv_zip, stages_json
 from app.figures import BUILDERS, build_figures
 from app.serialize import encode
 from app.settings import get_settings
-from app.share import Resolved, StateError, figure_view, resolve_link
+from app.share import Resolved, StateError, drawable, figure_view, resolve_link
 from app.state import encode_body, to_query
 
 FORMATS = ("html", "json", "csv", "numpy")
@@ -89,6 +89,7 @@ def render(resolved: Resolved, fmt: str, figure: int, theme: str) -> bytes:
     if figure not in BUILDERS:
         known = ", ".join(str(n) for n in sorted(BUILDERS))
         raise StateError("--figure", f"there is no Figure {figure}; choose from {known}")
+    drawable(resolved, get_settings())
     fig_view = figure_view(resolved.link.view, "dark" if theme == "dark" else "light", figure)
     spec = build_figures(resolved.stages, fig_view)["figures"][str(figure)]
     if fmt == "json":

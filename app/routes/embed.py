@@ -26,7 +26,7 @@ from app.oembed import OEmbedError, embed_path, frame_size, oembed_link, oembed_
 from app.oembed import parse_site_url as parse_url
 from app.paths import templates_dir
 from app.settings import Settings, get_settings
-from app.share import Resolved, StateError, figure_view, resolve_link
+from app.share import Resolved, StateError, drawable, figure_view, resolve_link
 from app.state import to_query
 
 router = APIRouter(include_in_schema=False)
@@ -112,6 +112,7 @@ def embed(figure: str, request: Request, settings: SettingsDep) -> Response:
     try:
         editable, controls = _options(request.query_params)
         resolved = resolve_link(request.query_params, settings)
+        drawable(resolved, settings)
     except StateError as exc:
         return error_page(request, 400, exc.param, exc.message)
     specs = figure_specs(resolved, number)
@@ -178,6 +179,7 @@ def oembed(
             raise OEmbedError(404, "url", f"there is no Figure {number} to embed")
         try:
             resolved = resolve_link(params, settings)
+            drawable(resolved, settings)
         except StateError as exc:
             raise OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}") from None
     except OEmbedError as exc:

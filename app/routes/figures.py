@@ -15,7 +15,7 @@ from app.attention import InputError, run
 from app.figures import build_figures, check_view
 from app.routes.api import POST_ERRORS, JSONBytes
 from app.schemas import check_limits
-from app.schemas_figures import FiguresRequest, ViewRequest
+from app.schemas_figures import FiguresRequest, ViewRequest, check_figure_limits
 from app.serialize import encode
 from app.settings import Settings, get_settings
 
@@ -46,6 +46,7 @@ def figures(body: FiguresRequest, settings: SettingsDep) -> Response:
     for the given inputs and view. The browser draws them with `Plotly.react` as sent."""
     check_limits(body, settings)
     stages = run(body.to_input())
+    check_figure_limits(stages, settings)
     view = (body.view or ViewRequest()).to_view(len(stages.tokens))
     problem = check_view(stages, view)
     if problem:

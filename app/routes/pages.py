@@ -22,6 +22,7 @@ from app import __version__
 from app.assets import asset_url
 from app.attention import InputError
 from app.errors import error_body
+from app.oembed import oembed_link
 from app.paths import templates_dir
 from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.schemas import AttentionRequest, check_limits
@@ -37,6 +38,7 @@ templates = Jinja2Templates(
 )
 templates.env.globals["asset_url"] = asset_url
 templates.env.globals["version"] = __version__
+templates.env.globals["oembed_link"] = oembed_link
 
 # Shown before the first response arrives; the server's own titles then replace them.
 FIGURE_TITLES = {

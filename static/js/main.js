@@ -11,6 +11,7 @@ import { copyLink, syncControls, wireControls } from "./controls.js";
 import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
+import { wireShare } from "./sharebar.js";
 import { toQuery } from "./state.js";
 
 const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
@@ -223,6 +224,8 @@ function start() {
   applyTheme();
   wireEditor();
   wireTables(main);
+  // The toolbars read the state at click time: the body and view the figures were asked for.
+  wireShare(main, () => ({ state: { body: app.body, view: app.view }, presetId: app.presetId }));
   watchVisibility(main);
   wireControls({
     body: (change) => { const b = clone(app.body); change(b); setBody(b); },

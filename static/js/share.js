@@ -80,9 +80,14 @@ function postExport(state, format) {
   }).then(answer);
 }
 
+/** The numpy-only Python script (text) that recomputes and prints every stage of this state. */
+export async function numpySnippet(state) {
+  return (await postExport(state, "numpy")).text();
+}
+
 /** Copy a numpy-only Python script that recomputes and prints every stage of this state. */
 export async function copyNumpy(state) {
-  return copyText(await (await postExport(state, "numpy")).text());
+  return copyText(await numpySnippet(state));
 }
 
 function saveBlob(blob, filename) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 from fastapi.testclient import TestClient
@@ -123,3 +124,29 @@ def test_entry_hash_covers_every_module(tmp_path: Path) -> None:
     before = asset_hash("js/main.js", tmp_path)
     (tmp_path / "js/a.js").write_text("export const a = 2;  // changed")
     assert asset_hash("js/main.js", tmp_path) != before
+
+
+def test_page_carries_the_oembed_discovery_link(client: TestClient) -> None:
+    page = "http://testserver/?preset=causal&focus=2"
+    html = client.get(page).text
+    pattern = r'<link rel="alternate" type="application/json\+oembed" href="([^"]+)"'
+    links = re.findall(pattern, html)
+    assert len(links) == 1, links
+    href = links[0].replace("&amp;", "&")
+    path, query = href.split("?", 1)
+    assert path == "http://testserver/oembed"
+    assert dict(parse_qsl(query)) == {"url": page, "format": "json"}
+    answer = client.get(href)
+    assert answer.status_code == 200
+    assert answer.json()["type"] == "rich"
+    assert 'src="http://testserver/embed/6?preset=causal&amp;focus=2"' in answer.json()["html"]
+
+
+def test_every_figure_has_a_share_toolbar_of_buttons(client: TestClient) -> None:
+    html = client.get("/").text
+    for n in range(3, 13):
+        for label in (f"Copy embed code for Figure {n}", f"Copy link to Figure {n}",
+                      f"Download Figure {n} as PNG", f"Download Figure {n} as SVG"):  # fmt: skip
+            assert re.search(rf'<button type="button"[^>]*aria-label="{label}"', html), label
+    for kind in ("numpy", "csv", "json"):
+        assert f'data-share="{kind}"' in html

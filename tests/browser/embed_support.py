@@ -1,40 +1,25 @@
-"""Helpers for the embed and export browser tests: Chromium, a live app, a host on another port.
+"""Helpers for the embed and export browser tests: a host site on another port, console
+and CSP recorders, polling.
 
-Kept apart from ``conftest.py`` (the page's fixtures) so the two never conflict. Chromium is
-$CHROMIUM_PATH, else ``chromium`` / ``chromium-browser`` on PATH; with none the tests FAIL
-with a message saying how to get one. The app runs as a real uvicorn process on a free
-port; a "course site" is a ``http.server`` in a thread on another free port, so the embed
-is cross-origin exactly as on Moodle or Canvas.
+The live app and Chromium are conftest's session fixtures (found and started once; with
+no Chromium the tests FAIL saying how to get one). A "course site" is an ``http.server``
+in a thread on another free port, so the embed is cross-origin exactly as on Moodle or
+Canvas.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Frame, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Frame, Page
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]  # fmt: skip
-NO_CHROMIUM = (
-    "No Chromium found for the browser tests: set $CHROMIUM_PATH to a Chromium binary or "
-    "install one so that `chromium` or `chromium-browser` is on PATH "
-    "(Debian/Ubuntu: apt-get install chromium)."
-)
 # Records CSP violations in every frame, so a test can assert there were none.
 CSP_RECORDER = """
 window.__cspViolations = [];
@@ -44,49 +29,10 @@ document.addEventListener("securitypolicyviolation", (e) => {
 """
 
 
-def chromium_path() -> str:
-    for candidate in (os.environ.get("CHROMIUM_PATH"), shutil.which("chromium"),
-                      shutil.which("chromium-browser")):  # fmt: skip
-        if candidate and Path(candidate).exists():
-            return candidate
-    pytest.fail(NO_CHROMIUM, pytrace=False)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_up(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"uvicorn exited with status {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the app at {url} did not start within {timeout} s")
-
-
 @pytest.fixture(scope="module")
-def embed_app_url() -> Iterator[str]:
-    """A live app (uvicorn subprocess) on a free port; stopped at the end of the module."""
-    port = free_port()
-    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning"}
-    cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
-           "--log-level", "warning"]  # fmt: skip
-    process = subprocess.Popen(cmd, cwd=ROOT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_up(url, process)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+def embed_app_url(server_url: str) -> str:
+    """The live app of the session (conftest's ``server_url``), under the embed tests' name."""
+    return server_url
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +40,7 @@ def host_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, P
     """(url, folder): a static "course site" on another port, serving files from folder."""
     folder = tmp_path_factory.mktemp("host")
     handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # any free port
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -110,13 +56,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def embed_browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+def embed_browser(browser: Browser) -> Browser:
+    """The session's Chromium (conftest's ``browser``); each test module opens its own context."""
+    return browser
 
 
 def console_errors(page: Page) -> list[str]:

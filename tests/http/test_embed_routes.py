@@ -238,3 +238,13 @@ def test_oembed_discovery_link_points_back(client: TestClient) -> None:
     r = client.get(href)
     assert r.status_code == 200
     assert "/embed/8?preset=causal" in r.json()["html"]
+
+
+def test_embed_carries_the_numbers_as_a_table(client: TestClient) -> None:
+    """The screen-reader alternative is in the served HTML, before any script runs."""
+    html = client.get("/embed/6?preset=i-love-llms").text
+    tables = re.findall(r"<table>.*?</table>", html, flags=re.S)
+    assert tables, "no data table in the embed"
+    weights = tables[0]
+    assert '<th scope="col">love</th>' in weights
+    assert '<th scope="row">love</th><td>0.14</td><td>0.63</td><td>0.23</td>' in weights

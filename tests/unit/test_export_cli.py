@@ -66,3 +66,14 @@ def test_bad_state_file_names_the_field(tmp_path: Path, capsys: pytest.CaptureFi
     state.write_text(json.dumps({"x": [[1, 2], [3]]}))
     assert main(["export", "--state", str(state), "--output", str(tmp_path / "x")]) == 2
     assert "s: x:" in capsys.readouterr().err
+
+
+def test_html_is_self_contained_with_caption_and_table(tmp_path: Path) -> None:
+    out = tmp_path / "fig6.html"
+    assert main(["export", "--preset", "i-love-llms", "--figure", "6", "--format", "html",
+                 "--output", str(out)]) == 0  # fmt: skip
+    html = out.read_text()
+    assert "<script src=" not in html  # plotly.js is inlined, nothing is fetched
+    assert "plotly.js (cartesian - minified) v4.1.1" in html
+    assert "every row sums to 1" in html.lower()
+    assert '<th scope="row">love</th><td>0.14</td><td>0.63</td><td>0.23</td>' in html

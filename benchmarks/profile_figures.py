@@ -56,6 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--state", choices=["example", "big"], default="example")
+    parser.add_argument("--css", default="", help="extra CSS to try (CSP bypassed)")
     args = parser.parse_args()
     proc, url = start_server()
     query = "/?preset=i-love-llms" if args.state == "example" else f"/?s={encode_body(big_state())}"
@@ -63,12 +64,16 @@ def main() -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=ARGS)
             context = browser.new_context(
-                viewport={"width": 1440, "height": 900}, reduced_motion="reduce"
+                viewport={"width": 1440, "height": 900},
+                reduced_motion="reduce",
+                bypass_csp=bool(args.css),
             )
             context.add_init_script(WRAP_JS)
             page = context.new_page()
             page.goto(url + query)
             page.wait_for_selector("main[aria-busy=false]", state="attached", timeout=60_000)
+            if args.css:
+                page.add_style_tag(content=args.css)
             first = page.evaluate("window.__reacts")
             print("first load (start ms, duration ms):")
             for name, t0, dt in first:

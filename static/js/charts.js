@@ -202,7 +202,13 @@ function drawOne(root, key, fig) {
 export async function renderFigures(root, figures, isCurrent = () => true) {
   const keys = Object.keys(figures);
   const onScreen = keys.filter((k) => visible.has(k));
-  await Promise.all(onScreen.map((k) => drawOne(root, k, figures[k])));
+  const firstPaint = drawn.size === 0;
+  for (const [i, key] of onScreen.entries()) {
+    await drawOne(root, key, figures[key]);
+    // On page load, let the first figure reach the screen before plotly.js draws the next
+    // (until then the reader sees no figure at all); later edits draw on-screen ones together.
+    if (i === 0 && firstPaint) await yieldToBrowser();
+  }
   performance.mark("attention-lab:visible-drawn");
   let slice = -Infinity; // when the current run of drawing without a yield began
   for (const key of keys.filter((k) => !visible.has(k))) {

@@ -41,6 +41,12 @@ Object.defineProperty(window, 'Plotly', {
     real = p;
   },
 });
+const realReplace = history.replaceState.bind(history);
+history.replaceState = (...a) => {
+  const t0 = performance.now();
+  realReplace(...a);
+  window.__reacts.push(['replaceState', t0, performance.now() - t0]);
+};
 const realFetch = window.fetch;
 window.fetch = async (...a) => {
   const t0 = performance.now();

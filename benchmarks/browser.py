@@ -120,8 +120,8 @@ def first_load(page: Page, url: str) -> tuple[int, float, float]:
         "Network.loadingFinished", lambda e: total.__setitem__(0, total[0] + e["encodedDataLength"])
     )
     page.goto(url)
-    page.wait_for_function("document.querySelector('main').getAttribute('aria-busy') === 'false'",
-                           timeout=60_000)  # fmt: skip
+    # A selector, not wait_for_function: that evaluates a string, which the CSP forbids.
+    page.wait_for_selector("main[aria-busy=false]", state="attached", timeout=60_000)
     first = page.evaluate("window.__firstFigure")
     done = page.evaluate("performance.now()")
     page.wait_for_timeout(300)

@@ -136,12 +136,14 @@ def build_9(c: Ctx) -> dict[str, Any]:
     axes.update(subplot_axes(t, 2, [0.0, 0.55], [0.0, 0.16], cols, [f"z({c.focus_token})"]))
     axes.update(subplot_axes(t, 3, [0.68, 1.0], [0.0, 1.0], cols, [], "column of V and z"))
     axes["yaxis3"] = {
+        "type": "linear",
         "anchor": "x3",
         "domain": [0.0, 1.0],
         "zeroline": False,
         "color": t.fg,
         "gridcolor": t.grid,
         "fixedrange": True,
+        "ticklabeloverflow": "allow",  # no label box measuring on redraws (see style.axis)
     }
     axes["xaxis3"]["range"] = [-0.5, c.d_v - 0.5 + (0.6 if c.d_v <= 8 else 0)]
     column = c.output_deriv[f][0]

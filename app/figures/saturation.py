@@ -75,6 +75,7 @@ def build(c: Ctx) -> dict[str, Any]:
         x = axis(t, labels)
         x.update(domain=dom, anchor=f"y{sfx}")
         y = {
+            "type": "linear",
             "domain": [0.0, 0.85],
             "range": [0, 1.15],
             "anchor": f"x{sfx}",
@@ -82,6 +83,7 @@ def build(c: Ctx) -> dict[str, Any]:
             "gridcolor": t.grid,
             "fixedrange": True,
             "zeroline": False,
+            "ticklabeloverflow": "allow",  # no label box measuring on redraws (see style.axis)
             "title": {"text": "weight" if n == 1 else "", "font": {"color": t.muted}},
         }
         axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y

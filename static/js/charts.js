@@ -164,6 +164,9 @@ function unchanged(key, fig) {
 }
 
 const visible = new Set(); // figure numbers whose panel is on screen
+// Longest run of drawing between two yields: typing stays responsive (a 50 ms task is
+// what browsers call "long") while an edit is not split into one paint per figure.
+const SLICE_MS = 40;
 // Let the browser paint and handle input between two figures (scheduler.yield where known).
 const yieldToBrowser = () =>
   globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0));
@@ -199,10 +202,22 @@ function drawOne(root, key, fig) {
 export async function renderFigures(root, figures, isCurrent = () => true) {
   const keys = Object.keys(figures);
   const onScreen = keys.filter((k) => visible.has(k));
-  await Promise.all(onScreen.map((k) => drawOne(root, k, figures[k])));
+  const firstPaint = drawn.size === 0;
+  for (const [i, key] of onScreen.entries()) {
+    await drawOne(root, key, figures[key]);
+    // On page load, let the first figure reach the screen before plotly.js draws the next
+    // (until then the reader sees no figure at all); later edits draw on-screen ones together.
+    if (i === 0 && firstPaint) await yieldToBrowser();
+  }
   performance.mark("attention-lab:visible-drawn");
+  let slice = -Infinity; // when the current run of drawing without a yield began
   for (const key of keys.filter((k) => !visible.has(k))) {
-    await yieldToBrowser();
+    // Yield once per SLICE_MS, not after every figure: each yield lets the browser paint
+    // a frame, and several paints per edit cost more than the figures between them.
+    if (performance.now() - slice > SLICE_MS) {
+      await yieldToBrowser();
+      slice = performance.now();
+    }
     if (!isCurrent()) return false;
     await drawOne(root, key, figures[key]);
   }

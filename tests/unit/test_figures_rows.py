@@ -17,18 +17,21 @@ def test_figure_4_projection_derivations() -> None:
         ["1", "2", "0", "1"],
         ["1", "0", "1", "2"],
     ]
-    shapes = [a["text"] for a in fig["layout"]["annotations"] if "×" in a["text"]]
-    assert shapes.count("3 × 4") == 6
-    assert fig["derivations"]["5"][0][1] == "k₁₂ = 0·(-1) + 0·1 + 1·(-1) + 1·1 = 0"
+    # one subplot per row: X, W, result heatmaps, then a text trace naming them
+    assert [t["type"] for t in fig["data"]] == ["heatmap", "heatmap", "heatmap", "scatter"] * 3
+    names = [s for t in fig["data"] if t["type"] == "scatter" for s in t["text"] if "×" in s]
+    assert sum(s.endswith("3 × 4") for s in names) == 6
+    assert names.count("×") == 3
+    assert fig["derivations"]["6"][0][1] == "k₁₂ = 0·(-1) + 0·1 + 1·(-1) + 1·1 = 0"
 
 
 def test_figure_4_cross_attention_uses_the_source() -> None:
     fig = figs(cross())["figures"]["4"]
     validate(fig)
-    names = [a["text"] for a in fig["layout"]["annotations"]]
-    assert "<b>S</b>" in names
-    assert "4 × 4" in names
-    assert "2 × 4" in names
+    names = [s for t in fig["data"] if t["type"] == "scatter" for s in t["text"]]
+    assert "<b>S</b>  4 × 4" in names
+    assert "<b>X</b>  2 × 4" in names
+    assert "<b>K</b>  4 × 4" in names
 
 
 def test_figure_8_row_2_of_z() -> None:

@@ -134,11 +134,15 @@ class AccessLog:
 
 
 class SelectiveGZip:
-    """GZip (level 6, bodies over 1 kB) for every path except ``skip_prefixes``."""
+    """GZip (level 1, bodies over 1 kB) for every path except ``skip_prefixes``.
+
+    Level 1 rather than 6: on a 64-token state's 3.3 MB of figure JSON it takes 26 ms
+    instead of 100 ms for 690 kB instead of 490 kB, and plotly.js is 555 kB instead of
+    485 kB; on a CPU-bound server the milliseconds matter more than the bytes."""
 
     def __init__(self, app: ASGIApp, skip_prefixes: tuple[str, ...]) -> None:
         self.app = app
-        self.gzip = GZipMiddleware(app, minimum_size=1000, compresslevel=6)
+        self.gzip = GZipMiddleware(app, minimum_size=1000, compresslevel=1)
         self.skip_prefixes = skip_prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -21,6 +21,8 @@ from app.figures.style import (
 from app.figures.weights import grid_height
 
 XDOMS = ([0.0, 0.28], [0.4, 0.62], [0.74, 1.0])
+# Paper width kept clear left of a grid for its row labels (token names).
+LABEL_ROOM = 0.07
 
 
 def _row_y(f: int, rows: int, ydom: list[float]) -> float:
@@ -78,21 +80,25 @@ def build_8(c: Ctx) -> dict[str, Any]:
     ):
         axes.update(subplot_axes(t, n, list(dom), ydom, xl, yl))
     y = _row_y(f, c.l_q, ydom)
-    join = {
-        "type": "line",
-        "xref": "paper",
-        "yref": "paper",
-        "x0": XDOMS[0][1],
-        "x1": XDOMS[2][0],
-        "y0": y,
-        "y1": y,
-        "line": {"color": t.outline, "width": 2, "dash": "dot"},
-        "layer": "below",  # under the V grid: it shows only in the gaps between grids
-    }
+    # The join runs through the gaps only, stopping short of the next grid's row labels
+    # (they sit left of each grid): A's row, times V, gives Z's row.
+    joins = [
+        {
+            "type": "line",
+            "xref": "paper",
+            "yref": "paper",
+            "x0": left,
+            "x1": right - LABEL_ROOM,
+            "y0": y,
+            "y1": y,
+            "line": {"color": t.outline, "width": 2, "dash": "dot"},
+        }
+        for left, right in ((XDOMS[0][1], XDOMS[1][0]), (XDOMS[1][1], XDOMS[2][0]))
+    ]
     shapes = [
         outline(t, -0.5, c.l_k - 0.5, f - 0.5, f + 0.5),
         outline(t, -0.5, c.d_v - 0.5, f - 0.5, f + 0.5, "x3", "y3"),
-        join,
+        *joins,
     ]
     first = c.output_deriv[f][0]
     names = [

@@ -19,7 +19,6 @@ from app.figures.style import (
     heatmap,
     numbered,
     subplot_axes,
-    value_range,
 )
 from app.figures.weights import grid_height
 
@@ -104,20 +103,11 @@ def _bounds_traces(c: Ctx, lo: Any, hi: Any) -> list[Json]:
 def build_9(c: Ctx) -> dict[str, Any]:
     t, h, f = c.t, c.h, c.focus
     lo, hi = bounds(c)
-    v_lo, v_hi = value_range(h.v)
     rows = [f"{c.weights_text[f][j]} × {c.key_tokens[j]}" for j in range(c.l_k)]
     cols = numbered(c.d_v)
     z_hover = [c.output_deriv[f]]
     traces = [
-        heatmap(
-            h.v,
-            c.v_text,
-            c.projection_derivation("v"),
-            t.scales["v"],
-            zmin=v_lo,
-            zmax=v_hi,
-            name="V",
-        ),
+        c.values_heatmap(),
         heatmap(
             h.output[f : f + 1],
             [c.output_text[f]],

@@ -15,7 +15,7 @@ import numpy as np
 from app.attention import HeadStages, Stages
 from app.attention.ops import Matrix
 from app.figures import fmt
-from app.figures.style import Theme, theme
+from app.figures.style import Json, Theme, heatmap, theme, value_range
 
 FIGURE_NUMBERS = tuple(range(3, 14))
 
@@ -186,6 +186,21 @@ class Ctx:
             [v if ok else None for v, ok in zip(row, arow, strict=True)]
             for row, arow in zip(self.h.masked.tolist(), allowed, strict=True)
         ]
+
+    def weights_heatmap(self, xaxis: str = "x", yaxis: str = "y") -> Json:
+        """A, on the fixed 0–1 weights scale, as Figures 6, 7 and 8 draw it."""
+        return heatmap(
+            self.h.weights, self.weights_text, self.weights_deriv, self.t.scales["weights"],
+            zmin=0.0, zmax=1.0, xaxis=xaxis, yaxis=yaxis, name="A",
+        )  # fmt: skip
+
+    def values_heatmap(self, xaxis: str = "x", yaxis: str = "y") -> Json:
+        """V on its own colour range, with each cell's projection on hover (Figures 8, 9)."""
+        lo, hi = value_range(self.h.v)
+        return heatmap(
+            self.h.v, self.v_text, self.projection_derivation("v"), self.t.scales["v"],
+            zmin=lo, zmax=hi, xaxis=xaxis, yaxis=yaxis, name="V",
+        )  # fmt: skip
 
 
 def figure(

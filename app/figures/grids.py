@@ -64,17 +64,7 @@ def build(c: Ctx) -> dict[str, Any]:
             yaxis="y2",
             name="scaled",
         ),
-        heatmap(
-            h.weights,
-            c.weights_text,
-            c.weights_deriv,
-            t.scales["weights"],
-            zmin=0.0,
-            zmax=1.0,
-            xaxis="x3",
-            yaxis="y3",
-            name="A",
-        ),
+        c.weights_heatmap("x3", "y3"),
     ]
     step = scale_phrase(c)
     titles = [

@@ -33,29 +33,10 @@ def _row_y(f: int, rows: int, ydom: list[float]) -> float:
 def build_8(c: Ctx) -> dict[str, Any]:
     t, h, f = c.t, c.h, c.focus
     ydom = [0.0, 0.86]
-    v_lo, v_hi = value_range(h.v)
     z_lo, z_hi = value_range(h.output)
     traces = [
-        heatmap(
-            h.weights,
-            c.weights_text,
-            c.weights_deriv,
-            t.scales["weights"],
-            zmin=0.0,
-            zmax=1.0,
-            name="A",
-        ),
-        heatmap(
-            h.v,
-            c.v_text,
-            c.projection_derivation("v"),
-            t.scales["v"],
-            zmin=v_lo,
-            zmax=v_hi,
-            xaxis="x2",
-            yaxis="y2",
-            name="V",
-        ),
+        c.weights_heatmap(),
+        c.values_heatmap("x2", "y2"),
         heatmap(
             h.output,
             c.output_text,

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.figures import fmt
 from app.figures.context import Ctx, figure, table
-from app.figures.style import axis, base_layout, heatmap, outline
+from app.figures.style import axis, base_layout, outline
 
 
 def grid_height(rows: int, lo: int = 240, hi: int = 620, per: int = 44) -> int:
@@ -79,15 +79,7 @@ def row_stats(c: Ctx, i: int) -> list[str]:
 
 def build(c: Ctx) -> dict[str, Any]:
     t = c.t
-    trace = heatmap(
-        c.h.weights,
-        c.weights_text,
-        c.weights_deriv,
-        t.scales["weights"],
-        zmin=0.0,
-        zmax=1.0,
-        name="A",
-    )
+    trace = c.weights_heatmap()
     trace["colorbar"] = {"thickness": 10, "len": 0.8, "tickfont": {"color": t.fg}}
     trace["showscale"] = True
     f = c.focus

@@ -11,6 +11,7 @@
  */
 
 import { toQuery } from "./state.js";
+import { Stepper } from "./stepper.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
 const root = document.getElementById("embed");
@@ -66,11 +67,20 @@ function renderText(fig) {
   renderTables(fig.tables);
 }
 
+let stepper = null; // Figure 3 only: the same player as on the main page
+
 async function draw() {
   const fig = specs[currentTheme()] ?? Object.values(specs)[0];
   renderText(fig);
   const config = { ...(fig.config ?? {}), responsive: true };
-  await window.Plotly.react(plot, fig.data, fig.layout, config);
+  if (fig.frames?.length) {
+    // The stepper shows the final frame when idle and plays the frames on request.
+    stepper ??= new Stepper(root.querySelector(".embed-figure"),
+      (_panel, _fig, frame) => window.Plotly.react(plot, frame.data, frame.layout, config));
+    await stepper.load(fig);
+  } else {
+    await window.Plotly.react(plot, fig.data, fig.layout, config);
+  }
   root.dataset.drawn = "true";
 }
 

@@ -248,3 +248,8 @@ def test_embed_carries_the_numbers_as_a_table(client: TestClient) -> None:
     weights = tables[0]
     assert '<th scope="col">love</th>' in weights
     assert '<th scope="row">love</th><td>0.14</td><td>0.63</td><td>0.23</td>' in weights
+
+
+def test_only_figure_3_embeds_carry_the_player(client: TestClient) -> None:
+    assert 'data-step="play"' in client.get("/embed/3?preset=i-love-llms").text
+    assert 'data-step="play"' not in client.get("/embed/6?preset=i-love-llms").text

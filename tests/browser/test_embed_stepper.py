@@ -1,0 +1,44 @@
+"""Figure 3 embedded: the same player as on the page, final frame when idle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.embed_support import console_errors, embed_app_url, embed_browser
+
+pytestmark = pytest.mark.browser
+__all__ = ["embed_app_url", "embed_browser"]  # fixtures used by name
+
+
+@pytest.fixture
+def page(embed_browser: Browser) -> Iterator[Page]:
+    # Reduced motion: the player must not start by itself.
+    context = embed_browser.new_context(viewport={"width": 800, "height": 900},
+                                        reduced_motion="reduce")  # fmt: skip
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def test_embedded_figure_3_steps_through_its_frames(page: Page, embed_app_url: str) -> None:
+    errors = console_errors(page)
+    page.goto(f"{embed_app_url}/embed/3?preset=i-love-llms")
+    page.locator("#embed[data-drawn='true'] .main-svg").first.wait_for(timeout=20_000)
+    count = page.locator("[data-role=step-count]")
+    narration = page.locator("[data-role=narration]")
+    total = count.inner_text().split(" of ")[1]
+    expect(count).to_have_text(f"Frame {total} of {total}")  # idle: the final frame
+    assert "z(love)" in narration.inner_text()
+    final = narration.inner_text()
+
+    page.get_by_role("button", name="◀ Step back").click()
+    expect(count).to_have_text(f"Frame {int(total) - 1} of {total}")
+    assert narration.inner_text() != final
+    page.keyboard.press("Tab")  # the controls are buttons: reachable by keyboard
+    page.get_by_role("button", name="Step forward ▶").press("Enter")
+    expect(count).to_have_text(f"Frame {total} of {total}")
+    expect(narration).to_have_text(final)
+    assert errors == []

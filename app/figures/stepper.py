@@ -209,10 +209,18 @@ def _step3(c: Ctx) -> list[Json]:
     return frames
 
 
+def _scaled_panel(c: Ctx, title: str) -> Panel:
+    """The scaled (and masked) grid, as steps 4 and 5 show it: −∞ where blocked."""
+    scaled = symmetric_range(c.h.scaled)
+    return Panel(
+        title, c.masked_z(), c.masked_text, "scores", c.key_tokens, c.tokens,
+        (-scaled, scaled), c.scaled_deriv, 0.0,
+    )  # fmt: skip
+
+
 def _step4(c: Ctx) -> list[Json]:
     h, f = c.h, c.focus
     raw = symmetric_range(h.scores)
-    scaled = symmetric_range(h.scaled)
     title = f"÷ {c.divisor_text.split(' ≈ ')[0]}" if c.stages.scale else "÷ 1 (skipped)"
     panels = [
         Panel(
@@ -226,17 +234,7 @@ def _step4(c: Ctx) -> list[Json]:
             c.scores_deriv,
             0.0,
         ),
-        Panel(
-            title,
-            c.masked_z(),
-            c.masked_text,
-            "scores",
-            c.key_tokens,
-            c.tokens,
-            (-scaled, scaled),
-            c.scaled_deriv,
-            0.0,
-        ),
+        _scaled_panel(c, title),
     ]
     if c.stages.scale:
         say = (
@@ -256,19 +254,8 @@ def _step4(c: Ctx) -> list[Json]:
 
 def _step5(c: Ctx) -> list[Json]:
     h, f = c.h, c.focus
-    scaled = symmetric_range(h.scaled)
     panels = [
-        Panel(
-            "scaled",
-            c.masked_z(),
-            c.masked_text,
-            "scores",
-            c.key_tokens,
-            c.tokens,
-            (-scaled, scaled),
-            c.scaled_deriv,
-            0.0,
-        ),
+        _scaled_panel(c, "scaled"),
         Panel(
             "softmax → A",
             h.weights,

@@ -7,27 +7,16 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from engine_spec import arr, run_example
 
 from app.attention import AttentionInput, Stages, run
 from app.figures import View, build_figures
 from app.presets import RUNNING_EXAMPLE as R
 
 
-def arr(m: Any) -> np.ndarray[Any, Any]:
-    return np.asarray(m, dtype=np.float64)
-
-
 def stages(**over: Any) -> Stages:
-    """The running example with some inputs replaced."""
-    args: dict[str, Any] = {
-        "x": arr(R["x"]),
-        "w_q": arr(R["w_q"]),
-        "w_k": arr(R["w_k"]),
-        "w_v": arr(R["w_v"]),
-        "tokens": tuple(R["tokens"]),
-    }
-    args.update(over)
-    return run(AttentionInput(**args))
+    """The running example with some inputs replaced (engine_spec's, one definition)."""
+    return run_example(**over)
 
 
 def cross() -> Stages:

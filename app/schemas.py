@@ -244,6 +244,13 @@ class SoftmaxRequest(BaseModel):
         description="Factor the scores are multiplied by before the softmax.", examples=[8.0],
     )  # fmt: skip
 
+    def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the scores; a vector is one row."""
+        first = self.scores[0]
+        if isinstance(first, list):
+            return len(self.scores), len(first)
+        return 1, len(self.scores)
+
     def scores_array(self) -> np.ndarray[Any, np.dtype[np.float64]]:
         """The scores as float64: 1-D for a vector, 2-D for a matrix."""
         return np.asarray(self.scores, dtype=np.float64)

@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from app import __version__, admission
 from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
-from app.middleware import AccessLog, RequestGuard, SelectiveGZip
+from app.middleware import AccessLog, HeadAsGet, RequestGuard, SelectiveGZip
 from app.paths import static_dir
 from app.routes import api, docs, embed, export, figures, health, pages
 from app.routes.body import add_body_schemas
@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # numeric API is left alone: gzip would cost more than it saves on 50 MB of floats.
     app.add_middleware(SelectiveGZip, skip_prefixes=("/api/v1/attention", "/api/v1/softmax"))
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes, router=app.router)
+    app.add_middleware(HeadAsGet)
     # Outside the guard so its 413/415 answers carry the headers too.
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     app.add_middleware(AccessLog)

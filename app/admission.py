@@ -15,6 +15,7 @@ large body before it knows its shapes); ``offload`` inside that block reuses the
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -70,9 +71,17 @@ GATE = Gate(2)
 _holding: ContextVar[bool] = ContextVar("attention_lab_admitted", default=False)
 
 
+# How long a heavy thread may hold the GIL while the event loop waits for it (Python's
+# default is 5 ms). Every request the loop serves needs the GIL back a few times (accept,
+# read, write), so with two heavy threads a small request waited 10-40 ms per probe.
+SWITCH_INTERVAL_SECONDS = 0.001
+
+
 def configure(limit: int) -> None:
-    """Set this worker's limit (``create_app`` calls it with ``Settings.max_heavy``)."""
+    """Set this worker's limit (``create_app`` calls it with ``Settings.max_heavy``) and
+    shorten the GIL's switch interval so the loop is not starved by heavy threads."""
     GATE.configure(limit)
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
 
 
 @asynccontextmanager

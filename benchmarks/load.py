@@ -123,7 +123,9 @@ def request(
     """(status, body, headers); status 0 when the connection failed or timed out."""
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
-        headers = {"Content-Type": "application/json"} if body is not None else {}
+        headers = {"Accept-Encoding": "gzip"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
         conn.request(method, path, body=body, headers=headers)
         resp = conn.getresponse()
         data = resp.read()
@@ -175,6 +177,7 @@ class Prober:
     """Loops a GET or POST until stopped, recording each latency in milliseconds."""
 
     def __init__(self, port: int, path: str, body: bytes | None = None, pause: float = 0.02):
+        """``pause`` seconds between requests; after a 503, its Retry-After instead."""
         self.port, self.path, self.body, self.pause = port, path, body, pause
         self.ms: list[float] = []
         self.statuses: Counter[int] = Counter()
@@ -185,10 +188,13 @@ class Prober:
     def _run(self) -> None:
         method = "GET" if self.body is None else "POST"
         while not self._stop.is_set():
-            (status, _, _), seconds = timed(request, self.port, method, self.path, self.body, 30)
+            (status, _, headers), seconds = timed(
+                request, self.port, method, self.path, self.body, 30
+            )
             self.ms.append(seconds * 1000)
             self.statuses[status] += 1
-            self._stop.wait(self.pause)
+            retry = headers.get("retry-after", "")
+            self._stop.wait(float(retry) if status == 503 and retry.isdigit() else self.pause)
 
     def stop(self) -> None:
         self._stop.set()
@@ -229,6 +235,9 @@ def scenario_hostile(args: argparse.Namespace) -> None:
             path = path.replace("PAGE", quote(page, safe=""))
             (status, _, _), seconds = timed(request, srv.port, method, path, data, 120)
             shown = "killed/dropped" if status == 0 else str(status)
+            if status == 200 and path.startswith("/?"):
+                page = get(srv.port, path)[1]
+                shown = "page+message" if b'role="alert" >' in page else "page, no message"
             print(f"  {name:<24} {shown:>14} {seconds:6.2f} s  peak RSS "
                   f"{srv.peak / 2**20:.0f} MB{' KILLED' if srv.killed else ''}")  # fmt: skip
 

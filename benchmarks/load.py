@@ -304,11 +304,17 @@ def scenario_fairness(args: argparse.Namespace) -> None:
 
 
 def scenario_maxbody(args: argparse.Namespace) -> None:
-    print("maxbody: 12 concurrent largest legal POST /api/v1/attention bodies")
+    print(
+        "maxbody: 12 concurrent largest legal POST /api/v1/attention bodies "
+        "(x, source.x, W^Q, W^K, W^V, W^O 512 × 512 and a 512 × 512 mask)"
+    )
     rng = random.Random(3)
-    body = {"x": matrix(512, 512, rng, 12), "w_q": matrix(512, 512, rng, 12),
-            "w_k": matrix(512, 512, rng, 12), "w_v": matrix(512, 512, rng, 12),
-            "w_o": matrix(512, 512, rng, 12)}  # fmt: skip
+
+    def big() -> list[list[float]]:  # 17 significant digits, as a client's floats are
+        return [[rng.uniform(-1e5, 1e5) for _ in range(512)] for _ in range(512)]
+
+    body = {"x": big(), "source": {"x": big()}, "w_q": big(), "w_k": big(), "w_v": big(),
+            "w_o": big(), "allowed": [[True] * 512] * 512}  # fmt: skip
     data = json.dumps(body, separators=(",", ":")).encode()
     del body
     with server(args) as srv:

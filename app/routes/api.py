@@ -132,7 +132,7 @@ async def attention(request: Request) -> Response:
         check_limits(body, settings)
         shape = request_shape(body)
         cost = attention_cost(shape)
-        check_cost(cost, settings, shape.reduce)
+        check_cost(cost, settings, shape.reduce, field=shape.field)
         chunks = await offload(cost, lambda: stages_to_chunks(run(body.to_input())))
     return JSONChunks(chunks)
 

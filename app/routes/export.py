@@ -137,6 +137,6 @@ async def export_body(
         check_limits(body, settings)  # shape and cost errors reach the API's 422 handler
         shape = request_shape(body)
         cost = attention_cost(shape)
-        check_cost(cost, settings, shape.reduce)
+        check_cost(cost, settings, shape.reduce, field=shape.field)
         plan = Plan(link, body, shape, cost, "body", False)
         return await offload(cost, _export_plan, plan, format)

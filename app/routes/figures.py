@@ -78,6 +78,6 @@ async def figures(request: Request) -> Response:
         check_figure_shape(shape, settings)
         wanted = body.view.figures if body.view and body.view.figures else None
         cost = figures_cost(shape, len(set(wanted)) if wanted else 11)
-        check_cost(cost, settings, shape.reduce)
+        check_cost(cost, settings, shape.reduce, field=shape.field)
         gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
         return await offload(cost, _build, body, gzip_ok)

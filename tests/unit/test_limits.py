@@ -63,7 +63,7 @@ def test_response_bytes_are_within_a_fifth_of_the_real_answer() -> None:
 
 
 def test_the_largest_numeric_request_fits_the_default_budget() -> None:
-    largest = Shape(l_q=512, l_k=512, d_model=512, d_k=512, d_v=512, d_out=512)
+    largest = Shape(l_q=512, l_k=512, d_model=512, d_k=512, d_v=512, d_out=512, cross=True)
     check_cost(attention_cost(largest), Settings(), "x")
 
 
@@ -72,7 +72,9 @@ def test_the_6_kb_many_heads_body_is_refused_naming_heads(heads: int) -> None:
     shape = Shape(l_q=512, l_k=512, d_model=1, d_k=512, d_v=512, heads=heads)
     with pytest.raises(CostError) as caught:
         check_cost(attention_cost(shape), Settings(), shape.reduce)
+    assert shape.field == "heads"
     assert caught.value.status == 422
+    assert caught.value.field == shape.reduce
     assert f"heads ({heads})" in caught.value.message
     assert "ATTENTION_LAB_MAX_CELLS" in caught.value.message
 

@@ -305,7 +305,7 @@ def scenario_fairness(args: argparse.Namespace) -> None:
 
 def scenario_maxbody(args: argparse.Namespace) -> None:
     print(
-        "maxbody: 12 concurrent largest legal POST /api/v1/attention bodies "
+        f"maxbody: {args.count} concurrent largest legal POST /api/v1/attention bodies "
         "(x, source.x, W^Q, W^K, W^V, W^O 512 × 512 and a 512 × 512 mask)"
     )
     rng = random.Random(3)
@@ -324,14 +324,14 @@ def scenario_maxbody(args: argparse.Namespace) -> None:
             (status, _), seconds = timed(post, srv.port, "/api/v1/attention", data, 180)
             results.append((status, seconds))
 
-        threads = [threading.Thread(target=one) for _ in range(12)]
+        threads = [threading.Thread(target=one) for _ in range(args.count)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(200)
         statuses = Counter(s for s, _ in results)
         slowest = max((s for _, s in results), default=0)
-        print(f"  body {len(data) / 1e6:.1f} MB × 12 -> statuses {dict(statuses)}, "
+        print(f"  body {len(data) / 1e6:.1f} MB × {args.count} -> statuses {dict(statuses)}, "
               f"slowest {slowest:.1f} s")  # fmt: skip
         print(srv.memory_line())
 
@@ -396,6 +396,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8, help="heavy clients (fairness)")
     parser.add_argument("--size", type=int, default=128, help="tokens = widths (fairness)")
     parser.add_argument("--seconds", type=float, default=20, help="load duration (fairness)")
+    parser.add_argument("--count", type=int, default=12, help="bodies at once (maxbody)")
     parser.add_argument("--verbose", action="store_true", help="print every hostile URL")
     args = parser.parse_args()
     unknown = [s for s in args.scenarios if s not in SCENARIOS]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gzip
 import http.client
 import json
 import os
@@ -118,9 +119,15 @@ class Server:
 
 
 def request(
-    port: int, method: str, path: str, body: bytes | None = None, timeout: float = 60
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    timeout: float = 60,
+    decode: bool = False,
 ) -> tuple[int, bytes, dict[str, str]]:
-    """(status, body, headers); status 0 when the connection failed or timed out."""
+    """(status, body, headers); status 0 when the connection failed or timed out. Asks
+    for gzip, as browsers do; ``decode`` decompresses the body."""
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
         headers = {"Accept-Encoding": "gzip"}
@@ -129,7 +136,10 @@ def request(
         conn.request(method, path, body=body, headers=headers)
         resp = conn.getresponse()
         data = resp.read()
-        return resp.status, data, {k.lower(): v for k, v in resp.getheaders()}
+        headers = {k.lower(): v for k, v in resp.getheaders()}
+        if headers.get("content-encoding") == "gzip" and decode:
+            data = gzip.decompress(data)
+        return resp.status, data, headers
     except (OSError, http.client.HTTPException):
         return 0, b"", {}
     finally:
@@ -137,7 +147,7 @@ def request(
 
 
 def get(port: int, path: str, timeout: float = 60) -> tuple[int, bytes, dict[str, str]]:
-    return request(port, "GET", path, timeout=timeout)
+    return request(port, "GET", path, timeout=timeout, decode=True)
 
 
 def post(port: int, path: str, body: bytes, timeout: float = 120) -> tuple[int, bytes]:

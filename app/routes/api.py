@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app import presets
-from app.admission import admitted, offload
+from app.admission import admitted, offload, until_sent
 from app.attention import run, softmax_stage
 from app.inputs.limits import (
     Cost,
@@ -134,7 +134,7 @@ async def attention(request: Request) -> Response:
         cost = attention_cost(shape)
         check_cost(cost, settings, shape.reduce, field=shape.field)
         chunks = await offload(cost, lambda: stages_to_chunks(run(body.to_input())))
-    return JSONChunks(chunks)
+        return until_sent(JSONChunks(chunks))
 
 
 @router.post(
@@ -160,7 +160,7 @@ async def softmax(request: Request) -> Response:
             return encode(softmax_to_dict(softmax_stage(scores, body.stretch), scores.ndim == 1))
 
         payload = await offload(cost, encoded)
-    return JSONBytes(payload)
+        return until_sent(JSONBytes(payload))
 
 
 @router.get("/presets", response_model=list[PresetSummary], summary="Named examples")

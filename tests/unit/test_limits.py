@@ -170,3 +170,44 @@ def test_engine_input_type_is_what_the_cost_model_reads() -> None:
         stages.q.shape[1],
         stages.v.shape[1],
     )
+
+
+def test_a_heavy_answer_keeps_its_slot_until_it_is_sent() -> None:
+    from starlette.responses import Response
+
+    admission.configure(2)
+    during: list[int] = []
+
+    async def send(message: Any) -> None:
+        during.append(admission.GATE.running)
+
+    async def receive() -> Any:
+        return {"type": "http.disconnect"}
+
+    async def scenario() -> None:
+        response = await offload(HEAVY, Response, b"x" * 10)
+        assert admission.GATE.running == 1  # computed, not yet sent: still counted
+        scope = {"type": "http", "method": "GET", "path": "/", "headers": []}
+        await response(scope, receive, send)
+
+    anyio.run(scenario)
+    assert during
+    assert all(n == 1 for n in during)
+    assert admission.GATE.running == 0
+
+
+def test_a_slot_is_freed_when_sending_fails() -> None:
+    from starlette.responses import Response
+
+    admission.configure(1)
+
+    async def broken(message: Any) -> None:
+        raise OSError("the client went away")
+
+    async def scenario() -> None:
+        response = await offload(HEAVY, Response, b"x")
+        with pytest.raises(OSError, match="went away"):
+            await response({"type": "http", "headers": []}, None, broken)  # type: ignore[arg-type]
+
+    anyio.run(scenario)
+    assert admission.GATE.running == 0

@@ -80,7 +80,7 @@ class _Slot:
         self.kept = False
 
 
-GATE = Gate(2)
+GATE = Gate(1)
 _slot: ContextVar[_Slot | None] = ContextVar("attention_lab_slot", default=None)
 
 

@@ -73,7 +73,10 @@ class Settings(BaseSettings):
         description="Largest response one request may produce in bytes, estimated before any work.",
     )
     max_heavy: int = Field(
-        2,
+        # 1: heavy work is mostly Python holding the GIL, so a second thread adds memory
+        # and latency for everyone else but no throughput on a one-core worker (measured:
+        # same heavy throughput; /healthz p99 113 ms instead of 349 ms; benchmarks/load.py).
+        1,
         ge=1,
         le=64,
         description="Heavy computations (above the cost model's inline threshold) one "

@@ -53,10 +53,12 @@ LOG = Path(os.environ.get("LOAD_LOG", "/tmp/attention-lab-load.log"))
 class Server:
     """One uvicorn worker in a child process, with a memory watchdog."""
 
-    def __init__(self, app_dir: Path, kill_mb: int, env: dict[str, str]) -> None:
-        with socket.socket() as s:
-            s.bind((HOST, 0))
-            self.port = s.getsockname()[1]
+    def __init__(self, app_dir: Path, kill_mb: int, env: dict[str, str], port: int = 0) -> None:
+        self.port = port
+        if not port:
+            with socket.socket() as s:
+                s.bind((HOST, 0))
+                self.port = s.getsockname()[1]
         cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--app-dir", str(app_dir),
                "--host", HOST, "--port", str(self.port), "--log-level", "warning",
                "--no-access-log"]  # fmt: skip
@@ -369,7 +371,8 @@ def hostile_urls(port: int) -> list[str]:
 
 
 def scenario_urls(args: argparse.Namespace) -> None:
-    with server(args) as srv:
+    srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {})
+    try:
         urls = hostile_urls(srv.port)
         print(f"urls: {len(urls)} hostile URLs")
         bad = 0
@@ -381,12 +384,14 @@ def scenario_urls(args: argparse.Namespace) -> None:
             if not good or args.verbose:
                 print(f"  {status:>3} {seconds:6.2f} s  {'ok ' if good else 'BAD'} {url[:90]}")
             if srv.proc.poll() is not None:
-                print("  the worker died; restarting it")
+                print("  the worker died; restarting it on the same port")
                 srv.stop()
-                srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {})
+                srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {}, srv.port)
         print(f"  {len(urls) - bad} of {len(urls)} answered with a 4xx or the page's message "
               f"within 5 s")  # fmt: skip
         print(srv.memory_line())
+    finally:
+        srv.stop()
 
 
 SCENARIOS = {

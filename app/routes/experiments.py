@@ -4,9 +4,11 @@ scaling-table, each with a "Copy as NumPy" twin at ``…/numpy``.
 **Seeded and byte-identical.** Each run draws from ``numpy.random.default_rng(seed)`` in
 the order documented in ``app.labs.experiments``; the same body gives the same bytes.
 
-**Bounded.** Before any work, ``experiment_cost`` prices the body in cells (numbers drawn
-and softmaxed) and response bytes; past ``MAX_CELLS`` the answer is a 422 naming the
-field to reduce. The work runs in the thread pool, never on the event loop.
+**Bounded.** Before any work, ``check_experiment`` prices the body: the cost model's
+``Cost`` (numbers held at once, response bytes) against the settings' budget, and the
+work (numbers drawn and softmaxed) against ``MAX_WORK``; over either, the answer is a 422
+naming the field to reduce. The run goes through ``app.admission.offload``: in a worker
+thread under the per-worker limit (503 with Retry-After when every slot is taken).
 
 **Progress (for a progress bar and a Cancel button).** Send ``Accept:
 application/x-ndjson`` and the answer streams one JSON object per line:
@@ -19,20 +21,22 @@ header the answer is the plain JSON result.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Body, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
-from starlette.concurrency import run_in_threadpool
+from fastapi.responses import Response, StreamingResponse
 
+from app import admission
+from app.inputs.limits import Cost, CostError, check_cost
 from app.labs.experiments import (
     Params,
     SaturationParams,
     ScoreVarianceParams,
     blocks_total,
-    experiment_cells,
+    experiment_work,
+    held_cells,
     iterate,
     response_bytes,
     run_experiment,
@@ -49,59 +53,55 @@ from app.schemas_experiments import (
     ScoreVarianceResponse,
 )
 from app.serialize import encode
+from app.settings import Settings
 
 router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
 
 NDJSON = "application/x-ndjson"
-# The most cells one run may cost: ~0.5 s of numpy on one core. Every body within the
-# page's controls fits, e.g. saturation with 10,000 trials of 512 keys (15.4 M cells).
-MAX_CELLS = 30_000_000
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What a run costs: numbers drawn and softmaxed, and the JSON answer's size."""
-
-    cells: int
-    response_bytes: int
+# The most work one run may do, in numbers drawn and softmaxed (``experiment_work``):
+# ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
+# e.g. saturation with 10,000 trials of 512 keys (15.4 M).
+MAX_WORK = 30_000_000
 
 
 def experiment_cost(p: Params) -> Cost:
-    return Cost(experiment_cells(p), response_bytes(p))
+    """The cost model's view: numbers held at once (blocks keep it small) and bytes."""
+    return Cost(held_cells(p), response_bytes(p))
 
 
-def _reduce_hint(p: Params) -> tuple[str, str]:
+def _reduce(p: Params) -> tuple[str, str]:
     """The field to name in a 422 and what to reduce."""
     if isinstance(p, ScoreVarianceParams):
-        return "draws", "reduce draws or the number of widths in d_ks"
+        return "draws", "draws or the number of widths in d_ks"
     if isinstance(p, SaturationParams):
-        return "trials", "reduce trials or keys"
-    return "draws", "reduce draws, keys or the number of widths in d_ks"
+        return "trials", "trials or keys"
+    return "draws", "draws, keys or the number of widths in d_ks"
 
 
-def over_budget(p: Params) -> JSONResponse | None:
-    """A 422 naming what to reduce when the run costs more than ``MAX_CELLS``, else None."""
+def check_experiment(p: Params, settings: Settings) -> Cost:
+    """Refuse a run over budget (422 naming what to reduce); its cost for ``offload``,
+    counted in work so that any real run leaves the event loop."""
+    field, what = _reduce(p)
     cost = experiment_cost(p)
-    if cost.cells <= MAX_CELLS:
-        return None
-    field, hint = _reduce_hint(p)
-    msg = f"this run costs {cost.cells:,} cells, more than the limit of {MAX_CELLS:,}; {hint}"
-    return JSONResponse(status_code=422, content={"detail": [
-        {"field": field, "msg": msg, "type": "over_budget", "loc": ["body", field]}]})  # fmt: skip
-
-
-async def offload(cost: Cost, fn: Callable[..., T], *args: Any) -> T:
-    """Run ``fn(*args)`` off the event loop (the cost model's ``offload`` takes its place)."""
-    return await run_in_threadpool(fn, *args)
+    check_cost(cost, settings, field, status=422)
+    work = experiment_work(p)
+    if work > MAX_WORK:
+        raise CostError(
+            field,
+            f"this run draws and softmaxes {work:,} numbers, more than the limit of "
+            f"{MAX_WORK:,}; reduce {what}",
+            status=422,
+        )
+    return Cost(work, cost.response_bytes)
 
 
 async def _ndjson(p: Params) -> AsyncIterator[bytes]:
-    """Progress lines, then the result line; each block runs in the thread pool."""
+    """Progress lines, then the result line. Each block runs in a worker thread under the
+    same limiter as ``offload``'s heavy work, so streams never exceed ``max_heavy``."""
     yield encode({"progress": {"done": 0, "total": blocks_total(p)}}) + b"\n"
     items = iterate(steps(p))
     while True:
-        item = await run_in_threadpool(next, items, None)
+        item = await anyio.to_thread.run_sync(next, items, None, limiter=admission.GATE.threads)
         if item is None:
             return
         if isinstance(item, tuple):
@@ -115,13 +115,14 @@ def _encoded(p: Params) -> bytes:
 
 
 async def _respond(p: Params, request: Request) -> Response:
-    refused = over_budget(p)
-    if refused is not None:
-        return refused
+    settings: Settings = request.app.state.settings
+    cost = check_experiment(p, settings)
     if NDJSON in request.headers.get("accept", ""):
+        if admission.GATE.running >= admission.GATE.limit:
+            raise admission.BusyError(admission.GATE.limit)  # 503 before the stream starts
         return StreamingResponse(_ndjson(p), media_type=NDJSON,
                                  headers={"cache-control": "no-store"})  # fmt: skip
-    return JSONBytes(await offload(experiment_cost(p), _encoded, p))
+    return JSONBytes(await admission.offload(cost, _encoded, p))
 
 
 def _script(p: Params) -> Response:

@@ -16,8 +16,10 @@ from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app import presets
+from app.admission import offload
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
+from app.inputs.limits import BYTES_PER_NUMBER, Cost, check_cost, softmax_cost
 from app.schemas import AttentionRequest, SoftmaxRequest, check_limits, estimated_work
 from app.schemas_out import (
     AttentionResponse,
@@ -137,7 +139,7 @@ async def attention(body: AttentionBody, request: Request) -> Response:
     summary="Softmax of a score vector or matrix",
     responses=POST_ERRORS,
 )
-async def softmax(body: SoftmaxBody) -> Response:
+async def softmax(body: SoftmaxBody, request: Request) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
     after multiplying the scores by `stretch` (Figure 12); with `values`, the output
     Σ weight·value per row. `mask` and `allowed` block keys, before the softmax (blocked
@@ -148,7 +150,13 @@ async def softmax(body: SoftmaxBody) -> Response:
     grid_shape = (1, scores.shape[0]) if scores.ndim == 1 else scores.shape
     masked = body.mask != "none" or body.allowed is not None
     allowed = mask_allowed(grid_shape, body.mask, body.allowed_array()) if masked else None
-    work = scores.size * 16 + (0 if values is None else grid_shape[0] * values.size)
+    cost, field = softmax_cost(*grid_shape), "scores"
+    if values is not None:  # the values, and an output of d_v numbers per row
+        out = grid_shape[0] * (values.size // grid_shape[1])
+        extra = Cost(values.size + out, out * BYTES_PER_NUMBER)
+        field = "values" if extra.cells > cost.cells else field
+        cost = cost + extra
+    check_cost(cost, _settings(request), field)
 
     def encoded() -> bytes:
         stage = softmax_stage(scores, body.stretch, allowed=allowed,
@@ -156,7 +164,7 @@ async def softmax(body: SoftmaxBody) -> Response:
         vector_values = values is not None and values.ndim == 1
         return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
 
-    return JSONBytes(await compute(work, encoded))
+    return JSONBytes(await offload(cost, encoded))
 
 
 @router.get("/presets", response_model=list[PresetSummary], summary="Named examples")

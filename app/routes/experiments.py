@@ -21,12 +21,14 @@ header the answer is the plain JSON result.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Annotated, Any
+import inspect
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel
 
 from app import admission
 from app.inputs.limits import Cost, CostError, check_cost
@@ -58,6 +60,7 @@ from app.settings import Settings
 router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
 
 NDJSON = "application/x-ndjson"
+F = TypeVar("F", bound=Callable[..., Any])
 # The most work one run may do, in numbers drawn and softmaxed (``experiment_work``):
 # ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
 # e.g. saturation with 10,000 trials of 512 keys (15.4 M).
@@ -147,13 +150,68 @@ def _responses() -> dict[int | str, dict[str, Any]]:
     return {**POST_ERRORS, 200: {"content": STREAM_DOC, "description": ok}}
 
 
-ScoreVarianceBody = Annotated[ScoreVarianceRequest, Body()]
-SaturationBody = Annotated[SaturationRequest, Body()]
-ScalingTableBody = Annotated[ScalingTableRequest, Body()]
+PROGRESS_DOC = """
+
+**Progress.** With `Accept: application/x-ndjson` the answer is one JSON object per
+line: `{"progress": {"done": 0, "total": N}}` at once, one more after each block of draws
+(`done` = 1…N), then `{"result": …}` holding exactly the bytes of the plain answer. Abort
+the request to cancel: the server stops at the next block."""
 
 
-@router.post("/score-variance", response_model=ScoreVarianceResponse, responses=_responses(),
-             summary="C1: the variance of q·k over random draws")  # fmt: skip
+def _experiment(path: str, model: type[BaseModel], summary: str) -> Callable[[F], F]:
+    """``router.post`` for an experiment: its docstring plus the progress protocol."""
+
+    def wrap(fn: F) -> F:
+        doc = inspect.cleandoc(fn.__doc__ or "") + PROGRESS_DOC
+        return router.post(path, response_model=model, responses=_responses(), summary=summary,
+                           description=doc)(fn)  # fmt: skip
+
+    return wrap
+
+
+ScoreVarianceBody = Annotated[
+    ScoreVarianceRequest,
+    Body(
+        openapi_examples={
+            "page": {
+                "summary": "The page's default: d_k = 64, 20,000 draws",
+                "value": {"d_ks": [64], "draws": 20000, "seed": 0, "bins": 60},
+            },
+            "course-module": {
+                "summary": "Reproduce the course module: 4 widths × 200,000 draws",
+                "value": {"d_ks": [32, 64, 128, 256], "draws": 200000, "seed": 0},
+            },
+            "slider": {
+                "summary": "A quick run while a slider moves: 2,000 draws",
+                "value": {"d_ks": [256], "draws": 2000},
+            },
+        }
+    ),
+]
+SaturationBody = Annotated[
+    SaturationRequest,
+    Body(
+        openapi_examples={
+            "course-module": {
+                "summary": "The course module's setting: d_k 128, 64 keys, 500 trials",
+                "value": {"d_k": 128, "keys": 64, "trials": 500, "threshold": 0.99, "seed": 0},
+            },
+            "narrow": {
+                "summary": "d_k = 16: fewer saturated trials",
+                "value": {"d_k": 16, "keys": 64, "trials": 500},
+            },
+        }
+    ),
+]
+ScalingTableBody = Annotated[ScalingTableRequest, Body(openapi_examples={
+    "textbook": {"summary": "The textbook's table: 5 widths, 8 keys, 200 draws",
+                 "value": {"d_ks": [4, 16, 64, 256, 1024], "keys": 8, "draws": 200, "seed": 0}},
+    "more-draws": {"summary": "The same with 5,000 draws: steadier averages",
+                   "value": {"draws": 5000, "seed": 1}},
+})]  # fmt: skip
+
+
+@_experiment("/score-variance", ScoreVarianceResponse, "C1: the variance of q·k over random draws")
 async def score_variance(body: ScoreVarianceBody, request: Request) -> Response:
     """Per width in `d_ks`: `draws` random pairs q, k with i.i.d. N(0, 1) entries and
     s = q·k (drawn as s = ‖q‖·z with ‖q‖² ~ χ²(d_k), z ~ N(0, 1): the same distribution);
@@ -162,8 +220,7 @@ async def score_variance(body: ScoreVarianceBody, request: Request) -> Response:
     return await _respond(body.to_params(), request)
 
 
-@router.post("/saturation", response_model=SaturationResponse, responses=_responses(),
-             summary="C2: how often softmax goes one-hot, unscaled and scaled")  # fmt: skip
+@_experiment("/saturation", SaturationResponse, "C2: how often softmax goes one-hot")
 async def saturation(body: SaturationBody, request: Request) -> Response:
     """`trials` trials of one query against `keys` keys (width `d_k`, N(0, 1) entries).
     The same scores give p = softmax(s) and p′ = softmax(s/√d_k); each side reports the
@@ -172,8 +229,7 @@ async def saturation(body: SaturationBody, request: Request) -> Response:
     return await _respond(body.to_params(), request)
 
 
-@router.post("/scaling-table", response_model=ScalingTableResponse, responses=_responses(),
-             summary="C3: spread, max weight and entropy over d_k")  # fmt: skip
+@_experiment("/scaling-table", ScalingTableResponse, "C3: spread, max weight, entropy over d_k")
 async def scaling_table(body: ScalingTableBody, request: Request) -> Response:
     """Per width: `draws` draws of one query shared by `keys` keys. The spread (population
     std of a draw's raw scores), the max weight and entropy (bits) of softmax(s) and

@@ -212,6 +212,11 @@ def test_openapi_lists_the_experiments_with_examples(api: TestClient) -> None:
         assert schema["additionalProperties"] is False
         for example in schema["examples"]:
             post(api, name, example)
+        named = op["requestBody"]["content"]["application/json"]["examples"]
+        assert len(named) >= 2
+        for example in named.values():
+            post(api, name, example["value"])
+        assert "application/x-ndjson" in op["description"]
         for field, prop in schema["properties"].items():
             assert prop.get("description"), (name, field)
             assert prop.get("examples"), (name, field)

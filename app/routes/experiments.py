@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
 import anyio.to_thread
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel
 
 from app import admission
-from app.inputs.limits import Cost, CostError, check_cost
+from app.inputs.limits import Cost, CostError, body_cost, check_cost
 from app.labs.experiments import (
     Params,
     SaturationParams,
@@ -46,6 +46,7 @@ from app.labs.experiments import (
 )
 from app.labs.scripts import numpy_script
 from app.routes.api import POST_ERRORS, JSONBytes
+from app.routes.body import body_doc, content_length, read_body
 from app.schemas_experiments import (
     SaturationRequest,
     SaturationResponse,
@@ -61,6 +62,7 @@ router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
 
 NDJSON = "application/x-ndjson"
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
 # The most work one run may do, in numbers drawn and softmaxed (``experiment_work``):
 # ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
 # e.g. saturation with 10,000 trials of 512 keys (15.4 M).
@@ -158,102 +160,109 @@ line: `{"progress": {"done": 0, "total": N}}` at once, one more after each block
 the request to cancel: the server stops at the next block."""
 
 
-def _experiment(path: str, model: type[BaseModel], summary: str) -> Callable[[F], F]:
-    """``router.post`` for an experiment: its docstring plus the progress protocol."""
+EXAMPLES: dict[type[BaseModel], dict[str, Any]] = {
+    ScoreVarianceRequest: {
+        "page": {"summary": "The page's default: d_k = 64, 20,000 draws",
+                 "value": {"d_ks": [64], "draws": 20000, "seed": 0, "bins": 60}},
+        "course-module": {"summary": "Reproduce the course module: 4 widths × 200,000 draws",
+                          "value": {"d_ks": [32, 64, 128, 256], "draws": 200000, "seed": 0}},
+        "slider": {"summary": "A quick run while a slider moves: 2,000 draws",
+                   "value": {"d_ks": [256], "draws": 2000}},
+    },
+    SaturationRequest: {
+        "course-module": {"summary": "The course module's setting: d_k 128, 64 keys, 500 trials",
+                          "value": {"d_k": 128, "keys": 64, "trials": 500, "threshold": 0.99,
+                                    "seed": 0}},
+        "narrow": {"summary": "d_k = 16: fewer saturated trials",
+                   "value": {"d_k": 16, "keys": 64, "trials": 500}},
+    },
+    ScalingTableRequest: {
+        "textbook": {"summary": "The textbook's table: 5 widths, 8 keys, 200 draws",
+                     "value": {"d_ks": [4, 16, 64, 256, 1024], "keys": 8, "draws": 200,
+                               "seed": 0}},
+        "more-draws": {"summary": "The same with 5,000 draws: steadier averages",
+                       "value": {"draws": 5000, "seed": 1}},
+    },
+}  # fmt: skip
+
+
+def _experiment(
+    path: str, request: type[BaseModel], response: type[BaseModel], summary: str
+) -> Callable[[F], F]:
+    """``router.post`` for an experiment: its docstring plus the progress protocol, and
+    its body documented (routes read bodies with ``read_body``)."""
 
     def wrap(fn: F) -> F:
         doc = inspect.cleandoc(fn.__doc__ or "") + PROGRESS_DOC
-        return router.post(path, response_model=model, responses=_responses(), summary=summary,
-                           description=doc)(fn)  # fmt: skip
+        return router.post(path, response_model=response, responses=_responses(),
+                           summary=summary, description=doc,
+                           openapi_extra=body_doc(request, EXAMPLES[request]))(fn)  # fmt: skip
 
     return wrap
 
 
-ScoreVarianceBody = Annotated[
-    ScoreVarianceRequest,
-    Body(
-        openapi_examples={
-            "page": {
-                "summary": "The page's default: d_k = 64, 20,000 draws",
-                "value": {"d_ks": [64], "draws": 20000, "seed": 0, "bins": 60},
-            },
-            "course-module": {
-                "summary": "Reproduce the course module: 4 widths × 200,000 draws",
-                "value": {"d_ks": [32, 64, 128, 256], "draws": 200000, "seed": 0},
-            },
-            "slider": {
-                "summary": "A quick run while a slider moves: 2,000 draws",
-                "value": {"d_ks": [256], "draws": 2000},
-            },
-        }
-    ),
-]
-SaturationBody = Annotated[
-    SaturationRequest,
-    Body(
-        openapi_examples={
-            "course-module": {
-                "summary": "The course module's setting: d_k 128, 64 keys, 500 trials",
-                "value": {"d_k": 128, "keys": 64, "trials": 500, "threshold": 0.99, "seed": 0},
-            },
-            "narrow": {
-                "summary": "d_k = 16: fewer saturated trials",
-                "value": {"d_k": 16, "keys": 64, "trials": 500},
-            },
-        }
-    ),
-]
-ScalingTableBody = Annotated[ScalingTableRequest, Body(openapi_examples={
-    "textbook": {"summary": "The textbook's table: 5 widths, 8 keys, 200 draws",
-                 "value": {"d_ks": [4, 16, 64, 256, 1024], "keys": 8, "draws": 200, "seed": 0}},
-    "more-draws": {"summary": "The same with 5,000 draws: steadier averages",
-                   "value": {"draws": 5000, "seed": 1}},
-})]  # fmt: skip
+def _script_route(path: str, request: type[BaseModel], summary: str) -> Callable[[F], F]:
+    def wrap(fn: F) -> F:
+        return router.post(path, responses=SCRIPT_RESPONSES, summary=summary,
+                           openapi_extra=body_doc(request, EXAMPLES[request]))(fn)  # fmt: skip
+
+    return wrap
 
 
-@_experiment("/score-variance", ScoreVarianceResponse, "C1: the variance of q·k over random draws")
-async def score_variance(body: ScoreVarianceBody, request: Request) -> Response:
+async def _read(request: Request, model: type[M]) -> M:
+    """The body, read under admission control (a large body is refused by its number count
+    before parsing, and parsed off the event loop)."""
+    settings: Settings = request.app.state.settings
+    async with admission.admitted(body_cost(content_length(request))):
+        return await read_body(request, model, settings, lambda n: Cost(n, 0))
+
+
+@_experiment("/score-variance", ScoreVarianceRequest, ScoreVarianceResponse,
+             "C1: the variance of q·k over random draws")  # fmt: skip
+async def score_variance(request: Request) -> Response:
     """Per width in `d_ks`: `draws` random pairs q, k with i.i.d. N(0, 1) entries and
     s = q·k (drawn as s = ‖q‖·z with ‖q‖² ~ χ²(d_k), z ~ N(0, 1): the same distribution);
     mean, population variance, var/d_k, the variance of s/√d_k, and a histogram of raw s.
-    Seeded and byte-identical; `Accept: application/x-ndjson` streams progress."""
+    Seeded and byte-identical."""
+    body = await _read(request, ScoreVarianceRequest)
     return await _respond(body.to_params(), request)
 
 
-@_experiment("/saturation", SaturationResponse, "C2: how often softmax goes one-hot")
-async def saturation(body: SaturationBody, request: Request) -> Response:
+@_experiment("/saturation", SaturationRequest, SaturationResponse,
+             "C2: how often softmax goes one-hot")  # fmt: skip
+async def saturation(request: Request) -> Response:
     """`trials` trials of one query against `keys` keys (width `d_k`, N(0, 1) entries).
     The same scores give p = softmax(s) and p′ = softmax(s/√d_k); each side reports the
     share of trials with p_max > threshold, the mean p_max, the mean p_max(1 − p_max) over
     saturated trials (null if none) and a histogram of p_max on [0, 1]."""
+    body = await _read(request, SaturationRequest)
     return await _respond(body.to_params(), request)
 
 
-@_experiment("/scaling-table", ScalingTableResponse, "C3: spread, max weight, entropy over d_k")
-async def scaling_table(body: ScalingTableBody, request: Request) -> Response:
+@_experiment("/scaling-table", ScalingTableRequest, ScalingTableResponse,
+             "C3: spread, max weight, entropy over d_k")  # fmt: skip
+async def scaling_table(request: Request) -> Response:
     """Per width: `draws` draws of one query shared by `keys` keys. The spread (population
     std of a draw's raw scores), the max weight and entropy (bits) of softmax(s) and
     softmax(s/√d_k), averaged over the draws; `pooled_spread` is the population std of
     all raw scores of the width; `max_entropy_bits` = log₂ keys."""
+    body = await _read(request, ScalingTableRequest)
     return await _respond(body.to_params(), request)
 
 
-@router.post("/score-variance/numpy", responses=SCRIPT_RESPONSES,
-             summary="C1 as a standalone NumPy script")  # fmt: skip
-def score_variance_numpy(body: ScoreVarianceBody) -> Response:
+@_script_route("/score-variance/numpy", ScoreVarianceRequest, "C1 as a standalone NumPy script")
+async def score_variance_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's score-variance JSON."""
-    return _script(body.to_params())
+    return _script((await _read(request, ScoreVarianceRequest)).to_params())
 
 
-@router.post("/saturation/numpy", responses=SCRIPT_RESPONSES,
-             summary="C2 as a standalone NumPy script")  # fmt: skip
-def saturation_numpy(body: SaturationBody) -> Response:
+@_script_route("/saturation/numpy", SaturationRequest, "C2 as a standalone NumPy script")
+async def saturation_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's saturation JSON."""
-    return _script(body.to_params())
+    return _script((await _read(request, SaturationRequest)).to_params())
 
 
-@router.post("/scaling-table/numpy", responses=SCRIPT_RESPONSES,
-             summary="C3 as a standalone NumPy script")  # fmt: skip
-def scaling_table_numpy(body: ScalingTableBody) -> Response:
+@_script_route("/scaling-table/numpy", ScalingTableRequest, "C3 as a standalone NumPy script")
+async def scaling_table_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's scaling-table JSON."""
-    return _script(body.to_params())
+    return _script((await _read(request, ScalingTableRequest)).to_params())

@@ -268,3 +268,14 @@ def test_numpy_script_reproduces_the_api(
     assert "import app" not in r.text  # standalone
     assert "from app" not in r.text
     same_numbers(run_script(r.text), post(api, name, payload).json())
+
+
+def test_a_huge_body_is_refused_not_computed(api: TestClient) -> None:
+    text = '{"d_ks": [' + ",".join(["64"] * 200_000) + "]}"  # ~600 kB, read off the loop
+    r = api.post(
+        f"{BASE}/score-variance", content=text, headers={"content-type": "application/json"}
+    )
+    assert_error(r, "d_ks")
+    tiny = client(max_cells=1000)  # and past the budget it is refused before parsing
+    assert_error(tiny.post(f"{BASE}/score-variance", content=text,
+                           headers={"content-type": "application/json"}), "the body")  # fmt: skip

@@ -279,3 +279,59 @@ def test_a_huge_body_is_refused_not_computed(api: TestClient) -> None:
     tiny = client(max_cells=1000)  # and past the budget it is refused before parsing
     assert_error(tiny.post(f"{BASE}/score-variance", content=text,
                            headers={"content-type": "application/json"}), "the body")  # fmt: skip
+
+
+def test_a_cancelled_stream_stops_drawing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client goes away after the third line (the ASGI server's send raises OSError):
+    the run stops there instead of drawing its 40 blocks."""
+    import anyio
+    from starlette.requests import ClientDisconnect
+
+    from app.labs import experiments as labs
+    from app.main import create_app
+    from app.routes import experiments as route
+
+    drawn: list[tuple[int, int]] = []
+
+    def counting_steps(p: Any) -> Any:
+        gen = labs.steps(p)
+        while True:
+            try:
+                block = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            drawn.append(block)
+            yield block
+
+    monkeypatch.setattr(route, "steps", counting_steps)
+    body = json.dumps({"d_ks": [32, 64, 128, 256], "draws": 200_000}).encode()
+    lines: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        if not lines:
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep(60)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body" and message.get("body"):
+            lines.append(message["body"])
+            if len(lines) >= 3:
+                raise OSError("the client closed the connection")
+
+    path = f"{BASE}/score-variance"
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"},
+             "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
+             "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"test"), (b"content-type", b"application/json"),
+                         (b"accept", b"application/x-ndjson"),
+                         (b"content-length", str(len(body)).encode())],
+             "client": ("127.0.0.1", 5000), "server": ("test", 80), "state": {}}  # fmt: skip
+
+    async def call() -> None:
+        with pytest.raises(ClientDisconnect):  # Starlette's word for the OSError
+            await create_app()(scope, receive, send)
+
+    anyio.run(call)
+    assert lines[0].startswith(b'{"progress":{"done":0,"total":40}}')
+    assert 2 <= len(drawn) <= 4  # a block or so past the last line sent, not 40

@@ -240,7 +240,7 @@ def run_experiment(p: Params) -> dict[str, Any]:
     return run_to_end(steps(p))
 
 
-def experiment_work(p: Params) -> int:
+def experiment_cells(p: Params) -> int:
     """Numbers the run draws and pushes through softmax (its time): per query 1 + n
     drawn, and 2·n softmax cells when there are keys."""
     if isinstance(p, ScoreVarianceParams):

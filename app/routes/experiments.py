@@ -6,7 +6,7 @@ the order documented in ``app.labs.experiments``; the same body gives the same b
 
 **Bounded.** Before any work, ``check_experiment`` prices the body: the cost model's
 ``Cost`` (numbers held at once, response bytes) against the settings' budget, and the
-work (numbers drawn and softmaxed) against ``MAX_WORK``; over either, the answer is a 422
+work (numbers drawn and softmaxed) against ``MAX_CELLS``; over either, the answer is a 422
 naming the field to reduce. The run goes through ``app.admission.offload``: in a worker
 thread under the per-worker limit (503 with Retry-After when every slot is taken).
 
@@ -37,7 +37,7 @@ from app.labs.experiments import (
     SaturationParams,
     ScoreVarianceParams,
     blocks_total,
-    experiment_work,
+    experiment_cells,
     held_cells,
     iterate,
     response_bytes,
@@ -63,10 +63,10 @@ router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
 NDJSON = "application/x-ndjson"
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound=BaseModel)
-# The most work one run may do, in numbers drawn and softmaxed (``experiment_work``):
+# The most work one run may do, in numbers drawn and softmaxed (``experiment_cells``):
 # ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
 # e.g. saturation with 10,000 trials of 512 keys (15.4 M).
-MAX_WORK = 30_000_000
+MAX_CELLS = 30_000_000
 
 
 def experiment_cost(p: Params) -> Cost:
@@ -89,12 +89,12 @@ def check_experiment(p: Params, settings: Settings) -> Cost:
     field, what = _reduce(p)
     cost = experiment_cost(p)
     check_cost(cost, settings, field, status=422)
-    work = experiment_work(p)
-    if work > MAX_WORK:
+    work = experiment_cells(p)
+    if work > MAX_CELLS:
         raise CostError(
             field,
             f"this run draws and softmaxes {work:,} numbers, more than the limit of "
-            f"{MAX_WORK:,}; reduce {what}",
+            f"{MAX_CELLS:,}; reduce {what}",
             status=422,
         )
     return Cost(work, cost.response_bytes)

@@ -27,7 +27,7 @@ from app.labs.experiments import (
     ScoreVarianceParams,
     _saturation_side,
     blocks_total,
-    experiment_work,
+    experiment_cells,
     held_cells,
     iterate,
     run_experiment,
@@ -208,7 +208,7 @@ def test_scaling_table_laws(d_ks: list[int], keys: int, draws: int, seed: int) -
 
 def test_costs_grow_with_the_body() -> None:
     small, big = SaturationParams(trials=100), SaturationParams(trials=10_000, keys=1024)
-    assert experiment_work(big) > 100 * experiment_work(small)
+    assert experiment_cells(big) > 100 * experiment_cells(small)
     assert held_cells(big) < 2_000_000  # blocks keep memory flat
 
 

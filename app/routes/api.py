@@ -18,7 +18,9 @@ from starlette.types import Receive, Scope, Send
 from app import presets
 from app.admission import admitted, offload, until_sent
 from app.attention import run, softmax_stage
+from app.attention.softmax import mask_allowed
 from app.inputs.limits import (
+    BYTES_PER_NUMBER,
     Cost,
     attention_cost,
     body_cost,
@@ -112,6 +114,14 @@ SOFTMAX_EXAMPLES = {
     "stretched": {"summary": "[1, 2, 3] × 8", "value": {"scores": [1, 2, 3], "stretch": 8}},
     "matrix": {"summary": "Scaled scores of the running example",
                "value": {"scores": [[2, 1, 1], [1, 2.5, 1.5], [1.5, 1, 2.5]]}},
+    "values": {"summary": "Three scores become weights and an output (lab A1)",
+               "value": {"scores": [2, 1, 0], "values": [1, 2, 3]}},
+    "mask-after": {"summary": "Causal mask after the softmax: rows sum to less than 1",
+                   "value": {"scores": [[1, 0.5, -0.5], [0.5, 1.5, 0], [0, 1, 2]],
+                             "mask": "causal", "mask_order": "after"}},
+    "empty-row": {"summary": "A row with no allowed key: zeros and a warning",
+                  "value": {"scores": [[1, 2], [3, 4]], "values": [[0, -1], [1, 2]],
+                            "allowed": [[False, False], [True, True]]}},
 }  # fmt: skip
 
 
@@ -146,18 +156,34 @@ async def attention(request: Request) -> Response:
 )
 async def softmax(request: Request) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
-    after multiplying the scores by `stretch` (Figure 12)."""
+    after multiplying the scores by `stretch` (Figure 12); with `values`, the output
+    Σ weight·value per row. `mask` and `allowed` block keys, before the softmax (blocked
+    scores become −∞) or after it (`mask_order`: the unmasked weights with blocked cells
+    set to 0, so rows may sum to less than 1). A row with no allowed key is all zeros,
+    with a warning naming the row (0-based)."""
     settings = _settings(request)
     async with admitted(body_cost(content_length(request))):
         body = await read_body(
             request, SoftmaxRequest, settings, lambda n: softmax_cost(1, n), "scores"
         )
-        cost = softmax_cost(*body.shape())
-        check_cost(cost, settings, "scores")
+        cost, field = softmax_cost(*body.shape()), "scores"
+        values = body.values_array()
+        if values is not None:  # the values, and an output of d_v numbers per row
+            rows, n = body.shape()
+            out = rows * (values.size // n)
+            extra = Cost(values.size + out, out * BYTES_PER_NUMBER)
+            field = "values" if extra.cells > cost.cells else field
+            cost = cost + extra
+        check_cost(cost, settings, field)
+        masked = body.mask != "none" or body.allowed is not None
+        allowed = mask_allowed(body.shape(), body.mask, body.allowed_array()) if masked else None
 
         def encoded() -> bytes:
             scores = body.scores_array()
-            return encode(softmax_to_dict(softmax_stage(scores, body.stretch), scores.ndim == 1))
+            stage = softmax_stage(scores, body.stretch, allowed=allowed,
+                                  mask_order=body.mask_order, values=values)  # fmt: skip
+            vector_values = values is not None and values.ndim == 1
+            return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
 
         payload = await offload(cost, encoded)
         return until_sent(JSONBytes(payload))

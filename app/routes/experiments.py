@@ -1,0 +1,268 @@
+"""API v1 experiments of the why-scale lab (LABS.md §2): score-variance, saturation and
+scaling-table, each with a "Copy as NumPy" twin at ``…/numpy``.
+
+**Seeded and byte-identical.** Each run draws from ``numpy.random.default_rng(seed)`` in
+the order documented in ``app.labs.experiments``; the same body gives the same bytes.
+
+**Bounded.** Before any work, ``check_experiment`` prices the body: the cost model's
+``Cost`` (numbers held at once, response bytes) against the settings' budget, and the
+work (numbers drawn and softmaxed) against ``MAX_CELLS``; over either, the answer is a 422
+naming the field to reduce. The run goes through ``app.admission.offload``: in a worker
+thread under the per-worker limit (503 with Retry-After when every slot is taken).
+
+**Progress (for a progress bar and a Cancel button).** Send ``Accept:
+application/x-ndjson`` and the answer streams one JSON object per line:
+``{"progress": {"done": 0, "total": N}}`` at once, then one ``progress`` line after each
+block of draws (``done`` = 1…N), then ``{"result": …}`` whose value is byte for byte the
+plain JSON answer. N is known before the run (``blocks_total``). To cancel, abort the
+request (``AbortController``): the server stops at the next block boundary. Without that
+header the answer is the plain JSON result.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+import anyio.to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel
+
+from app import admission
+from app.inputs.limits import Cost, CostError, body_cost, check_cost
+from app.labs.experiments import (
+    Params,
+    SaturationParams,
+    ScoreVarianceParams,
+    blocks_total,
+    experiment_cells,
+    held_cells,
+    iterate,
+    response_bytes,
+    run_experiment,
+    steps,
+)
+from app.labs.scripts import numpy_script
+from app.routes.api import POST_ERRORS, JSONBytes
+from app.routes.body import body_doc, content_length, read_body
+from app.schemas_experiments import (
+    SaturationRequest,
+    SaturationResponse,
+    ScalingTableRequest,
+    ScalingTableResponse,
+    ScoreVarianceRequest,
+    ScoreVarianceResponse,
+)
+from app.serialize import encode
+from app.settings import Settings
+
+router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
+
+NDJSON = "application/x-ndjson"
+F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
+# The most work one run may do, in numbers drawn and softmaxed (``experiment_cells``):
+# ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
+# e.g. saturation with 10,000 trials of 512 keys (15.4 M).
+MAX_CELLS = 30_000_000
+
+
+def experiment_cost(p: Params) -> Cost:
+    """The cost model's view: numbers held at once (blocks keep it small) and bytes."""
+    return Cost(held_cells(p), response_bytes(p))
+
+
+def _reduce(p: Params) -> tuple[str, str]:
+    """The field to name in a 422 and what to reduce."""
+    if isinstance(p, ScoreVarianceParams):
+        return "draws", "draws or the number of widths in d_ks"
+    if isinstance(p, SaturationParams):
+        return "trials", "trials or keys"
+    return "draws", "draws, keys or the number of widths in d_ks"
+
+
+def check_experiment(p: Params, settings: Settings) -> Cost:
+    """Refuse a run over budget (422 naming what to reduce); its cost for ``offload``,
+    counted in work so that any real run leaves the event loop."""
+    field, what = _reduce(p)
+    cost = experiment_cost(p)
+    check_cost(cost, settings, field, status=422)
+    work = experiment_cells(p)
+    if work > MAX_CELLS:
+        raise CostError(
+            field,
+            f"this run draws and softmaxes {work:,} numbers, more than the limit of "
+            f"{MAX_CELLS:,}; reduce {what}",
+            status=422,
+        )
+    return Cost(work, cost.response_bytes)
+
+
+async def _ndjson(p: Params) -> AsyncIterator[bytes]:
+    """Progress lines, then the result line. Each block runs in a worker thread under the
+    same limiter as ``offload``'s heavy work, so streams never exceed ``max_heavy``."""
+    yield encode({"progress": {"done": 0, "total": blocks_total(p)}}) + b"\n"
+    items = iterate(steps(p))
+    while True:
+        item = await anyio.to_thread.run_sync(next, items, None, limiter=admission.GATE.threads)
+        if item is None:
+            return
+        if isinstance(item, tuple):
+            yield encode({"progress": {"done": item[0], "total": item[1]}}) + b"\n"
+        else:
+            yield b'{"result":' + encode(item) + b"}\n"
+
+
+def _encoded(p: Params) -> bytes:
+    return encode(run_experiment(p))
+
+
+async def _respond(p: Params, request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    cost = check_experiment(p, settings)
+    if NDJSON in request.headers.get("accept", ""):
+        if admission.GATE.running >= admission.GATE.limit:
+            raise admission.BusyError(admission.GATE.limit)  # 503 before the stream starts
+        return StreamingResponse(_ndjson(p), media_type=NDJSON,
+                                 headers={"cache-control": "no-store"})  # fmt: skip
+    return JSONBytes(await admission.offload(cost, _encoded, p))
+
+
+def _script(p: Params) -> Response:
+    return Response(numpy_script(p), media_type="text/x-python; charset=utf-8")
+
+
+STREAM_DOC = {
+    NDJSON: {
+        "schema": {"type": "string"},
+        "example": '{"progress":{"done":0,"total":40}}\n…\n{"result":{…}}\n',
+    }
+}
+SCRIPT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **POST_ERRORS,
+    200: {"content": {"text/x-python": {"schema": {"type": "string"}}},
+          "description": "A standalone Python script (numpy only) printing the same JSON."},
+}  # fmt: skip
+
+
+def _responses() -> dict[int | str, dict[str, Any]]:
+    ok = "The result (JSON); with Accept: application/x-ndjson, progress lines, then it."
+    return {**POST_ERRORS, 200: {"content": STREAM_DOC, "description": ok}}
+
+
+PROGRESS_DOC = """
+
+**Progress.** With `Accept: application/x-ndjson` the answer is one JSON object per
+line: `{"progress": {"done": 0, "total": N}}` at once, one more after each block of draws
+(`done` = 1…N), then `{"result": …}` holding exactly the bytes of the plain answer. Abort
+the request to cancel: the server stops at the next block."""
+
+
+EXAMPLES: dict[type[BaseModel], dict[str, Any]] = {
+    ScoreVarianceRequest: {
+        "page": {"summary": "The page's default: d_k = 64, 20,000 draws",
+                 "value": {"d_ks": [64], "draws": 20000, "seed": 0, "bins": 60}},
+        "course-module": {"summary": "Reproduce the course module: 4 widths × 200,000 draws",
+                          "value": {"d_ks": [32, 64, 128, 256], "draws": 200000, "seed": 0}},
+        "slider": {"summary": "A quick run while a slider moves: 2,000 draws",
+                   "value": {"d_ks": [256], "draws": 2000}},
+    },
+    SaturationRequest: {
+        "course-module": {"summary": "The course module's setting: d_k 128, 64 keys, 500 trials",
+                          "value": {"d_k": 128, "keys": 64, "trials": 500, "threshold": 0.99,
+                                    "seed": 0}},
+        "narrow": {"summary": "d_k = 16: fewer saturated trials",
+                   "value": {"d_k": 16, "keys": 64, "trials": 500}},
+    },
+    ScalingTableRequest: {
+        "textbook": {"summary": "The textbook's table: 5 widths, 8 keys, 200 draws",
+                     "value": {"d_ks": [4, 16, 64, 256, 1024], "keys": 8, "draws": 200,
+                               "seed": 0}},
+        "more-draws": {"summary": "The same with 5,000 draws: steadier averages",
+                       "value": {"draws": 5000, "seed": 1}},
+    },
+}  # fmt: skip
+
+
+def _experiment(
+    path: str, request: type[BaseModel], response: type[BaseModel], summary: str
+) -> Callable[[F], F]:
+    """``router.post`` for an experiment: its docstring plus the progress protocol, and
+    its body documented (routes read bodies with ``read_body``)."""
+
+    def wrap(fn: F) -> F:
+        doc = inspect.cleandoc(fn.__doc__ or "") + PROGRESS_DOC
+        return router.post(path, response_model=response, responses=_responses(),
+                           summary=summary, description=doc,
+                           openapi_extra=body_doc(request, EXAMPLES[request]))(fn)  # fmt: skip
+
+    return wrap
+
+
+def _script_route(path: str, request: type[BaseModel], summary: str) -> Callable[[F], F]:
+    def wrap(fn: F) -> F:
+        return router.post(path, responses=SCRIPT_RESPONSES, summary=summary,
+                           openapi_extra=body_doc(request, EXAMPLES[request]))(fn)  # fmt: skip
+
+    return wrap
+
+
+async def _read(request: Request, model: type[M]) -> M:
+    """The body, read under admission control (a large body is refused by its number count
+    before parsing, and parsed off the event loop)."""
+    settings: Settings = request.app.state.settings
+    async with admission.admitted(body_cost(content_length(request))):
+        return await read_body(request, model, settings, lambda n: Cost(n, 0))
+
+
+@_experiment("/score-variance", ScoreVarianceRequest, ScoreVarianceResponse,
+             "C1: the variance of q·k over random draws")  # fmt: skip
+async def score_variance(request: Request) -> Response:
+    """Per width in `d_ks`: `draws` random pairs q, k with i.i.d. N(0, 1) entries and
+    s = q·k (drawn as s = ‖q‖·z with ‖q‖² ~ χ²(d_k), z ~ N(0, 1): the same distribution);
+    mean, population variance, var/d_k, the variance of s/√d_k, and a histogram of raw s.
+    Seeded and byte-identical."""
+    body = await _read(request, ScoreVarianceRequest)
+    return await _respond(body.to_params(), request)
+
+
+@_experiment("/saturation", SaturationRequest, SaturationResponse,
+             "C2: how often softmax goes one-hot")  # fmt: skip
+async def saturation(request: Request) -> Response:
+    """`trials` trials of one query against `keys` keys (width `d_k`, N(0, 1) entries).
+    The same scores give p = softmax(s) and p′ = softmax(s/√d_k); each side reports the
+    share of trials with p_max > threshold, the mean p_max, the mean p_max(1 − p_max) over
+    saturated trials (null if none) and a histogram of p_max on [0, 1]."""
+    body = await _read(request, SaturationRequest)
+    return await _respond(body.to_params(), request)
+
+
+@_experiment("/scaling-table", ScalingTableRequest, ScalingTableResponse,
+             "C3: spread, max weight, entropy over d_k")  # fmt: skip
+async def scaling_table(request: Request) -> Response:
+    """Per width: `draws` draws of one query shared by `keys` keys. The spread (population
+    std of a draw's raw scores), the max weight and entropy (bits) of softmax(s) and
+    softmax(s/√d_k), averaged over the draws; `pooled_spread` is the population std of
+    all raw scores of the width; `max_entropy_bits` = log₂ keys."""
+    body = await _read(request, ScalingTableRequest)
+    return await _respond(body.to_params(), request)
+
+
+@_script_route("/score-variance/numpy", ScoreVarianceRequest, "C1 as a standalone NumPy script")
+async def score_variance_numpy(request: Request) -> Response:
+    """Copy as NumPy: a script that prints this body's score-variance JSON."""
+    return _script((await _read(request, ScoreVarianceRequest)).to_params())
+
+
+@_script_route("/saturation/numpy", SaturationRequest, "C2 as a standalone NumPy script")
+async def saturation_numpy(request: Request) -> Response:
+    """Copy as NumPy: a script that prints this body's saturation JSON."""
+    return _script((await _read(request, SaturationRequest)).to_params())
+
+
+@_script_route("/scaling-table/numpy", ScalingTableRequest, "C3 as a standalone NumPy script")
+async def scaling_table_numpy(request: Request) -> Response:
+    """Copy as NumPy: a script that prints this body's scaling-table JSON."""
+    return _script((await _read(request, ScalingTableRequest)).to_params())

@@ -13,7 +13,7 @@ from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard, SelectiveGZip
 from app.paths import static_dir
-from app.routes import api, docs, embed, export, figures, health, pages
+from app.routes import api, docs, embed, export, figures, health, labs_api, pages
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 
@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(labs_api.router)
     app.include_router(figures.router)
     app.include_router(export.router)
     app.include_router(docs.router)

@@ -1,0 +1,1 @@
+"""Lab computations: pure numpy (or pure Python), no web library. One module per topic."""

@@ -8,7 +8,7 @@ import logging
 
 from fastapi import FastAPI
 
-from app import __version__
+from app import __version__, admission
 from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard, SelectiveGZip
@@ -37,6 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.dependency_overrides[get_settings] = lambda: settings
     app.state.settings = settings
+    admission.configure(settings.max_heavy)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)

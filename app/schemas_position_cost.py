@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from app.attention import InputError
+from app.inputs.limits import BYTES_PER_NUMBER, Cost
 from app.labs import cost
 from app.labs.positional import DEFAULT_BASE
 from app.settings import Settings
@@ -54,10 +55,11 @@ class PositionalRequest(BaseModel):
                              f"limit of {settings.max_width}")  # fmt: skip
 
 
-def positional_work(positions: int, d_model: int) -> tuple[int, int]:
-    """(cells, response bytes) of one encoding: one float per cell, ~22 bytes each in JSON."""
+def positional_cost(positions: int, d_model: int) -> Cost:
+    """Float64 cells held (the angles and the encoding) and bytes answered (one number a
+    cell), from the sizes alone."""
     cells = positions * d_model
-    return cells, 22 * cells + 16
+    return Cost(2 * cells, cells * BYTES_PER_NUMBER + 16)
 
 
 class PositionalResponse(BaseModel):

@@ -9,16 +9,18 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import Response
 
+from app.admission import offload
+from app.inputs.limits import check_cost
 from app.labs.cost import cost
 from app.labs.positional import sinusoidal
-from app.routes.api import POST_ERRORS, JSONBytes, _settings, compute
+from app.routes.api import POST_ERRORS, JSONBytes, _settings
 from app.schemas_position_cost import (
     CostRequest,
     CostResponse,
     PositionalRequest,
     PositionalResponse,
     cost_to_dict,
-    positional_work,
+    positional_cost,
 )
 from app.serialize import encode
 
@@ -48,13 +50,15 @@ async def positional_encoding(body: PositionalBody, request: Request) -> Respons
     """PE(pos, 2i) = sin(pos / base^(2i/d_model)) and PE(pos, 2i+1) = cos(pos /
     base^(2i/d_model)) for pos = 0 … positions − 1: interleaved sines and cosines, the
     encoding the original transformer adds to X before the projections."""
-    body.check_limits(_settings(request))
-    cells, _ = positional_work(body.positions, body.d_model)
+    settings = _settings(request)
+    body.check_limits(settings)
+    cost = positional_cost(body.positions, body.d_model)
+    check_cost(cost, settings, "positions")
 
     def encoded() -> bytes:
         return encode({"pe": sinusoidal(body.positions, body.d_model, body.base)})
 
-    return JSONBytes(await compute(cells * 4, encoded))
+    return JSONBytes(await offload(cost, encoded))
 
 
 @router.post(

@@ -204,3 +204,9 @@ def test_openapi_lists_the_new_endpoints_with_examples(api: TestClient) -> None:
         for name, prop in schemas[model]["properties"].items():
             assert prop.get("description"), (model, name)
             assert prop.get("examples"), (model, name)
+
+
+def test_positional_encoding_is_refused_by_the_cost_model_naming_positions() -> None:
+    tight = client(max_cells=1000)
+    assert_error(tight.post(PE, json={"positions": 40, "d_model": 16}), "positions", 413)
+    assert tight.post(PE, json={"positions": 20, "d_model": 16}).status_code == 200

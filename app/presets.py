@@ -56,6 +56,60 @@ _PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+# Labs I (LABS.md A3, A4, B1): direct mode, so the keys carry their own labels.
+WHO_KEYS = [[0.4, 0.5, 0.6], [0.2, 0.1, 0.3], [0.6, 0.7, 0.8]]
+DOG_TRUCK_KEYS = [[0.9, 0, 0.1], [0, 0.9, 0.1], [0.1, 0, 0.9]]
+
+_PRESETS.update(
+    {
+        "two-tokens": {
+            "title": "Two tokens, step by step",
+            "description": "The course module's two-token computation (lab B1): d_k = 2, "
+            "scaled, causal. Q and K are reconstructed to reproduce its printed numbers.",
+            "body": {
+                "tokens": ["token 1", "token 2"],
+                "q": [[3, -3], [1, 1]],
+                "k": [[-3, 3], [1, 1]],
+                "v": [[0, -1], [1, 2]],
+                "scale": True,
+                "mask": "causal",
+                "heads": 1,
+            },
+        },
+        "who-is-the-best": {
+            "title": "One query, worked: who",
+            "description": "The textbook chapter's 'who' query against three 3-D keys, "
+            "values equal to the keys (lab A3); the table is rebuilt.",
+            "body": {
+                "tokens": ["who"],
+                "key_tokens": ["is", "the", "best"],
+                "q": [[0.1, 0.2, 0.3]],
+                "k": WHO_KEYS,
+                "v": WHO_KEYS,
+                "scale": True,
+                "mask": "none",
+                "heads": 1,
+            },
+        },
+        "dog-truck-barked": {
+            "title": "Queries that commit or average",
+            "description": "Keys for animal, vehicle and verb, V = K (lab A4). The queries "
+            "are reconstructed: animal-seeking and vehicle-seeking (length 5) commit, the "
+            "neutral one cannot.",
+            "body": {
+                "tokens": ["animal?", "vehicle?", "neutral"],
+                "key_tokens": ["dog", "truck", "barked"],
+                "q": [[5, 0, 0], [0, 5, 0], [1, 1, 1]],
+                "k": DOG_TRUCK_KEYS,
+                "v": DOG_TRUCK_KEYS,
+                "scale": True,
+                "mask": "none",
+                "heads": 1,
+            },
+        },
+    }
+)
+
 DEFAULT_PRESET = "i-love-llms"
 
 

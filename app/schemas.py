@@ -85,6 +85,13 @@ class AttentionRequest(BaseModel):
         description="Labels of the query tokens, one per row of x (or q).",
         examples=[RUNNING_EXAMPLE["tokens"]],
     )
+    key_tokens: list[Label] | None = Field(
+        None,
+        description="Direct mode only: labels of the L_K keys, one per row of k (at most "
+        "64 characters each). Without it the keys take the query labels when L_K = L_Q, "
+        "else s0, s1, …",
+        examples=[["is", "the", "best"]],
+    )
     x: Matrix | None = _matrix_field(
         "The input X, L_Q × d_model: one row per token.", RUNNING_EXAMPLE["x"]
     )
@@ -149,6 +156,7 @@ class AttentionRequest(BaseModel):
             v=_array(self.v),
             tokens=tuple(self.tokens) if self.tokens is not None else None,
             source_tokens=tuple(self.source.tokens) if self.source and self.source.tokens else None,
+            key_tokens=tuple(self.key_tokens) if self.key_tokens is not None else None,
             scale=self.scale,
             mask=self.mask,
             padding=tuple(self.padding) if self.padding is not None else None,
@@ -225,13 +233,38 @@ Scores = Annotated[
     Annotated[ScoreVector, Tag("list[number]")] | Annotated[ScoreMatrix, Tag("list[list[number]]")],
     Discriminator(_scores_kind),
 ]
+# Values: one number per key, or one row per key (d_v numbers each).
+Values = Scores
+
+
+def _flags_kind(value: Any) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return "list[list[bool]]"
+    return "list[bool]"
+
+
+FlagVector = Annotated[list[StrictBool], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES)]
+FlagMatrix = Annotated[
+    list[FlagVector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
+    AfterValidator(_rectangular),
+]  # fmt: skip
+Flags = Annotated[
+    Annotated[FlagVector, Tag("list[bool]")] | Annotated[FlagMatrix, Tag("list[list[bool]]")],
+    Discriminator(_flags_kind),
+]
 
 
 class SoftmaxRequest(BaseModel):
     """Scores to pass through softmax, optionally stretched (Figure 12)."""
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"scores": [1, 2, 3], "stretch": 8}]}
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"scores": [1, 2, 3], "stretch": 8},
+                {"scores": [2, 1, 0], "values": [1, 2, 3]},
+            ]
+        },
     )
 
     scores: Scores = Field(
@@ -243,7 +276,42 @@ class SoftmaxRequest(BaseModel):
         1.0, strict=True, allow_inf_nan=False, ge=-1000, le=1000,
         description="Factor the scores are multiplied by before the softmax.", examples=[8.0],
     )  # fmt: skip
+    values: Values | None = Field(
+        None,
+        description="Values to average with the weights: one number per key (a vector as "
+        "long as a score row) or a matrix with one row per key. The response then has "
+        "`output` = Σ weight·value per row.",
+        examples=[[1.0, 2.0, 3.0]],
+    )
+    mask: Literal["none", "causal"] = Field(
+        "none",
+        description="'causal': row i uses key j only when j ≤ i (0-based). A vector of "
+        "scores is row 0.",
+        examples=["causal"],
+    )
+    allowed: Flags | None = Field(
+        None,
+        description="Custom mask, the shape of `scores`: true where that score's key may be "
+        "used. Combined with `mask` by AND.",
+        examples=[[True, True, False]],
+    )
+    mask_order: Literal["before", "after"] = Field(
+        "before",
+        description="'before' (attention proper): blocked scores become −∞, so each row "
+        "sums to 1 over its allowed keys. 'after' (a teaching contrast): softmax of the "
+        "unmasked row, then blocked weights set to 0, so a row may sum to less than 1. A "
+        "row with no allowed key is all zeros either way, with a warning.",
+        examples=["after"],
+    )
 
     def scores_array(self) -> np.ndarray[Any, np.dtype[np.float64]]:
         """The scores as float64: 1-D for a vector, 2-D for a matrix."""
         return np.asarray(self.scores, dtype=np.float64)
+
+    def values_array(self) -> np.ndarray[Any, np.dtype[np.float64]] | None:
+        """The values as float64 ((n,) or (n, d_v)), or None."""
+        return None if self.values is None else np.asarray(self.values, dtype=np.float64)
+
+    def allowed_array(self) -> np.ndarray[Any, np.dtype[np.bool_]] | None:
+        """The custom mask as a bool array (1-D or 2-D, like ``scores``), or None."""
+        return None if self.allowed is None else np.asarray(self.allowed, dtype=np.bool_)

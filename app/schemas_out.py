@@ -63,6 +63,23 @@ class SoftmaxResponse(BaseModel):
     argmax: Any
     max_weight: Any = Field(description="The largest weight p.")
     gradient_term: Any = Field(description="p (1 − p): the softmax gradient factor for p.")
+    row_sums: Any = Field(
+        description="Sum of the weights (per row): 1, less under mask_order 'after', "
+        "0 for a row with no allowed key.",
+        examples=[1.0],
+    )
+    output: Any = Field(
+        None,
+        description="Only with `values`: Σ weight·value (per row), from unrounded weights. "
+        "A number per row for a value vector, a d_v vector per row for a value matrix.",
+        examples=[1.4247],
+    )
+    mask_order: str = Field(description="'before' or 'after', as requested.", examples=["before"])
+    warnings: list[str] = Field(
+        description="One per row with no allowed key (0-based), e.g. 'row 0 has no allowed "
+        "key: its weights are all zero'.",
+        examples=[[]],
+    )
 
 
 class PresetSummary(BaseModel):

@@ -141,12 +141,16 @@ def _walk(value: Any, emit: Any) -> None:
         emit(orjson.dumps(value, option=_OPTIONS))
 
 
-def softmax_to_dict(s: SoftmaxStage, vector: bool) -> dict[str, Any]:
-    """The softmax response; a vector request gets vectors back, a matrix gets matrices."""
+def softmax_to_dict(s: SoftmaxStage, vector: bool, vector_values: bool = False) -> dict[str, Any]:
+    """The softmax response; a vector request gets vectors back, a matrix gets matrices.
+    ``output`` (only with values) drops the value axis when the values were a vector."""
 
     def pick(a: Any) -> Any:
         return a[0] if vector else a
 
+    extra: dict[str, Any] = {}
+    if s.output is not None:
+        extra["output"] = pick(s.output[:, 0] if vector_values else s.output)
     return {
         "scores": pick(s.scores),
         "stretch": s.stretch,
@@ -159,6 +163,10 @@ def softmax_to_dict(s: SoftmaxStage, vector: bool) -> dict[str, Any]:
         "argmax": pick(list(s.argmax)),
         "max_weight": pick(s.max_weight),
         "gradient_term": pick(s.gradient_term),
+        "row_sums": pick(s.row_sums),
+        **extra,
+        "mask_order": s.mask_order,
+        "warnings": list(s.warnings),
     }
 
 

@@ -45,6 +45,7 @@ class AttentionInput:
     v: Matrix | None = None
     tokens: tuple[str, ...] | None = None
     source_tokens: tuple[str, ...] | None = None
+    key_tokens: tuple[str, ...] | None = None  # direct mode: labels of the keys
     scale: bool = True
     mask: str = "none"
     padding: tuple[bool, ...] | None = None
@@ -261,7 +262,16 @@ def _labels(given: tuple[str, ...] | None, n: int, name: str, prefix: str) -> tu
 
 
 def _key_labels(inp: AttentionInput, tokens: tuple[str, ...], l_k: int) -> tuple[str, ...]:
-    """Key labels: the source's own, else the query tokens when keys are the same sequence."""
+    """Key labels: direct mode's ``key_tokens``, the source's own, else the query tokens
+    when keys are the same sequence."""
+    if inp.key_tokens is not None:
+        if inp.q is None:
+            raise InputError(
+                "key_tokens",
+                "key_tokens labels the keys of direct mode (q, k, v); in projection mode the "
+                "keys are the tokens, or source.tokens for cross-attention",
+            )
+        return _labels(inp.key_tokens, l_k, "key_tokens", "s")
     if inp.source_tokens is not None:
         return _labels(inp.source_tokens, l_k, "source.tokens", "s")
     if inp.source_x is None and l_k == len(tokens):

@@ -17,6 +17,7 @@ from starlette.types import Receive, Scope, Send
 
 from app import presets
 from app.attention import run, softmax_stage
+from app.attention.softmax import mask_allowed
 from app.schemas import AttentionRequest, SoftmaxRequest, check_limits, estimated_work
 from app.schemas_out import (
     AttentionResponse,
@@ -101,6 +102,14 @@ SOFTMAX_EXAMPLES = {
     "stretched": {"summary": "[1, 2, 3] × 8", "value": {"scores": [1, 2, 3], "stretch": 8}},
     "matrix": {"summary": "Scaled scores of the running example",
                "value": {"scores": [[2, 1, 1], [1, 2.5, 1.5], [1.5, 1, 2.5]]}},
+    "values": {"summary": "Three scores become weights and an output (lab A1)",
+               "value": {"scores": [2, 1, 0], "values": [1, 2, 3]}},
+    "mask-after": {"summary": "Causal mask after the softmax: rows sum to less than 1",
+                   "value": {"scores": [[1, 0.5, -0.5], [0.5, 1.5, 0], [0, 1, 2]],
+                             "mask": "causal", "mask_order": "after"}},
+    "empty-row": {"summary": "A row with no allowed key: zeros and a warning",
+                  "value": {"scores": [[1, 2], [3, 4]], "values": [[0, -1], [1, 2]],
+                            "allowed": [[False, False], [True, True]]}},
 }  # fmt: skip
 
 AttentionBody = Annotated[AttentionRequest, Body(openapi_examples=_preset_examples())]
@@ -130,13 +139,24 @@ async def attention(body: AttentionBody, request: Request) -> Response:
 )
 async def softmax(body: SoftmaxBody) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
-    after multiplying the scores by `stretch` (Figure 12)."""
-    scores = body.scores_array()
+    after multiplying the scores by `stretch` (Figure 12); with `values`, the output
+    Σ weight·value per row. `mask` and `allowed` block keys, before the softmax (blocked
+    scores become −∞) or after it (`mask_order`: the unmasked weights with blocked cells
+    set to 0, so rows may sum to less than 1). A row with no allowed key is all zeros,
+    with a warning naming the row (0-based)."""
+    scores, values = body.scores_array(), body.values_array()
+    grid_shape = (1, scores.shape[0]) if scores.ndim == 1 else scores.shape
+    masked = body.mask != "none" or body.allowed is not None
+    allowed = mask_allowed(grid_shape, body.mask, body.allowed_array()) if masked else None
+    work = scores.size * 16 + (0 if values is None else grid_shape[0] * values.size)
 
     def encoded() -> bytes:
-        return encode(softmax_to_dict(softmax_stage(scores, body.stretch), scores.ndim == 1))
+        stage = softmax_stage(scores, body.stretch, allowed=allowed,
+                              mask_order=body.mask_order, values=values)  # fmt: skip
+        vector_values = values is not None and values.ndim == 1
+        return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
 
-    return JSONBytes(await compute(scores.size * 16, encoded))
+    return JSONBytes(await compute(work, encoded))
 
 
 @router.get("/presets", response_model=list[PresetSummary], summary="Named examples")

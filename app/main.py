@@ -13,7 +13,7 @@ from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard, SelectiveGZip
 from app.paths import static_dir
-from app.routes import api, docs, embed, export, figures, health, labs_api, pages
+from app.routes import api, docs, embed, export, figures, health, labs, labs_api, pages
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 
@@ -46,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(export.router)
     app.include_router(docs.router)
     app.include_router(pages.router)
+    app.include_router(labs.router)
     app.include_router(embed.router)
     app.include_router(embed.oembed_router)
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")

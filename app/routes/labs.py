@@ -20,15 +20,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from markupsafe import Markup
 
+from app.attention import InputError
 from app.export.html import json_block
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
-from app.figures.labs.base import check_unknown, figure_values, state_query
+from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values, state_query
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
 from app.paths import templates_dir
 from app.routes.pages import templates
 from app.settings import Settings
 from app.share import StateError, check_request
+from app.state import parse_query
 
 router = APIRouter(include_in_schema=False)
 
@@ -55,6 +57,28 @@ def _theme(params: Mapping[str, str]) -> str:
     return value
 
 
+def body_of(params: Mapping[str, str], settings: Settings) -> dict[str, Any]:
+    """The main-page attention state a ``uses_body`` figure reads (``preset`` or ``s``;
+    default: the running example), validated and limited as the API does."""
+    given = {k: params[k] for k in BODY_KEYS if params.get(k)}
+    try:
+        link = parse_query(given)
+    except InputError as exc:
+        raise ControlError(exc.field, exc.message) from None
+    key = "s" if "s" in given else "preset"
+    try:
+        check_request(link.body, settings, key)
+    except StateError as exc:
+        raise ControlError(key, exc.message) from None
+    return dict(link.body)
+
+
+def extra_keys(lab: Lab) -> set[str]:
+    """Query keys a lab page understands besides its controls."""
+    uses_body = any(f.uses_body for f in lab.figures)
+    return PAGE_KEYS | (set(BODY_KEYS) if uses_body else set())
+
+
 def build_one(
     lab: Lab,
     fig: LabFigure,
@@ -67,7 +91,8 @@ def build_one(
 ) -> dict[str, Any]:
     """One figure's description for the query ``params`` (ControlError when bad)."""
     values = figure_values(lab, fig, params, embed=embed)
-    ctx = FigureContext(theme=theme_named(theme), preview=preview, run=_runner(settings))
+    body = body_of(params, settings) if fig.uses_body else None
+    ctx = FigureContext(theme=theme_named(theme), preview=preview, run=_runner(settings), body=body)
     return fig.build(values, ctx)
 
 
@@ -80,7 +105,9 @@ def lab_query(lab: Lab, params: Mapping[str, str]) -> dict[str, str]:
     """The canonical page query for ``params``: controls that differ from their default,
     then the theme when it is not ``auto``."""
     values = {f.name: figure_values(lab, f, params) for f in lab.figures}
-    extra = {"theme": params["theme"]} if params.get("theme", "auto") != "auto" else {}
+    extra = {k: params[k] for k in BODY_KEYS if params.get(k)}
+    if params.get("theme", "auto") != "auto":
+        extra["theme"] = params["theme"]
     return state_query(lab, values, extra)
 
 
@@ -115,15 +142,19 @@ def index(request: Request) -> HTMLResponse:
     return page
 
 
-def _page_state(lab: Lab, params: dict[str, str]) -> tuple[dict[str, str], str | None]:
+def _page_state(
+    lab: Lab, params: dict[str, str], settings: Settings
+) -> tuple[dict[str, str], str | None]:
     """The usable query and a message when the link had a bad key or value (those keys
     are dropped, so the page opens on their defaults)."""
     problems: list[str] = []
     for _ in range(len(params) + 1):
         try:
-            check_unknown(lab, params, PAGE_KEYS)
+            check_unknown(lab, params, extra_keys(lab))
             _theme(params)
             lab_query(lab, params)
+            if extra_keys(lab) & set(BODY_KEYS):
+                body_of(params, settings)
             break
         except ControlError as exc:
             problems.append(f"{exc.key}: {exc.message}")
@@ -144,7 +175,7 @@ def lab_page(lab_id: str, request: Request) -> HTMLResponse:
     lab = get_lab(lab_id)
     if lab is None:
         return _not_found(request, f"There is no lab “{lab_id}”.")
-    params, problem = _page_state(lab, dict(request.query_params))
+    params, problem = _page_state(lab, dict(request.query_params), request.app.state.settings)
     theme = params.get("theme", "auto")
     keys = lab.keys()
     values = {f.name: figure_values(lab, f, params) for f in lab.figures}
@@ -190,7 +221,7 @@ def figures_json(lab_id: str, request: Request) -> Response:
     params = dict(request.query_params)
     settings: Settings = request.app.state.settings
     try:
-        check_unknown(lab, params, JSON_KEYS)
+        check_unknown(lab, params, JSON_KEYS | extra_keys(lab))
         theme: Literal["light", "dark"] = "dark" if params.get("theme") == "dark" else "light"
         names = [n for n in params.get("figures", "").split(",") if n] or [
             f.name for f in lab.figures

@@ -26,7 +26,7 @@ How to add a lab (or turn a coming one into a page)
 
 from __future__ import annotations
 
-from app.figures.labs import one_query
+from app.figures.labs import one_query, one_query_maps
 from app.figures.labs.base import FigureContext, Lab, LabFigure, lab_figure
 
 __all__ = ["LABS", "FigureContext", "Lab", "LabFigure", "get_lab", "lab_figure"]
@@ -39,7 +39,13 @@ LABS: tuple[Lab, ...] = (
         "compare one map with two.",
         entries="A1–A5",
         status="ready",
-        figures=(one_query.SOFTMAX_TABLE, one_query.ALIGNMENT, one_query.WORKED_QUERY),
+        figures=(
+            one_query.SOFTMAX_TABLE,
+            one_query.ALIGNMENT,
+            one_query.WORKED_QUERY,
+            one_query_maps.DISCRIMINATE,
+            one_query_maps.TWO_MAPS,
+        ),
         intro="One query at a time, every number in view: scores become exponentials, "
         "weights and a weighted average of the values.",
     ),

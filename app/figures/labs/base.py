@@ -130,14 +130,15 @@ def lab_figure(
     alt: str,
     readout: list[str] | None = None,
     plot: Json | None = None,
-    grid: Json | None = None,
+    grids: list[Json] | None = None,
     tables: list[Json] | None = None,
     table_view: bool = False,
     **extra: Any,
 ) -> Json:
     """The description of one lab figure, every key present.
 
-    ``plot`` is {data, layout} for Plotly; ``grid`` a description for the grid renderer;
+    ``plot`` is {data, layout} for Plotly; ``grids`` number grids for the grid renderer,
+    each ``grid_item(desc, heading, badge)`` (a description of app/figures/grid.py);
     ``tables`` the data-table alternative ({caption, col_headers, row_headers, cells}),
     shown open when ``table_view`` (the table IS the figure, e.g. A1's softmax table).
     """
@@ -151,7 +152,7 @@ def lab_figure(
         "alt": alt,
         "readout": readout or [],
         "plot": plot,
-        "grid": grid,
+        "grids": grids or [],
         "tables": tables or [],
         "table_view": table_view,
         "badges": list(fig.badges),
@@ -165,3 +166,9 @@ def lab_figure(
 
 def table(caption: str, cols: list[str], rows: list[str], cells: list[list[str]]) -> Json:
     return {"caption": caption, "col_headers": cols, "row_headers": rows, "cells": cells}
+
+
+def grid_item(desc: Json, heading: str = "", badge: str = "") -> Json:
+    """One number grid of a lab figure: the grid renderer's description, a heading above
+    it and an optional badge (e.g. "symmetric")."""
+    return {"desc": desc, "heading": heading, "badge": badge}

@@ -17,8 +17,16 @@ from app.attention import softmax_stage
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import matrix, number, toggle, vector
+from app.presets import get_preset
 
 ITEMS = ("item 0", "item 1", "item 2")
+
+
+def preset_body(name: str) -> dict[str, Any]:
+    """A preset's request body (the fixtures of LABS.md live in app.presets)."""
+    found = get_preset(name)
+    assert found is not None, name
+    return dict(found["body"])
 
 
 def f3(x: float) -> str:
@@ -40,10 +48,11 @@ def build_softmax_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     t = ctx.theme
     scores = np.asarray(v["scores"], dtype=np.float64) + float(v["shift"])
     values = np.asarray(v["values"], dtype=np.float64)
-    s = softmax_stage(scores)
+    s = softmax_stage(scores, values=values)
     exps, weights = s.exps[0] * np.exp(s.exp_shift[0]), s.weights[0]
     contrib = weights * values
-    output = float(contrib.sum())
+    assert s.output is not None
+    output = float(s.output[0][0])
     cells = [
         [f3(scores[j]), f3(exps[j]), f3(weights[j]), f3(values[j]), f3(contrib[j])]
         for j in range(3)
@@ -115,9 +124,7 @@ ALIGN_NAMES = ("k0", "k1", "k2")
 RANGE = 2.2
 
 
-def _arrow(
-    x: float, y: float, color: str, text: str, t: Any, below: bool = False
-) -> list[Json]:
+def _arrow(x: float, y: float, color: str, text: str, t: Any, below: bool = False) -> list[Json]:
     """An arrow from the origin to (x, y) and its label just past the tip."""
     head = {
         "x": x,
@@ -296,8 +303,9 @@ ALIGNMENT = LabFigure(
 
 # ---------------------------------------------------------------- A3 the "who" query
 
-WHO_KEYS = ((0.4, 0.5, 0.6), (0.2, 0.1, 0.3), (0.6, 0.7, 0.8))
-WHO_NAMES = ("is", "the", "best")
+WHO = preset_body("who-is-the-best")
+WHO_KEYS = tuple(tuple(r) for r in WHO["k"])
+WHO_NAMES = tuple(WHO["key_tokens"])
 
 
 def _vec(x: np.ndarray) -> str:
@@ -308,9 +316,8 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     t = ctx.theme
     k = [list(r) for r in v["k"]]
     values = k if v["tied"] else [list(r) for r in v["v"]]
-    stages = ctx.run["attention"](
-        {"q": [list(v["q"])], "k": k, "v": values, "tokens": ["who"], "scale": bool(v["scale"])}
-    )
+    body = {**WHO, "q": [list(v["q"])], "k": k, "v": values, "scale": bool(v["scale"])}
+    stages = ctx.run["attention"](body)
     h = stages.head
     raw, scaled, w = h.scores[0], h.scaled[0], h.weights[0]
     exps = h.exps[0] * np.exp(h.exp_shift[0])
@@ -432,7 +439,7 @@ WORKED_QUERY = LabFigure(
     "entropy says how close the query is to having no preference.",
     build=build_worked_query,
     controls=(
-        vector("q", "Query “who”", (0.1, 0.2, 0.3), -2, 2, 0.05),
+        vector("q", "Query “who”", WHO["q"][0], -2, 2, 0.05),
         matrix("k", "Keys", WHO_KEYS, -2, 2, 0.05, labels=WHO_NAMES),
         matrix(
             "v", "Values", WHO_KEYS, -2, 2, 0.05, labels=WHO_NAMES, extra={"disabled_by": "tied"}

@@ -5,14 +5,11 @@
  * the lab embeds. No numbers are made here: every string arrives formatted.
  */
 
-const ROLES = ["title", "caption", "readout", "quotes", "tables", "primary-tables", "plot",
-  "plot-box", "grid", "reveal", "question", "answer", "alt-tables"];
+import { renderGrid } from "../grid.js";
 
 export function part(panel, role) {
   return panel.querySelector(`[data-role="${role}"]`);
 }
-
-export { ROLES };
 
 /** A data table from {caption, col_headers, row_headers, cells}. */
 export function buildTable(spec) {
@@ -79,19 +76,51 @@ function renderTables(panel, fig) {
   }
 }
 
-/** Draw `fig` into `panel`; `grid` is the grid renderer's draw(container, description). */
-export async function renderFigure(panel, fig, { grid = null } = {}) {
+/** The grids of a figure, each under its heading and badge, updated in place. */
+function renderGrids(panel, grids) {
+  const box = part(panel, "grid");
+  if (!box) return;
+  box.hidden = grids.length === 0;
+  while (box.children.length > grids.length) box.lastElementChild.remove();
+  grids.forEach((item, i) => {
+    let slot = box.children[i];
+    if (!slot) {
+      slot = document.createElement("div");
+      slot.className = "lab-grid-item";
+      const heading = Object.assign(document.createElement("p"), { className: "grid-heading" });
+      const host = Object.assign(document.createElement("div"), { className: "grid-host" });
+      slot.append(heading, host);
+      box.append(slot);
+    }
+    const heading = slot.querySelector(".grid-heading");
+    heading.textContent = item.heading ?? "";
+    if (item.badge) {
+      const badge = Object.assign(document.createElement("span"), { className: "badge grid-badge", textContent: item.badge });
+      heading.append(" ", badge);
+    }
+    renderGrid(slot.querySelector(".grid-host"), item.desc, {
+      onCell: (info) => {
+        const line = part(panel, "derivation");
+        if (line && info) line.textContent = info.hover ?? `${info.desc.label} ${info.text}`;
+      },
+    });
+  });
+}
+
+/** Draw `fig` into `panel`: text, tables, number grids and the Plotly chart. */
+export async function renderFigure(panel, fig) {
   renderText(panel, fig);
   renderTables(panel, fig);
+  renderGrids(panel, fig.grids ?? []);
+  const line = part(panel, "derivation");
+  if (line) {
+    line.hidden = !(fig.grids ?? []).length;
+    line.textContent = fig.grid_hint ?? "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.";
+  }
   const box = part(panel, "plot-box") ?? part(panel, "plot");
   const plot = part(panel, "plot");
   box.hidden = !fig.plot;
   plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
-  const gridBox = part(panel, "grid");
-  if (gridBox) {
-    gridBox.hidden = !fig.grid;
-    if (fig.grid && grid) grid(gridBox, fig.grid);
-  }
   if (fig.plot) {
     await window.Plotly.react(plot, fig.plot.data, fig.plot.layout, fig.plot.config ?? {});
   }

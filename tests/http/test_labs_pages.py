@@ -47,7 +47,7 @@ def test_index_lists_all_seven_labs_with_a_picture_each(client: TestClient) -> N
         "one-query", "step-by-step", "why-scale", "masks", "order", "heads", "cost",
     ]  # fmt: skip
     status = dict(ids)
-    assert [status[i] for i in ("masks", "order", "heads", "cost")] == ["coming"] * 4
+    assert status == {lab.id: lab.status for lab in LABS}
     for lab in LABS:
         assert lab.summary in unescape(html)
         linked = f'href="/labs/{lab.id}"' in html
@@ -91,15 +91,20 @@ def test_unknown_lab_is_an_html_404(client: TestClient) -> None:
     assert "no lab “no-such-lab”" in response.text
 
 
+COMING = [lab.id for lab in LABS if lab.status == "coming"]
+
+
+@pytest.mark.skipif(not COMING, reason="every lab is ready")
 def test_a_coming_lab_says_so(client: TestClient) -> None:
-    response = client.get("/labs/masks")
+    response = client.get(f"/labs/{COMING[0]}")
     assert response.status_code == 200
     assert "coming" in response.text
     assert "not built yet" in response.text
 
 
 def test_figures_json_of_a_coming_or_unknown_lab_is_404(client: TestClient) -> None:
-    assert client.get("/labs/masks/figures.json").status_code == 404
+    for lab_id in COMING:
+        assert client.get(f"/labs/{lab_id}/figures.json").status_code == 404
     assert client.get("/labs/nope/figures.json").status_code == 404
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from app.figures.labs import one_query, one_query_maps
 from app.figures.labs.base import FigureContext, Lab, LabFigure, lab_figure
+from app.figures.labs.labs2 import LABS_II
 
 __all__ = ["LABS", "FigureContext", "Lab", "LabFigure", "get_lab", "lab_figure"]
 
@@ -65,35 +66,7 @@ LABS: tuple[Lab, ...] = (
         entries="C1–C4",
         status="coming",
     ),
-    Lab(
-        id="masks",
-        title="Masks",
-        summary="Combine causal, padding and window masks; mask before or after softmax; "
-        "empty a row.",
-        entries="D1–D3",
-        status="coming",
-    ),
-    Lab(
-        id="order",
-        title="Order and position",
-        summary="Shuffle tokens, add sinusoidal positions, reverse a sentence.",
-        entries="E1–E3",
-        status="coming",
-    ),
-    Lab(
-        id="heads",
-        title="Many heads",
-        summary="Read four hand-set heads, split and recombine with W^O, change h.",
-        entries="F1–F3",
-        status="coming",
-    ),
-    Lab(
-        id="cost",
-        title="Cost",
-        summary="Size FLOPs, parameters and the score table against N, d_model and h.",
-        entries="G1–G3",
-        status="coming",
-    ),
+    *LABS_II,
 )
 
 

@@ -1,0 +1,143 @@
+"""Labs II pages over HTTP: /labs/{masks,order,heads,cost}, their figures.json for the
+default state and for edited states, embeds, and the numbers each entry D1–G3 shows."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.figures.labs import LABS
+from app.main import create_app
+from app.settings import Settings
+
+LABS_II = ("masks", "order")
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(Settings()))
+
+
+def figs(client: TestClient, lab: str, **params: str) -> dict[str, Any]:
+    r = client.get(f"/labs/{lab}/figures.json?{urlencode(params)}")
+    assert r.status_code == 200, r.text
+    return dict(r.json()["figures"])
+
+
+def grid(fig: dict[str, Any], name: str) -> dict[str, Any]:
+    found = [g["desc"] for g in fig["grids"] if g["desc"]["grid"] == name]
+    assert found, [g["desc"]["grid"] for g in fig["grids"]]
+    return dict(found[0])
+
+
+def texts(fig: dict[str, Any]) -> str:
+    return " ".join([fig["caption"], *fig["readout"], *fig["warnings"]])
+
+
+@pytest.mark.parametrize("lab_id", LABS_II)
+def test_lab_is_ready_with_every_figure_embeddable(client: TestClient, lab_id: str) -> None:
+    lab = next(lab for lab in LABS if lab.id == lab_id)
+    assert lab.status == "ready"
+    html = client.get(f"/labs/{lab_id}").text
+    assert 'aria-busy="true"' in html
+    for fig in lab.figures:
+        assert f'data-figure="{fig.name}"' in html
+        r = client.get(f"/embed/labs/{lab_id}/{fig.name}")
+        assert r.status_code == 200, (fig.name, r.text[:300])
+
+
+# ---- masks
+
+
+def test_d1_causal_weights_and_allowed_counts(client: TestClient) -> None:
+    f = figs(client, "masks")["mask-kinds"]
+    w = grid(f, "weights")
+    assert w["values"][0][1:] == [None, None, None]  # blocked: null on the wire
+    assert w["text"][0] == ["1.00", "0", "0", "0"]
+    assert next(g["desc"]["text"] for g in f["grids"] if g["desc"]["grid"] == "mask-0")[0] == [
+        "·", "−∞", "−∞", "−∞"]  # fmt: skip
+    assert f["readout"][:2] == ["row q0: 1 allowed key", "row q1: 2 allowed keys"]
+
+
+def test_d1_masks_combine_as_and_and_an_empty_row_is_flagged(client: TestClient) -> None:
+    f = figs(client, "masks", pad="0", window="2", form="allowed")["mask-kinds"]
+    total = grid(f, "mask-sum")
+    assert total["text"] == [["✗", "✗", "✗", "✗"], ["✗", "✓", "✗", "✗"],
+                             ["✗", "✓", "✓", "✗"], ["✗", "✗", "✓", "✓"]]  # fmt: skip
+    assert "row q0: 0 allowed keys" in f["readout"][0]
+    assert f["warnings"] == ["row 0 has no allowed key: its weights are all zero"]
+    assert grid(f, "weights")["text"][0] == ["0", "0", "0", "0"]
+
+
+def test_d2_anchor_row_0_after_sums_to_0_4551_before_rows_sum_to_1(client: TestClient) -> None:
+    f = figs(client, "masks")["mask-order"]
+    assert f["tables"][0]["col_headers"] == ["mask before", "mask after"]
+    before = [row[0] for row in f["tables"][0]["cells"]]
+    after = [row[1] for row in f["tables"][0]["cells"]]
+    assert before == ["1.0000"] * 4
+    assert after[0] == "0.4551"
+    assert all(float(a) < 1 for a in after[:3])
+    assert "0.4551" in f["caption"]
+    assert grid(f, "weights-after")["text"][0][1].startswith("(")  # discarded weight shown
+
+
+def test_d2_only_after_and_edited_scores(client: TestClient) -> None:
+    f = figs(client, "masks", order="after", **{"mask-order.S": "0,0,0,0;0,0,0,0;0,0,0,0;0,0,0,0"})
+    sums = [row[0] for row in f["mask-order"]["tables"][0]["cells"]]
+    assert sums == ["0.2500", "0.5000", "0.7500", "1.0000"]  # uniform rows keep (i + 1)/4
+
+
+def test_d3_empty_row_guarded_naive_nan_and_uniform_variant(client: TestClient) -> None:
+    f = figs(client, "masks")["empty-row"]
+    assert grid(f, "weights")["rows"] == ["<pad>", "I", "love", "LLMs"]
+    assert grid(f, "weights")["text"][0] == ["0", "0", "0", "0"]
+    assert any("has no allowed key" in w and "verbatim" in w for w in f["warnings"])
+    naive = f["tables"][0]["cells"]
+    assert {row[2] for row in naive} == {"0/0 = NaN"}
+    assert [row[4] for row in naive] == ["0.2500"] * 4
+    assert grid(f, "weights-finite")["text"][0] == ["0.25"] * 4
+    off = figs(client, "masks", large="0")["empty-row"]
+    assert [g["desc"]["grid"] for g in off["grids"]] == ["weights"]
+
+
+# ---- order
+
+
+def test_e1_outputs_travel_with_their_tokens(client: TestClient) -> None:
+    f = figs(client, "order", perm="0,4,2,3,1")["shuffle"]
+    assert "holds" in f["caption"]
+    assert f["readout"][:5] == [f"{t}: same values" for t in ("The", "man", "bit", "the", "dog")]
+    rows = dict(zip(f["tables"][0]["row_headers"], f["tables"][0]["cells"],
+                                          strict=True))  # fmt: skip
+    assert rows["dog"][0] == "1 → 4"
+    assert rows["dog"][1] == rows["dog"][2]
+
+
+def test_e1_positions_break_it(client: TestClient) -> None:
+    f = figs(client, "order", perm="0,4,2,3,1", **{"shuffle.positional": "1"})["shuffle"]
+    assert "≠" in f["caption"]
+    assert "dog: different values" in f["readout"]
+
+
+def test_e2_heatmap_is_the_encoding(client: TestClient) -> None:
+    f = figs(client, "order", d="8", T="6")["positional-encoding"]
+    pe = grid(f, "pe")
+    assert pe["shape"] == [6, 8]
+    assert pe["values"][0] == [0, 1, 0, 1, 0, 1, 0, 1]
+    api = client.post("/api/v1/positional-encoding", json={"positions": 6, "d_model": 8}).json()
+    assert pe["values"] == api["pe"]
+    assert grid(f, "x-plus-pe")["rows"] == ["The", "dog", "bit", "the", "man"]
+    assert len(f["plot"]["data"]) >= 3
+
+
+def test_e3_reversal_is_a_reordering_without_positions_only(client: TestClient) -> None:
+    f = figs(client, "order", reverse="1")["reversed"]
+    assert f["readout"] == ["I: same values", "love: same values", "LLMs: same values"]
+    assert grid(f, "weights-reversed")["rows"] == ["LLMs", "love", "I"]
+    on = figs(client, "order", reverse="1", **{"reversed.positional": "1"})["reversed"]
+    assert "different computation" in on["caption"]
+    off = figs(client, "order")["reversed"]
+    assert [g["desc"]["grid"] for g in off["grids"]] == ["scores", "weights"]

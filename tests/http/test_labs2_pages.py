@@ -13,7 +13,7 @@ from app.figures.labs import LABS
 from app.main import create_app
 from app.settings import Settings
 
-LABS_II = ("masks", "order")
+LABS_II = ("masks", "order", "heads", "cost")
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +141,84 @@ def test_e3_reversal_is_a_reordering_without_positions_only(client: TestClient) 
     assert "different computation" in on["caption"]
     off = figs(client, "order")["reversed"]
     assert [g["desc"]["grid"] for g in off["grids"]] == ["scores", "weights"]
+
+
+# ---- heads
+
+
+def test_f1_four_patterns_and_where_it_looks(client: TestClient) -> None:
+    f = figs(client, "heads")["four-heads"]
+    assert [g["desc"]["grid"] for g in f["grids"]] == [f"weights-h{h}" for h in range(1, 5)]
+    prev = grid(f, "weights-h1")
+    assert prev["rows"][7] == "it"
+    assert prev["text"][7][6] == "1.0"  # it -> because (previous word)
+    assert grid(f, "weights-h2")["text"][7][1] == "1.0"  # it -> animal
+    assert grid(f, "weights-h4")["text"][3][0] == grid(f, "weights-h4")["text"][3][6] == "0.5"
+    assert f["readout"][1] == "head 2 (coreference): “it” looks at “animal” (1.00)"
+    assert "found, not assigned" in f["caption"]
+    tensor = figs(client, "heads", stack="tensor", row="2")["four-heads"]
+    assert grid(tensor, "weights")["shape"] == [40, 10]
+    one = figs(client, "heads", head="3", row="8")["four-heads"]
+    assert one["readout"] == ["head 3 (verb → subject): “was” looks at “it” (1.00)"]
+
+
+def test_f2_split_concat_and_identity_w_o(client: TestClient) -> None:
+    f = figs(client, "heads")["split-concat"]
+    assert [g["desc"]["grid"] for g in f["grids"]] == ["weights-h1", "weights-h2", "concat",
+                                                        "final"]  # fmt: skip
+    assert grid(f, "concat")["cols"] == ["h1·0", "h1·1", "h2·0", "h2·1"]
+    api = client.get("/api/v1/presets/two-heads").json()["body"]
+    out = client.post("/api/v1/attention", json=api).json()
+    assert grid(f, "final")["values"] == out["output"]
+    same = figs(client, "heads", wo_identity="1", **{"split-concat.heads": "4"})["split-concat"]
+    assert grid(same, "final")["values"] == grid(same, "concat")["values"]
+    assert len([g for g in same["grids"] if g["desc"]["grid"].startswith("weights")]) == 4
+
+
+def test_f3_anchor_and_heads_are_free(client: TestClient) -> None:
+    f = figs(client, "heads")["head-width"]
+    assert f["readout"] == ["d_k = 64", "divisor √64 = 8.0000"]
+    counts = dict(zip(f["tables"][0]["row_headers"], f["tables"][0]["cells"], strict=True))
+    assert counts["all heads h·d_model·(2·d_k + d_v)"][1] == "786,432"
+    assert counts["one full-width head 3·d_model²"][1] == "786,432"
+    g = figs(client, "heads", d_model="1024", **{"head-width.heads": "64"})["head-width"]
+    assert g["readout"][0] == "d_k = 16"
+
+
+# ---- cost
+
+
+def test_g1_base_model_flops_and_crossover(client: TestClient) -> None:
+    f = figs(client, "cost")["flops"]
+    cells = dict(zip(f["tables"][0]["row_headers"], f["tables"][0]["cells"], strict=True))
+    assert cells["total"][1] == "805,306,368"
+    assert cells["quadratic"][1] == "268,435,456"
+    assert "crossover N = 1,024" in f["readout"]
+    assert "linear projections dominate" in f["caption"]
+    long = figs(client, "cost", **{"flops.n": "4096"})["flops"]
+    assert "quadratic terms dominate" in long["caption"]
+    doubled = figs(client, "cost", x2="1")["flops"]
+    assert dict(zip(doubled["tables"][0]["row_headers"], doubled["tables"][0]["cells"],
+                    strict=True))["total"][1] == "1,610,612,736"  # fmt: skip
+
+
+def test_g2_parameters_of_the_base_model(client: TestClient) -> None:
+    f = figs(client, "cost")["params"]
+    cells = dict(zip(f["tables"][0]["row_headers"], f["tables"][0]["cells"], strict=True))
+    assert cells["attention"][1] == "1,048,576"
+    assert cells["feed-forward"][1] == "2,097,152"
+    assert cells["total"][1] == "44,474,368"
+    with_b = figs(client, "cost", biases="1")["params"]
+    cells = dict(zip(with_b["tables"][0]["row_headers"], with_b["tables"][0]["cells"],
+                     strict=True))  # fmt: skip
+    assert cells["LayerNorm ×2"][1] == "2,048"
+    h1 = figs(client, "cost", **{"params.heads": "1"})["params"]
+    assert h1["tables"] == f["tables"]
+
+
+def test_g3_four_times_the_context_is_sixteen_times_the_cells(client: TestClient) -> None:
+    f = figs(client, "cost", x4="1", **{"growth.n": "1024"})["growth"]
+    assert f["tables"][0]["cells"][0][0] == "1,048,576"
+    assert f["tables"][0]["cells"][1][0] == "16,777,216"
+    assert "×16 the cells" in f["caption"]
+    assert f["readout"][1] == "float32 memory (one head, one layer): 4.0 MiB (4,194,304 bytes)"

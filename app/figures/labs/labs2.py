@@ -3,7 +3,7 @@ index order. ``app.figures.labs.LABS`` splices them in after the Labs I pages. P
 
 from __future__ import annotations
 
-from app.figures.labs import masks, order
+from app.figures.labs import cost, heads, masks, order
 from app.figures.labs.base import Lab
 
 MASKS = Lab(
@@ -31,14 +31,20 @@ HEADS = Lab(
     title="Many heads",
     summary="Read four hand-set heads, split and recombine with W^O, change h.",
     entries="F1–F3",
-    status="coming",
+    status="ready",
+    figures=heads.FIGURES,
+    intro="Multi-head attention runs h small attentions side by side on slices of Q, K and "
+    "V, then mixes their outputs with W^O.",
 )
 COST = Lab(
     id="cost",
     title="Cost",
     summary="Size FLOPs, parameters and the score table against N, d_model and h.",
     entries="G1–G3",
-    status="coming",
+    status="ready",
+    figures=cost.FIGURES,
+    intro="What one attention layer costs in multiply-adds, parameters and memory, as the "
+    "sequence grows. Every count is an exact integer.",
 )
 
 LABS_II: tuple[Lab, ...] = (MASKS, ORDER, HEADS, COST)

@@ -26,7 +26,7 @@ How to add a lab (or turn a coming one into a page)
 
 from __future__ import annotations
 
-from app.figures.labs import one_query, one_query_maps
+from app.figures.labs import one_query, one_query_maps, step_by_step
 from app.figures.labs.base import FigureContext, Lab, LabFigure, lab_figure
 
 __all__ = ["LABS", "FigureContext", "Lab", "LabFigure", "get_lab", "lab_figure"]
@@ -55,7 +55,10 @@ LABS: tuple[Lab, ...] = (
         summary="Step two tokens through scores, scale, mask, softmax and output; read one "
         "position's equations.",
         entries="B1–B2",
-        status="coming",
+        status="ready",
+        figures=(step_by_step.STEPPER, step_by_step.PER_POSITION),
+        intro="Two tokens through scores, scale, mask, softmax and the weighted sum, then "
+        "one position's equations on any example.",
     ),
     Lab(
         id="why-scale",

@@ -129,8 +129,24 @@ function now(name, options) {
   request(name, options);
 }
 
+/** ◀ ▶ buttons move a steps slider (data-step-control names it) one position. */
+function wireStepButtons(name, panel) {
+  panel.addEventListener("click", (e) => {
+    const button = e.target.closest("[data-step-move]");
+    if (!button) return;
+    const el = panel.querySelector(`[data-control="${CSS.escape(button.dataset.stepControl)}"]`);
+    const input = el.querySelector('[data-part="value"]');
+    const next = Number(input.value) + Number(button.dataset.stepMove);
+    if (next < Number(input.min) || next > Number(input.max)) return;
+    input.value = String(next);
+    showStep(el, described[el.dataset.key]);
+    now(name);
+  });
+}
+
 function wireControls() {
   for (const [name, panel] of panels) {
+    wireStepButtons(name, panel);
     const form = part(panel, "controls");
     if (!form) continue;
     syncDisabled(form);

@@ -7,17 +7,20 @@ error itself unencodable.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 
+from app.admission import BusyError
 from app.attention import InputError
+from app.inputs.limits import CostError
 
 
 def field_name(loc: Sequence[int | str]) -> str:
@@ -94,6 +97,33 @@ def _allowed_methods(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
+def wants_json(path: str) -> bool:
+    """The API and oEmbed answer JSON errors; pages and embeds answer HTML."""
+    return path.startswith(("/api/", "/oembed", "/healthz"))
+
+
+def error_response(
+    request: Request,
+    status: int,
+    field: str,
+    message: str,
+    kind: str,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """One error, as the API's JSON shape or as a small HTML page naming ``field``."""
+    if wants_json(request.url.path):
+        detail = [{"field": field, "msg": message, "type": kind, "loc": [field]}]
+        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+    text = html.escape(f"{field}: {message}")
+    page = (
+        '<!doctype html><html lang="en"><meta charset="utf-8">'
+        f"<title>Attention Lab: error {status}</title>"
+        f'<h1>Error {status}</h1><p role="alert">{text}</p>'
+        '<p><a href="/">Open the running example</a></p></html>'
+    )
+    return HTMLResponse(page, status_code=status, headers=headers)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 405:
@@ -108,6 +138,15 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_input(_: Request, exc: InputError) -> JSONResponse:
         return input_error_response(exc)
 
+    async def on_cost(request: Request, exc: CostError) -> Response:
+        return error_response(request, exc.status, exc.field, exc.message, "too_costly")
+
+    async def on_busy(request: Request, exc: BusyError) -> Response:
+        headers = {"Retry-After": str(exc.retry_after)}
+        return error_response(request, 503, "server", exc.message, "busy", headers)
+
+    app.add_exception_handler(CostError, on_cost)  # type: ignore[arg-type]
+    app.add_exception_handler(BusyError, on_busy)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, on_http)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, on_validation)  # type: ignore[arg-type]
     app.add_exception_handler(InputError, on_input)  # type: ignore[arg-type]

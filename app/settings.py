@@ -57,6 +57,41 @@ class Settings(BaseSettings):
     workers: int = Field(
         1, ge=1, le=64, description="Worker processes when served by `attention-lab` (Docker)."
     )
+    max_cells: int = Field(
+        # The largest request the numeric limits accept (512 tokens, d_model = d_k = d_v =
+        # 512, one head, W^O) holds about 3.7 million numbers.
+        4_000_000,
+        ge=1000,
+        description="Most float64 numbers one request may make the server hold (inputs, "
+        "every head's L_Q × L_K grids, Q, K, V, outputs); estimated from the shapes before "
+        "any work, larger requests get 413/422 naming what to reduce.",
+    )
+    max_response_bytes: int = Field(
+        100_000_000,
+        ge=100_000,
+        description="Largest response one request may produce in bytes, estimated before any work.",
+    )
+    max_heavy: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="Heavy computations (above the cost model's inline threshold) one "
+        "worker runs at once, in threads; past it requests get 503 with Retry-After.",
+    )
+    limit_concurrency: int = Field(
+        100,
+        ge=1,
+        description="Connections plus running requests one worker accepts (uvicorn's "
+        "--limit-concurrency); past it uvicorn answers 503.",
+    )
+    keep_alive: int = Field(
+        5, ge=1, le=600, description="Seconds an idle keep-alive connection stays open."
+    )
+    public_url: str | None = Field(
+        None,
+        description="The site's public address, e.g. https://lab.example.edu; when set, "
+        "oEmbed and discovery links use it instead of the request's Host header.",
+    )
 
 
 @cache

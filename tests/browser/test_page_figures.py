@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -32,19 +31,12 @@ from app.state import parse_query
 pytestmark = pytest.mark.browser
 
 
-def _spec_path() -> Path:
-    """$ATTENTION_LAB_SHARED/spec, else ../shared/spec beside the repository, else spec/."""
-    shared = os.environ.get("ATTENTION_LAB_SHARED")
-    if shared and (Path(shared) / "spec/running-example.json").exists():
-        return Path(shared) / "spec/running-example.json"
-    for folder in Path(__file__).resolve().parents:
-        for candidate in (folder / "shared/spec", folder / "spec"):
-            if (candidate / "running-example.json").exists():
-                return candidate / "running-example.json"
-    raise FileNotFoundError("running-example.json not found in ../shared/spec or spec/")
+# The chapter's numbers, copied into the repository (tests/unit/data) so the suite runs on a
+# fresh clone with nothing beside it.
+SPEC_PATH = Path(__file__).resolve().parents[1] / "unit" / "data" / "running-example.json"
 
 
-SPEC = json.loads(_spec_path().read_text())
+SPEC = json.loads(SPEC_PATH.read_text(encoding="utf-8"))
 EXPECTED = SPEC["expected"]
 
 

@@ -32,7 +32,8 @@ def test_every_setting_is_in_the_readme_table_with_its_default() -> None:
     for name, field in Settings.model_fields.items():
         variable = PREFIX + name.upper()
         assert variable in table, f"add {variable} to the README's configuration table"
-        assert table[variable] == str(field.default), f"README default of {variable}"
+        expected = "unset" if field.default is None else str(field.default)
+        assert table[variable] == expected, f"README default of {variable}"
 
 
 def test_the_table_documents_no_setting_that_does_not_exist() -> None:

@@ -1,0 +1,170 @@
+"""The cost model (app.inputs.limits) and admission control (app.admission).
+
+Estimates are checked against what the engine and the API really produce, so a change
+to either that makes the model lie fails here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import numpy as np
+import pytest
+
+from app import admission
+from app.admission import BusyError, admitted, offload
+from app.attention import AttentionInput, run
+from app.inputs.limits import (
+    INLINE_CELLS,
+    Cost,
+    CostError,
+    Shape,
+    attention_cost,
+    check_cost,
+    request_shape,
+    softmax_cost,
+)
+from app.schemas import AttentionRequest
+from app.serialize import stages_to_chunks
+from app.settings import Settings
+
+
+def _random_request(length: int, d: int, heads: int = 1) -> AttentionRequest:
+    rng = np.random.default_rng(0)
+    m = lambda r, c: rng.normal(size=(r, c)).round(6).tolist()  # noqa: E731
+    return AttentionRequest(x=m(length, d), w_q=m(d, d), w_k=m(d, d), w_v=m(d, d), heads=heads)
+
+
+def test_request_shape_reads_the_sizes_of_a_body() -> None:
+    shape = request_shape(_random_request(8, 4, heads=2))
+    assert shape == Shape(l_q=8, l_k=8, d_model=4, d_k=4, d_v=4, heads=2)
+    direct = AttentionRequest(q=[[1.0, 2.0]], k=[[1.0, 0.0], [0.0, 1.0]], v=[[1.0]] * 2)
+    assert request_shape(direct) == Shape(l_q=1, l_k=2, d_model=0, d_k=2, d_v=1)
+
+
+def test_cells_count_what_the_engine_really_holds() -> None:
+    req = _random_request(32, 8, heads=2)
+    stages = run(req.to_input())
+    held = sum(
+        a.size
+        for h in stages.heads
+        for a in (h.q, h.k, h.v, h.scores, h.scaled, h.masked, h.weights, h.exps, h.output)
+    )
+    estimate = attention_cost(request_shape(req)).cells
+    assert held <= estimate <= 2 * held
+
+
+def test_response_bytes_are_within_a_fifth_of_the_real_answer() -> None:
+    req = _random_request(64, 16, heads=4)
+    real = sum(len(c) for c in stages_to_chunks(run(req.to_input())))
+    estimate = attention_cost(request_shape(req)).response_bytes
+    assert 0.8 * real <= estimate <= 1.5 * real
+
+
+def test_the_largest_numeric_request_fits_the_default_budget() -> None:
+    largest = Shape(l_q=512, l_k=512, d_model=512, d_k=512, d_v=512, d_out=512)
+    check_cost(attention_cost(largest), Settings(), "x")
+
+
+@pytest.mark.parametrize("heads", [64, 512])
+def test_the_6_kb_many_heads_body_is_refused_naming_heads(heads: int) -> None:
+    shape = Shape(l_q=512, l_k=512, d_model=1, d_k=512, d_v=512, heads=heads)
+    with pytest.raises(CostError) as caught:
+        check_cost(attention_cost(shape), Settings(), shape.reduce)
+    assert caught.value.status == 413
+    assert f"heads ({heads})" in caught.value.message
+    assert "ATTENTION_LAB_MAX_CELLS" in caught.value.message
+
+
+def test_response_bytes_have_their_own_budget() -> None:
+    settings = Settings(max_cells=10**9, max_response_bytes=100_000)
+    with pytest.raises(CostError, match="ATTENTION_LAB_MAX_RESPONSE_BYTES") as caught:
+        check_cost(softmax_cost(100, 100), settings, "scores", status=422)
+    assert caught.value.status == 422
+    assert caught.value.field == "scores"
+
+
+def test_a_4096_square_softmax_is_over_the_default_budget() -> None:
+    with pytest.raises(CostError):
+        check_cost(softmax_cost(4096, 4096), Settings(), "scores")
+
+
+HEAVY = Cost(INLINE_CELLS + 1, 0)
+SMALL = Cost(10, 0)
+
+
+def test_small_work_runs_inline_even_when_every_slot_is_taken() -> None:
+    admission.configure(1)
+
+    async def scenario() -> tuple[int, str]:
+        async with admitted(HEAVY):
+            pass
+        admission.GATE.enter()  # another request holds the only slot
+        try:
+            return await offload(SMALL, lambda a, b: a + b, 2, b=3), "ok"
+        finally:
+            admission.GATE.leave()
+
+    assert anyio.run(scenario) == (5, "ok")
+
+
+def test_heavy_work_past_the_limit_is_refused_with_retry_after() -> None:
+    admission.configure(1)
+
+    async def scenario() -> None:
+        admission.GATE.enter()
+        try:
+            await offload(HEAVY, sum, [1, 2])
+        finally:
+            admission.GATE.leave()
+
+    with pytest.raises(BusyError) as caught:
+        anyio.run(scenario)
+    assert caught.value.retry_after >= 1
+    assert admission.GATE.running == 0
+
+
+def test_heavy_work_runs_in_a_thread_and_frees_its_slot() -> None:
+    import threading
+
+    admission.configure(2)
+    main = threading.get_ident()
+
+    async def scenario() -> list[Any]:
+        seen = await offload(HEAVY, threading.get_ident)
+        # nested: a block that already holds a slot does not take a second one
+        async with admitted(HEAVY):
+            assert admission.GATE.running == 1
+            nested = await offload(HEAVY, lambda: admission.GATE.running)
+        return [seen, nested, admission.GATE.running]
+
+    seen, nested, after = anyio.run(scenario)
+    assert seen != main
+    assert nested == 1
+    assert after == 0
+
+
+def test_a_failing_computation_frees_its_slot() -> None:
+    admission.configure(1)
+
+    def boom() -> None:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        anyio.run(offload, HEAVY, boom)
+    assert admission.GATE.running == 0
+
+
+def test_engine_input_type_is_what_the_cost_model_reads() -> None:
+    # request_shape must agree with the engine on direct mode's widths
+    req = AttentionRequest(q=[[1.0, 2.0, 3.0, 4.0]], k=[[1.0] * 4] * 3, v=[[1.0] * 2] * 3)
+    inp: AttentionInput = req.to_input()
+    stages = run(inp)
+    shape = request_shape(req)
+    assert (shape.l_q, shape.l_k, shape.d_k, shape.d_v) == (
+        len(stages.tokens),
+        len(stages.key_tokens),
+        stages.q.shape[1],
+        stages.v.shape[1],
+    )

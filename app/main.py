@@ -13,7 +13,7 @@ from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, RequestGuard, SelectiveGZip
 from app.paths import static_dir
-from app.routes import api, docs, embed, export, figures, health, labs, labs_api, pages
+from app.routes import api, docs, embed, experiments, export, figures, health, labs, labs_api, pages
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 
@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(labs_api.router)
+    app.include_router(experiments.router)
     app.include_router(figures.router)
     app.include_router(export.router)
     app.include_router(docs.router)
@@ -52,7 +53,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")
     # Pages, assets and figure JSON compress 3-8× at about a millisecond's cost; the raw
     # numeric API is left alone: gzip would cost more than it saves on 50 MB of floats.
-    app.add_middleware(SelectiveGZip, skip_prefixes=("/api/v1/attention", "/api/v1/softmax"))
+    # Experiments stream progress lines (NDJSON) that gzip would hold back.
+    app.add_middleware(
+        SelectiveGZip,
+        skip_prefixes=("/api/v1/attention", "/api/v1/softmax", "/api/v1/experiments"),
+    )
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes, router=app.router)
     # Outside the guard so its 413/415 answers carry the headers too.
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)

@@ -1,1 +1,2 @@
-"""Lab computations: pure numpy (or pure Python), no web library. One module per topic."""
+"""Lab computations, pure numpy (no web library, no pydantic): the seeded experiments of
+the why-scale lab and their "Copy as NumPy" scripts; positional encoding, masks and cost."""

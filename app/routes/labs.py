@@ -12,13 +12,16 @@ figure is an HTML 404.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from markupsafe import Markup
+from pydantic import ValidationError
 
 from app.attention import InputError
 from app.export.html import json_block
@@ -26,8 +29,19 @@ from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values, state_query
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
+from app.labs.experiments import (
+    Params,
+    blocks_total,
+    experiment_cells,
+    iterate,
+    run_experiment,
+    steps,
+)
+from app.labs.scripts import numpy_script
 from app.paths import templates_dir
+from app.routes.experiments import MAX_CELLS
 from app.routes.pages import templates
+from app.schemas_experiments import SaturationRequest, ScalingTableRequest, ScoreVarianceRequest
 from app.settings import Settings
 from app.share import StateError, check_request
 from app.state import parse_query
@@ -40,14 +54,59 @@ JSON_KEYS = {"theme", "figures", "preview"}
 EMBED_HEIGHT = 560
 
 
-def _runner(settings: Settings) -> dict[str, Callable[..., Any]]:
+REQUESTS: dict[str, type[ScoreVarianceRequest | SaturationRequest | ScalingTableRequest]] = {
+    "score-variance": ScoreVarianceRequest,
+    "saturation": SaturationRequest,
+    "scaling-table": ScalingTableRequest,
+}
+Results = dict[str, dict[str, Any]]
+
+
+def run_key(name: str, body: Mapping[str, Any]) -> str:
+    return name + json.dumps(body, sort_keys=True)
+
+
+def experiment_params(fig: LabFigure, name: str, body: Mapping[str, Any]) -> Params:
+    """The checked parameters of one run; ControlError names the figure's control (the
+    key of the field the API would name) when the body is out of bounds or over budget."""
+    try:
+        params = REQUESTS[name].model_validate(dict(body)).to_params()
+    except ValidationError as exc:
+        field = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else "body"
+        raise ControlError(field, str(exc.errors()[0]["msg"])) from None
+    cells = experiment_cells(params)
+    if cells > MAX_CELLS:
+        field = "trials" if name == "saturation" else "draws"
+        raise ControlError(
+            field,
+            f"this run costs {cells:,} cells, more than the limit of "
+            f"{MAX_CELLS:,}; reduce {field}, the keys or the widths",
+        )
+    return params
+
+
+def _runner(settings: Settings, fig: LabFigure, results: Results) -> dict[str, Callable[..., Any]]:
     def attention(body: Mapping[str, Any]) -> Any:
         try:
             return check_request(dict(body), settings, "body")[2]
         except StateError as exc:
             raise ControlError("body", exc.message) from None
 
-    return {"attention": attention}
+    def experiment(name: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        key = run_key(name, body)
+        if key not in results:
+            results[key] = run_experiment(experiment_params(fig, name, body))
+        return results[key]
+
+    return {"attention": attention, "experiment": experiment}
+
+
+def _named(lab: Lab, fig: LabFigure, exc: ControlError) -> ControlError:
+    """An error about a run's field, renamed to the page key of the control behind it."""
+    keys = lab.keys()
+    if (fig.name, exc.key) in keys:
+        return ControlError(keys[(fig.name, exc.key)], exc.message)
+    return exc
 
 
 def _theme(params: Mapping[str, str]) -> str:
@@ -88,12 +147,18 @@ def build_one(
     *,
     preview: bool = False,
     embed: bool = False,
+    results: Results | None = None,
 ) -> dict[str, Any]:
-    """One figure's description for the query ``params`` (ControlError when bad)."""
+    """One figure's description for the query ``params`` (ControlError when bad).
+    ``results`` holds experiment runs already made (the streamed path)."""
     values = figure_values(lab, fig, params, embed=embed)
     body = body_of(params, settings) if fig.uses_body else None
-    ctx = FigureContext(theme=theme_named(theme), preview=preview, run=_runner(settings), body=body)
-    return fig.build(values, ctx)
+    run = _runner(settings, fig, {} if results is None else results)
+    ctx = FigureContext(theme=theme_named(theme), preview=preview, run=run, body=body)
+    try:
+        return fig.build(values, ctx)
+    except ControlError as exc:
+        raise _named(lab, fig, exc) from None
 
 
 def _values_text(lab: Lab, fig: LabFigure, values: Mapping[str, Any]) -> dict[str, str]:
@@ -210,39 +275,147 @@ def _error(key: str, message: str, status: int = 422) -> JSONResponse:
     return JSONResponse(status_code=status, content={"detail": detail})
 
 
+class Ask:
+    """A checked figures request: the lab, the figures asked for and their state."""
+
+    def __init__(self, lab: Lab, request: Request) -> None:
+        params = dict(request.query_params)
+        check_unknown(lab, params, JSON_KEYS | extra_keys(lab))
+        names = [n for n in params.get("figures", "").split(",") if n]
+        unknown = [n for n in names if lab.figure(n) is None]
+        if unknown:
+            raise ControlError("figures", f"the lab has no figure {unknown[0]!r}")
+        self.lab, self.request = lab, request
+        self.figures = [f for f in lab.figures if not names or f.name in names]
+        self.theme: Literal["light", "dark"] = "dark" if params.get("theme") == "dark" else "light"
+        self.preview = params.get("preview") == "1"
+        self.state = {k: v for k, v in params.items() if k not in JSON_KEYS}
+        self.query = lab_query(lab, self.state)  # checks every control's value
+        self.settings: Settings = request.app.state.settings
+
+    def runs(self) -> list[tuple[LabFigure, str, dict[str, Any]]]:
+        """The experiment runs the figures need, in order."""
+        out = []
+        for fig in self.figures:
+            if fig.runs is not None:
+                values = figure_values(self.lab, fig, self.state)
+                out += [(fig, name, body) for name, body in fig.runs(values, self.preview)]
+        return out
+
+    def answer(self, results: Results | None = None) -> dict[str, Any]:
+        """The figures, their values as URL text, links and embed snippets."""
+        out: dict[str, Any] = {"query": self.query, "figures": {}, "values": {}, "links": {}}
+        for fig in self.figures:
+            out["figures"][fig.name] = build_one(
+                self.lab,
+                fig,
+                self.state,
+                self.theme,
+                self.settings,
+                preview=self.preview,
+                results=results,
+            )
+            values = figure_values(self.lab, fig, self.state)
+            out["values"][fig.name] = _values_text(self.lab, fig, values)
+            out["links"][fig.name] = links(self.request, self.lab, fig, self.query)
+        return out
+
+
+def _lab_or_404(lab_id: str) -> Lab | JSONResponse:
+    lab = get_lab(lab_id)
+    if lab is None or lab.status != "ready":
+        return _error("lab_id", f"there is no lab {lab_id!r} with figures", 404)
+    return lab
+
+
 @router.get("/labs/{lab_id}/figures.json")
 def figures_json(lab_id: str, request: Request) -> Response:
     """The figures the page asks for (``figures=a,b``; default all), in ``theme`` (light
     or dark), as a small run with ``preview=1``; plus the canonical query and each
-    figure's link and embed snippet."""
-    lab = get_lab(lab_id)
-    if lab is None or lab.status != "ready":
-        return _error("lab_id", f"there is no lab {lab_id!r} with figures", 404)
-    params = dict(request.query_params)
-    settings: Settings = request.app.state.settings
+    figure's link and embed snippet. Runs in the thread pool (a plain ``def``)."""
+    lab = _lab_or_404(lab_id)
+    if isinstance(lab, JSONResponse):
+        return lab
     try:
-        check_unknown(lab, params, JSON_KEYS | extra_keys(lab))
-        theme: Literal["light", "dark"] = "dark" if params.get("theme") == "dark" else "light"
-        names = [n for n in params.get("figures", "").split(",") if n] or [
-            f.name for f in lab.figures
-        ]
-        unknown = [n for n in names if lab.figure(n) is None]
-        if unknown:
-            raise ControlError("figures", f"the lab has no figure {unknown[0]!r}")
-        state = {k: v for k, v in params.items() if k not in JSON_KEYS}
-        query = lab_query(lab, state)
-        out: dict[str, Any] = {"query": query, "figures": {}, "values": {}, "links": {}}
-        for name in names:
-            fig = lab.figure(name)
-            assert fig is not None
-            out["figures"][name] = build_one(
-                lab, fig, state, theme, settings, preview=params.get("preview") == "1"
-            )
-            out["values"][name] = _values_text(lab, fig, figure_values(lab, fig, state))
-            out["links"][name] = links(request, lab, fig, query)
+        out = Ask(lab, request).answer()
     except ControlError as exc:
         return _error(exc.key, exc.message)
     return Response(json_block(out), media_type="application/json")
+
+
+async def _stream(ask: Ask) -> AsyncIterator[bytes]:
+    """Progress lines while the experiments run (one block at a time, off the event loop;
+    a closed connection stops the run at the next block), then the figures."""
+    results: Results = {}
+    plans = [
+        (fig, name, body, experiment_params(fig, name, body)) for fig, name, body in ask.runs()
+    ]
+    total = sum(blocks_total(p) for *_, p in plans) or 1
+    done = 0
+    yield json_block({"progress": {"done": 0, "total": total}}).encode() + b"\n"
+    for _fig, name, body, p in plans:
+        items = iterate(steps(p))
+        while True:
+            item = await run_in_threadpool(next, items, None)
+            if isinstance(item, tuple):
+                done += 1
+                yield json_block({"progress": {"done": done, "total": total}}).encode() + b"\n"
+                continue
+            if item is not None:
+                results[run_key(name, body)] = item
+            break
+    try:
+        out = await run_in_threadpool(ask.answer, results)
+        yield json_block({"result": out}).encode() + b"\n"
+    except ControlError as exc:
+        detail = [
+            {
+                "field": exc.key,
+                "msg": exc.message,
+                "type": "invalid_control",
+                "loc": ["query", exc.key],
+            }
+        ]
+        yield json_block({"detail": detail}).encode() + b"\n"
+
+
+@router.get("/labs/{lab_id}/figures.ndjson")
+def figures_stream(lab_id: str, request: Request) -> Response:
+    """The same answer as figures.json, after progress lines: ``{"progress": {"done",
+    "total"}}`` per block of the experiments, then ``{"result": …}`` (or ``{"detail":
+    …}``). The page uses it for full runs, to show a progress bar and a Cancel button."""
+    lab = _lab_or_404(lab_id)
+    if isinstance(lab, JSONResponse):
+        return lab
+    try:
+        ask = Ask(lab, request)
+        for fig, name, body in ask.runs():
+            experiment_params(fig, name, body)  # refuse before streaming
+    except ControlError as exc:
+        return _error(exc.key, exc.message)
+    return StreamingResponse(
+        _stream(ask), media_type="application/x-ndjson", headers={"cache-control": "no-store"}
+    )
+
+
+@router.get("/labs/{lab_id}/numpy/{figure}")
+def numpy_export(lab_id: str, figure: str, request: Request) -> Response:
+    """“Copy as NumPy”: a standalone script (numpy only) that reruns the figure's seeded
+    experiment for this state and prints the numbers the figure shows."""
+    lab = _lab_or_404(lab_id)
+    if isinstance(lab, JSONResponse):
+        return lab
+    fig = lab.figure(figure)
+    if fig is None or fig.runs is None:
+        return _error("figure", f"{lab_id} has no experiment figure {figure!r}", 404)
+    params = {k: v for k, v in request.query_params.items() if k not in JSON_KEYS}
+    try:
+        check_unknown(lab, params, extra_keys(lab))
+        values = figure_values(lab, fig, params)
+        scripts = [numpy_script(experiment_params(fig, n, b)) for n, b in fig.runs(values, False)]
+    except ControlError as exc:
+        return _error(_named(lab, fig, exc).key, exc.message)
+    return Response("\n".join(scripts), media_type="text/x-python; charset=utf-8")
 
 
 @router.get("/embed/labs/{lab_id}/{figure}", response_class=HTMLResponse)

@@ -26,7 +26,7 @@ How to add a lab (or turn a coming one into a page)
 
 from __future__ import annotations
 
-from app.figures.labs import one_query, one_query_maps
+from app.figures.labs import one_query, one_query_maps, step_by_step, why_scale, why_scale_more
 from app.figures.labs.base import FigureContext, Lab, LabFigure, lab_figure
 from app.figures.labs.labs2 import LABS_II
 
@@ -56,7 +56,10 @@ LABS: tuple[Lab, ...] = (
         summary="Step two tokens through scores, scale, mask, softmax and output; read one "
         "position's equations.",
         entries="B1–B2",
-        status="coming",
+        status="ready",
+        figures=(step_by_step.STEPPER, step_by_step.PER_POSITION),
+        intro="Two tokens through scores, scale, mask, softmax and the weighted sum, then "
+        "one position's equations on any example.",
     ),
     Lab(
         id="why-scale",
@@ -64,7 +67,16 @@ LABS: tuple[Lab, ...] = (
         summary="Run seeded experiments: score variance, saturation, a scaling table and a "
         "flat line.",
         entries="C1–C4",
-        status="coming",
+        status="ready",
+        figures=(
+            why_scale.SCORE_HISTOGRAM,
+            why_scale.SATURATION,
+            why_scale_more.SCALING_TABLE,
+            why_scale_more.FLAT_LINE,
+        ),
+        intro="For random q and k, q·k has mean 0 and variance d_k, so raw scores grow like "
+        "√d_k, softmax saturates and its gradient term p(1 − p) vanishes. Dividing by √d_k "
+        "restores unit variance. Every experiment here is seeded: a link reruns it exactly.",
     ),
     *LABS_II,
 )

@@ -51,6 +51,8 @@ class LabFigure:
     intro: str = ""  # what the learner does here
     badges: tuple[str, ...] = ()  # "reconstructed", "our example"
     experiment: str | None = None  # the seeded experiment it runs (Copy as NumPy)
+    # The experiment runs the figure needs: (values, preview) -> [(name, API body)]
+    runs: Callable[[Mapping[str, Any], bool], list[tuple[str, Json]]] | None = None
     uses_body: bool = False  # reads the page's `preset`/`s` attention state
 
 

@@ -183,9 +183,18 @@ def choice(
     return Control(name, label, "choice", default, choices=tuple(choices), **kw)
 
 
-def steps(name: str, label: str, default: Any, values: Sequence[Any], **kw: Any) -> Control:
-    """A slider over listed values (a log slider over powers of two, say)."""
-    pairs = tuple((v, Control._text(v)) for v in values)
+def steps(
+    name: str,
+    label: str,
+    default: Any,
+    values: Sequence[Any],
+    names: Sequence[str] | None = None,
+    **kw: Any,
+) -> Control:
+    """A slider over listed values (a log slider over powers of two, say); ``names`` are
+    what the page shows for each value (default: the value)."""
+    shown = names or [Control._text(v) for v in values]
+    pairs = tuple(zip(values, shown, strict=True))
     return Control(name, label, "steps", default, choices=pairs, **kw)
 
 

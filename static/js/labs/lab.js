@@ -77,6 +77,50 @@ function pageUrl() {
   return `${window.location.pathname}${text ? `?${text}` : ""}${window.location.hash}`;
 }
 
+const PROGRESS_AFTER_MS = 150; // a run shorter than this never shows the bar
+
+/** Read an NDJSON answer line by line: progress lines move the bar, the last line is the answer. */
+async function streamed(response, panel) {
+  const box = part(panel, "progress");
+  const bar = box.querySelector("progress");
+  const shown = window.setTimeout(() => { box.hidden = false; }, PROGRESS_AFTER_MS);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let last = null;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffer += decoder.decode(value ?? new Uint8Array(), { stream: !done });
+      const lines = buffer.split("\n");
+      buffer = lines.pop();
+      for (const line of lines.filter(Boolean)) {
+        const item = JSON.parse(line);
+        if (item.progress) {
+          bar.max = item.progress.total;
+          bar.value = item.progress.done;
+          part(panel, "progress-text").textContent = `block ${item.progress.done} of ${item.progress.total}`;
+        } else last = item;
+      }
+      if (done) break;
+    }
+  } finally {
+    window.clearTimeout(shown);
+    box.hidden = true;
+  }
+  if (last?.result) return { ok: true, data: last.result };
+  return { ok: false, data: last ?? { detail: [{ field: "body", msg: "the run ended without an answer" }] } };
+}
+
+async function fetchAnswer(name, preview, signal) {
+  const panel = panels.get(name);
+  const experiment = Boolean(panel.querySelector('[data-share="numpy"]'));
+  const kind = experiment && !preview ? "ndjson" : "json";
+  const response = await fetch(`/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`, { signal });
+  if (kind === "ndjson" && response.ok) return streamed(response, panel);
+  return { ok: response.ok, data: await response.json(), status: response.status };
+}
+
 /** Ask for figure `name` (preview: the small run), draw it, and commit its values. */
 export async function request(name, { preview = false } = {}) {
   lab.inFlight.get(name)?.abort();
@@ -85,10 +129,9 @@ export async function request(name, { preview = false } = {}) {
   busy();
   const started = performance.now();
   try {
-    const response = await fetch(`/labs/${lab.id}/figures.json?${queryFor([name], preview)}`, { signal: controller.signal });
-    const data = await response.json();
-    if (!response.ok) {
-      showError(name, data.detail?.[0] ?? { field: "body", msg: `the server answered ${response.status}` });
+    const { ok, data, status } = await fetchAnswer(name, preview, controller.signal);
+    if (!ok) {
+      showError(name, data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` });
       return;
     }
     showError(name, null);
@@ -114,6 +157,8 @@ export async function request(name, { preview = false } = {}) {
 export function cancel(name) {
   lab.inFlight.get(name)?.abort();
   lab.inFlight.delete(name);
+  part(panels.get(name), "progress").hidden = true;
+  announce("Run cancelled: the figure shows the last finished run.");
   busy();
 }
 
@@ -129,8 +174,24 @@ function now(name, options) {
   request(name, options);
 }
 
+/** ◀ ▶ buttons move a steps slider (data-step-control names it) one position. */
+function wireStepButtons(name, panel) {
+  panel.addEventListener("click", (e) => {
+    const button = e.target.closest("[data-step-move]");
+    if (!button) return;
+    const el = panel.querySelector(`[data-control="${CSS.escape(button.dataset.stepControl)}"]`);
+    const input = el.querySelector('[data-part="value"]');
+    const next = Number(input.value) + Number(button.dataset.stepMove);
+    if (next < Number(input.min) || next > Number(input.max)) return;
+    input.value = String(next);
+    showStep(el, described[el.dataset.key]);
+    now(name);
+  });
+}
+
 function wireControls() {
   for (const [name, panel] of panels) {
+    wireStepButtons(name, panel);
     const form = part(panel, "controls");
     if (!form) continue;
     syncDisabled(form);

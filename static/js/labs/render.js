@@ -92,6 +92,7 @@ function renderGrids(panel, grids) {
       slot.append(heading, host);
       box.append(slot);
     }
+    slot.dataset.badge = item.badge ?? "";
     const heading = slot.querySelector(".grid-heading");
     heading.textContent = item.heading ?? "";
     if (item.badge) {

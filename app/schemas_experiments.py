@@ -1,0 +1,161 @@
+"""Request and response models of the why-scale experiments (LABS.md §2, binding names).
+
+Requests forbid unknown fields and take strict JSON integers; each converts to the pure
+parameters of ``app.labs.experiments``. Responses are encoded by ``app.serialize``; the
+response models document them in OpenAPI (and the HTTP tests check the two agree).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from app.labs.experiments import (
+    P_MAX_BINS,
+    SaturationParams,
+    ScalingTableParams,
+    ScoreVarianceParams,
+)
+
+# Seeds stay exact in a browser: JavaScript numbers hold integers exactly up to 2**53 − 1.
+MAX_SEED = 2**53 - 1
+MAX_WIDTHS = 16
+
+Width = Annotated[StrictInt, Field(ge=1, le=1024)]
+Seed = Annotated[
+    StrictInt,
+    Field(
+        ge=0, le=MAX_SEED,
+        description="Seed of numpy.random.default_rng (PCG64); the same body gives the same "
+        "bytes.", examples=[0],
+    ),
+]  # fmt: skip
+
+
+def _widths(default: list[int], what: str) -> list[int]:
+    return Field(
+        default=default,
+        min_length=1,
+        max_length=MAX_WIDTHS,
+        description=f"Widths d_k to run, in this order ({what}), each 1..1024; at most "
+        f"{MAX_WIDTHS}.",
+        examples=[default],
+    )
+
+
+class ScoreVarianceRequest(BaseModel):
+    """C1: the variance of q·k for random q, k at each width."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"d_ks": [32, 64, 128, 256], "draws": 200000}]},
+    )
+
+    d_ks: list[Width] = _widths([32, 64, 128, 256], "one result per width")
+    draws: StrictInt = Field(
+        20_000, ge=1, le=200_000, description="Pairs q, k drawn per width.", examples=[200_000]
+    )
+    seed: Seed = 0
+    bins: StrictInt = Field(
+        60, ge=5, le=200, description="Equal histogram bins spanning the draws.", examples=[60]
+    )
+
+    def to_params(self) -> ScoreVarianceParams:
+        return ScoreVarianceParams(tuple(self.d_ks), self.draws, self.seed, self.bins)
+
+
+class SaturationRequest(BaseModel):
+    """C2: how often softmax goes one-hot, unscaled against scaled."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"d_k": 128, "keys": 64, "trials": 500}]},
+    )
+
+    d_k: StrictInt = Field(128, ge=1, le=1024, description="Width of q and k.", examples=[128])
+    keys: StrictInt = Field(64, ge=2, le=1024, description="Keys per trial.", examples=[64])
+    trials: StrictInt = Field(
+        500, ge=1, le=10_000, description="Trials: one query and its keys each.", examples=[500]
+    )
+    threshold: float = Field(
+        0.99, strict=True, allow_inf_nan=False, gt=0, lt=1,
+        description="A trial is saturated when p_max > threshold (strictly).", examples=[0.99],
+    )  # fmt: skip
+    seed: Seed = 0
+
+    def to_params(self) -> SaturationParams:
+        return SaturationParams(self.d_k, self.keys, self.trials, self.threshold, self.seed)
+
+
+class ScalingTableRequest(BaseModel):
+    """C3: spread, max weight and entropy over d_k, raw and scaled."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"d_ks": [4, 16, 64, 256, 1024], "keys": 8}]},
+    )
+
+    d_ks: list[Width] = _widths([4, 16, 64, 256, 1024], "one row per width")
+    keys: StrictInt = Field(8, ge=2, le=1024, description="Keys per draw.", examples=[8])
+    draws: StrictInt = Field(
+        200, ge=1, le=10_000, description="Draws (one query each) per width.", examples=[200]
+    )
+    seed: Seed = 0
+
+    def to_params(self) -> ScalingTableParams:
+        return ScalingTableParams(tuple(self.d_ks), self.keys, self.draws, self.seed)
+
+
+# --- responses ---------------------------------------------------------------------------
+
+
+class Histogram(BaseModel):
+    edges: list[float] = Field(description="Bin edges, one more than the counts.")
+    counts: list[int] = Field(description="How many values fall in each bin.")
+
+
+class WidthOut(BaseModel):
+    d_k: int = Field(description="The width.", examples=[64])
+    mean: float = Field(description="Mean of the raw scores s = q·k (about 0).")
+    var: float = Field(description="Population variance of s (about d_k).")
+    var_over_d_k: float = Field(description="var / d_k (about 1).")
+    scaled_var: float = Field(description="Population variance of s/√d_k (about 1).")
+    histogram: Histogram = Field(description="Raw s in `bins` equal bins from min to max.")
+
+
+class ScoreVarianceResponse(BaseModel):
+    seed: int
+    draws: int
+    widths: list[WidthOut] = Field(description="One entry per width, in request order.")
+
+
+class SaturationSide(BaseModel):
+    saturated_fraction: float = Field(description="Share of trials with p_max > threshold.")
+    mean_p_max: float = Field(description="Mean of the largest weight p_max over the trials.")
+    mean_saturated_p_one_minus_p: float | None = Field(
+        description="Mean of p_max(1 − p_max) over the saturated trials; null if none."
+    )
+    p_max_histogram: Histogram = Field(
+        description=f"p_max in {P_MAX_BINS} equal bins on [0, 1] (width {1 / P_MAX_BINS})."
+    )
+
+
+class SaturationResponse(BaseModel):
+    unscaled: SaturationSide = Field(description="p = softmax(s).")
+    scaled: SaturationSide = Field(description="p′ = softmax(s/√d_k), from the same draws.")
+
+
+class ScalingRow(BaseModel):
+    d_k: int
+    spread: float = Field(description="Mean over draws of the population std of the raw scores.")
+    pooled_spread: float = Field(description="Population std of all raw scores together.")
+    raw_max_weight: float = Field(description="Mean largest weight of softmax(s).")
+    raw_entropy_bits: float = Field(description="Mean entropy of softmax(s), in bits.")
+    scaled_max_weight: float = Field(description="Mean largest weight of softmax(s/√d_k).")
+    scaled_entropy_bits: float = Field(description="Mean entropy of softmax(s/√d_k), bits.")
+
+
+class ScalingTableResponse(BaseModel):
+    max_entropy_bits: float = Field(description="log₂ keys: the entropy of equal weights.")
+    rows: list[ScalingRow] = Field(description="One row per width, in request order.")

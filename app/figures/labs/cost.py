@@ -13,7 +13,7 @@ from typing import Any
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, steps, toggle
-from app.figures.labs.labs2_common import count
+from app.figures.labs.labs2_common import chart, count
 from app.labs import cost
 
 BASE = cost.Config()
@@ -165,7 +165,7 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         caption=caption,
         alt=f"A stacked bar of the four terms and a log-log chart of 4·N·d² and 2·N²·d against "
         f"N, crossing at N = {count(c.crossover_n)}.",
-        plot={"data": _stacked(f, factor, t) + _log_log(n, d, factor, t), "layout": layout},
+        plot=chart(_stacked(f, factor, t) + _log_log(n, d, factor, t), layout),
         readout=[
             f"d_k = d_model / h = {c.heads.d_k}",
             f"crossover N = {count(c.crossover_n)}",
@@ -260,7 +260,7 @@ def build_params(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         "counts once.",
         alt=f"Bars: attention {count(p.attention)}, feed-forward {count(p.ffn)} parameters per "
         "layer.",
-        plot={"data": [bars], "layout": layout},
+        plot=chart([bars], layout),
         tables=[
             table("Parameters", ["formula", "count"], [r[0] for r in rows], [r[1:] for r in rows])
         ],
@@ -344,7 +344,7 @@ def build_growth(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         GROWTH,
         caption=caption,
         alt="Bars of the score cells at N" + (" and 4·N" if v["x4"] else "") + ".",
-        plot={"data": [bars], "layout": layout},
+        plot=chart([bars], layout),
         readout=readout,
         tables=[
             table(

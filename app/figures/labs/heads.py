@@ -17,7 +17,7 @@ import numpy as np
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import choice, matrix, steps, toggle
-from app.figures.labs.labs2_common import count, fmt, item, matrix_grid
+from app.figures.labs.labs2_common import chart, count, fmt, item, matrix_grid
 from app.labs import cost
 from app.presets import (
     FOUR_HEADS_NAMES,
@@ -313,7 +313,7 @@ def build_head_width(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         f"{count(c.heads.score_flops)} score multiply-adds at N = {n}.",
         alt=f"Bars: {h} heads and one full-width head both hold {count(values[0])} Q/K/V "
         "parameters.",
-        plot={"data": [bars], "layout": layout},
+        plot=chart([bars], layout),
         readout=[f"d_k = {d_k}", f"divisor √{d_k} = {fmt(math.sqrt(d_k), 4)}"],
         tables=[
             table(

@@ -28,6 +28,12 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
+def chart(data: list[Json], layout: Json) -> Json:
+    """A Plotly chart without the mode bar: the share toolbar already offers PNG and SVG,
+    and the bar's buttons inside the panel's role="img" box would be nested controls."""
+    return {"data": data, "layout": layout, "config": {"displayModeBar": False}}
+
+
 def item(desc: Json, heading: str = "", badge: str = "") -> Json:
     """One number grid of a figure, with a heading above it and an optional badge."""
     return {"desc": desc, "heading": heading, "badge": badge}

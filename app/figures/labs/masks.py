@@ -19,7 +19,7 @@ from app.figures.grid import grid
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import choice, matrix, toggle
-from app.figures.labs.labs2_common import fmt, item, matrix_grid
+from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
 from app.labs import masks
 from app.presets import RUNNING_EXAMPLE
 
@@ -247,7 +247,7 @@ def _row_sum_bars(sums: dict[str, Any], t: Any) -> Json:
         barmode="group",
         **charts.legend(t),
     )
-    return {"data": data, "layout": layout}
+    return chart(data, layout)
 
 
 def build_mask_order(v: Mapping[str, Any], ctx: FigureContext) -> Json:

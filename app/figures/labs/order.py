@@ -17,7 +17,7 @@ import numpy as np
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import choice, integer, number, steps, toggle
-from app.figures.labs.labs2_common import fmt, item, matrix_grid
+from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
 from app.labs.positional import sinusoidal
 from app.presets import RUNNING_EXAMPLE, get_preset
 
@@ -181,7 +181,7 @@ def _curves(pe: Any, t: Any) -> Json:
         charts.value_axis(t, "PE", [-1.15, 1.15], dtick=0.5),
         **charts.legend(t),
     )
-    return {"data": data, "layout": layout}
+    return chart(data, layout)
 
 
 def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:

@@ -128,7 +128,9 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         t,
         520,
         charts.value_axis(t, unit, None, domain=[0, 1], anchor="y", rangemode="tozero"),
-        charts.value_axis(t, "", None, domain=[0.8, 1], anchor="x", type="category"),
+        charts.value_axis(
+            t, "", None, domain=[0.8, 1], anchor="x", type="category", showticklabels=False
+        ),
         xaxis2=charts.value_axis(
             t, "sequence length N (log)", None, type="log", anchor="y2", dtick=1
         ),

@@ -120,7 +120,9 @@ def build_mask_kinds(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         item(_mask_grid(f"mask-{i}", m, v["form"], theme, "mask"), name)
         for i, (name, m) in enumerate(active)
     ]
-    total = "their sum (= AND of the allowed sets)" if len(active) > 1 else "the mask"
+    total = (
+        "their sum (= AND of the allowed sets)" if len(active) > 1 else "the sum: that mask alone"
+    )
     grids.append(
         item(
             _mask_grid("mask-sum", combined, v["form"], theme, "mask"),

@@ -390,7 +390,10 @@ def figures_stream(lab_id: str, request: Request) -> Response:
     try:
         ask = Ask(lab, request)
         for fig, name, body in ask.runs():
-            experiment_params(fig, name, body)  # refuse before streaming
+            try:
+                experiment_params(fig, name, body)  # refuse before streaming
+            except ControlError as exc:
+                raise _named(lab, fig, exc) from None
     except ControlError as exc:
         return _error(exc.key, exc.message)
     return StreamingResponse(

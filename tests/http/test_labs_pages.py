@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from html import unescape
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -178,3 +180,44 @@ def test_embed_errors_are_html_and_name_the_parameter(client: TestClient) -> Non
     bad = client.get("/embed/labs/one-query/alignment?q=5,0")
     assert bad.status_code == 400
     assert "<code>q</code>" in bad.text
+
+
+def test_ndjson_streams_progress_then_the_same_answer(client: TestClient) -> None:
+    query = {"figures": "score-histogram", "reproduce": "1", "theme": "light"}
+    lines = [
+        json.loads(line)
+        for line in client.get(
+            f"/labs/why-scale/figures.ndjson?{urlencode(query)}"
+        ).text.splitlines()
+    ]
+    progress = [line["progress"] for line in lines[:-1]]
+    assert progress[0]["done"] == 0
+    assert [p["done"] for p in progress] == list(range(len(progress)))
+    assert progress[-1]["done"] == progress[-1]["total"] > 1
+    assert lines[-1]["result"] == figures(client, "why-scale", **query)
+
+
+def test_over_budget_runs_name_the_control(client: TestClient) -> None:
+    query = {"dks": "1,2,4,8,16,32,64,128,256,512,1024", "scaling-table.draws": "10000",
+             "scaling-table.keys": "128"}  # fmt: skip
+    for route in ("figures.json", "figures.ndjson"):
+        response = client.get(f"/labs/why-scale/{route}?{urlencode(query)}")
+        assert response.status_code == 422, route
+        assert response.json()["detail"][0]["field"] == "scaling-table.draws"
+        assert "reduce" in response.json()["detail"][0]["msg"]
+
+
+def test_copy_as_numpy_reproduces_the_figure(client: TestClient, tmp_path: Any) -> None:
+    """The script runs with numpy alone and prints the numbers the figure shows."""
+    query = {"saturation.seed": "7", "trials": "1000", "saturation.dk": "256"}
+    script = client.get(f"/labs/why-scale/numpy/saturation?{urlencode(query)}")
+    assert script.status_code == 200
+    path = tmp_path / "run.py"
+    path.write_text(script.text)
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          check=True, cwd=tmp_path)  # fmt: skip
+    printed = json.loads(done.stdout)
+    fig = figures(client, "why-scale", figures="saturation", **query)["figures"]["saturation"]
+    shown = fig["tables"][0]["cells"][0][0]  # unscaled share saturated, "… %"
+    assert shown == f"{100 * printed['unscaled']['saturated_fraction']:.1f} %"
+    assert client.get("/labs/why-scale/numpy/flat-line").status_code == 404

@@ -55,6 +55,78 @@ PERMS = (
 )
 
 
+def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
+    """Each token's output as an arrow from its old position (left) to its new one (right):
+    solid when its values stayed the same, dashed when they changed."""
+    n = len(perm)
+    arrows, points = [], []
+    for new, old in enumerate(perm):
+        same = badges[new] == "same values"
+        colour = t.roles["v"] if same else t.roles["k"]
+        arrows.append(
+            {
+                "x": 0.82,
+                "y": new,
+                "ax": 0.18,
+                "ay": old,
+                "xref": "x",
+                "yref": "y",
+                "axref": "x",
+                "ayref": "y",
+                "showarrow": True,
+                "arrowhead": 2,
+                "arrowsize": 1.2,
+                "arrowwidth": 2.5 if same else 1.5,
+                "arrowcolor": colour,
+                "text": "",
+                "standoff": 2,
+                "startstandoff": 2,
+            }
+        )
+    for x, order in ((0.0, list(range(n))), (1.0, list(perm))):
+        points.append(
+            {
+                "type": "scatter",
+                "mode": "text",
+                "x": [x] * n,
+                "y": list(range(n)),
+                "text": [DOG_TOKENS[i] for i in order],
+                "textfont": {"color": t.fg, "size": 14},
+                "hovertemplate": "%{text}<extra></extra>",
+                "showlegend": False,
+            }
+        )
+    legend = [
+        {
+            "text": "solid: same values · thin: different values",
+            "x": 0.5,
+            "y": n - 0.3,
+            "xref": "x",
+            "yref": "y",
+            "showarrow": False,
+            "font": {"color": t.muted, "size": 12},
+        }
+    ]
+    layout = charts.layout(
+        t,
+        60 + 44 * n,
+        charts.value_axis(
+            t,
+            "",
+            [-0.25, 1.25],
+            tickmode="array",
+            tickvals=[0, 1],
+            ticktext=["before", "after"],
+            showgrid=False,
+            side="top",
+        ),
+        charts.value_axis(t, "", [n - 0.2, -0.8], visible=False),
+        annotations=arrows + legend,
+    )
+    layout["margin"] = {"l": 16, "r": 16, "t": 36, "b": 8}
+    return chart(points, layout)
+
+
 def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     theme = ctx.theme.name
     perm = [int(p) for p in v["perm"].split(",")]
@@ -117,6 +189,7 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     ]
     return lab_figure(
         SHUFFLE,
+        plot=_travel(perm, badges, ctx.theme),
         caption=caption,
         alt="Each token's output row before and after the shuffle, with a badge saying "
         "whether its values stayed the same.",

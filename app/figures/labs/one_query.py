@@ -390,7 +390,7 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         380,
         charts.label_axis(t, WHO_NAMES) | {"anchor": "y"},
         charts.value_axis(t, "α", [0, 1.12], domain=[0.42, 1], dtick=0.25, anchor="x"),
-        xaxis2=charts.value_axis(t, "entropy (bits)", [0, 1.75], anchor="y2", dtick=0.25),
+        xaxis2=charts.value_axis(t, "entropy (bits)", [0, 2.1], anchor="y2", dtick=0.5),
         yaxis2=charts.value_axis(t, "", [-0.6, 0.6], domain=[0, 0.2], visible=False, anchor="x2"),
         shapes=[mark],
         annotations=[note],

@@ -130,6 +130,7 @@ export async function request(name, { preview = false } = {}) {
   const started = performance.now();
   try {
     const { ok, data, status } = await fetchAnswer(name, preview, controller.signal);
+    performance.measure(`lab:${name}:answered`, { start: started });
     if (!ok) {
       showError(name, data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` });
       return;

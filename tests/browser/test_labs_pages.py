@@ -334,3 +334,29 @@ def test_index_and_404(lab_page: Page, server_url: str) -> None:
         "Failed to load resource: the server responded with a status of 404 (Not Found)"
     ]  # type: ignore[attr-defined]
     lab_page.errors.clear()  # type: ignore[attr-defined]
+
+
+PIXEL_JS = """([x, y]) => { const p = document.querySelector('#alignment .js-plotly-plot');
+  const fl = p._fullLayout; const r = p.getBoundingClientRect();
+  return [r.left + fl.xaxis._offset + fl.xaxis.l2p(x),
+          r.top + fl.yaxis._offset + fl.yaxis.l2p(y)]; }"""
+
+
+def test_a2_drag_the_tip_of_q(lab: Any) -> None:
+    page = lab("/labs/one-query#alignment")
+    page.locator("#alignment").scroll_into_view_if_needed()
+    start = page.evaluate(PIXEL_JS, [1, 0])
+    end = page.evaluate(PIXEL_JS, [0, 1.5])
+    page.mouse.move(start[0] - 1, start[1])
+    page.mouse.down()
+    page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=4)
+    page.mouse.move(end[0], end[1], steps=4)
+    page.mouse.up()
+    wait_idle(page)
+    page.wait_for_timeout(100)
+    wait_idle(page)
+    x, y = float(page.input_value("#alignment--q-0")), float(page.input_value("#alignment--q-1"))
+    assert abs(x) <= 0.1
+    assert abs(y - 1.5) <= 0.1
+    assert round(x / 0.05, 6).is_integer()  # snapped onto the 0.05 grid by the server
+    assert "k1 takes the largest weight" in caption(page, "alignment")

@@ -177,7 +177,7 @@ def test_embed_errors_are_html_and_name_the_parameter(client: TestClient) -> Non
     assert missing.status_code == 404
     assert "nope" in missing.text
     assert client.get("/embed/labs/nope/alignment").status_code == 404
-    bad = client.get("/embed/labs/one-query/alignment?q=5,0")
+    bad = client.get("/embed/labs/one-query/alignment?q=five,0")
     assert bad.status_code == 400
     assert "<code>q</code>" in bad.text
 

@@ -253,3 +253,11 @@ def test_bad_number_text_names_the_key(text: str) -> None:
     with pytest.raises(ControlError) as caught:
         c.parse(text, "shift")
     assert caught.value.key == "shift"
+
+
+def test_a_dragged_query_is_snapped_and_clamped() -> None:
+    q = get_lab("one-query").figure("alignment").controls[0]  # type: ignore[union-attr]
+    assert q.parse("0.98765,-0.0123") == (1.0, 0.0)
+    assert q.parse("7,-3") == (2.0, -2.0)
+    with pytest.raises(ControlError):
+        q.parse("1")

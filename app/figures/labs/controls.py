@@ -112,7 +112,15 @@ class Control:
         parts = text.split(",") if text else []
         if n is not None and len(parts) != n:
             raise ControlError(key, f"needs {n} numbers separated by commas, got {len(parts)}")
+        if self.extra.get("snap"):  # dragged on a chart: onto the step grid, within bounds
+            return tuple(self._snap(_number(key, p, None, None)) for p in parts)
         return tuple(_number(key, p, self.lo, self.hi) for p in parts)
+
+    def _snap(self, value: float) -> float:
+        step, lo, hi = self.step or 1.0, self.lo, self.hi
+        snapped = round(round(value / step) * step, 10)
+        snapped = max(lo, snapped) if lo is not None else snapped
+        return min(hi, snapped) if hi is not None else snapped
 
     def _matrix(self, key: str, text: str) -> tuple[tuple[float, ...], ...]:
         rows = tuple(self._vector(key, r, None) for r in text.split(";"))

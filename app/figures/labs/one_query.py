@@ -223,15 +223,17 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         xaxis="x2",
         yaxis="y2",
     )
-    # The tip of q as a draggable point (its position is the control's value).
-    tip = {
-        "type": "scatter",
-        "mode": "markers",
-        "x": [q[0]],
-        "y": [q[1]],
-        "name": "q",
-        "marker": {"size": 14, "color": t.roles["q"], "opacity": 0.35},
-        "hovertemplate": "q = (%{x}, %{y})<extra></extra>",
+    # q as a line shape the reader can drag by its tip (config edits.shapePosition); the
+    # page sends the tip's position as the control's value and the server snaps it.
+    shaft = {
+        "type": "line",
+        "xref": "x",
+        "yref": "y",
+        "x0": 0,
+        "y0": 0,
+        "x1": q[0],
+        "y1": q[1],
+        "line": {"color": t.roles["q"], "width": 4},
     }
     x1 = charts.value_axis(
         t,
@@ -258,7 +260,7 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
     x2 = charts.label_axis(t, labels) | {"anchor": "y2"}
     y2 = charts.value_axis(t, "weight", [0, 1.15], domain=[0, 0.3], dtick=0.5, anchor="x2")
-    layout = charts.layout(t, 560, x1, y1, xaxis2=x2, yaxis2=y2, annotations=arrows)
+    layout = charts.layout(t, 560, x1, y1, xaxis2=x2, yaxis2=y2, annotations=arrows, shapes=[shaft])
     divisor = f"÷ √2 = {f4(h.divisor)}" if v["scale"] else "not divided (scaling off)"
     rows = [
         [signed(float(r)), signed(float(s)), f3(float(x))]
@@ -272,7 +274,7 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         alt="Three keys and the query drawn as arrows from the origin; weights "
         + ", ".join(f"{n} {f3(float(x))}" for n, x in zip(ALIGN_NAMES, w, strict=True))
         + ".",
-        plot={"data": [bars_trace, tip], "layout": layout},
+        plot={"data": [bars_trace], "layout": layout, "config": {"edits": {"shapePosition": True}}},
         tables=[table("Scores and weights", ["q·k", "scaled", "weight"], labels, rows)],
         readout=[f"output (V = K): ({f3(float(h.output[0][0]))}, {f3(float(h.output[0][1]))})"],
         reveal={
@@ -281,7 +283,7 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             "the answer (it follows the q you set).",
             "answer": _answer(q, raw, w),
         },
-        drag={"control": "q", "trace": 1},
+        drag={"control": "q", "shape": 0},
     )
 
 
@@ -390,7 +392,7 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         380,
         charts.label_axis(t, WHO_NAMES) | {"anchor": "y"},
         charts.value_axis(t, "α", [0, 1.12], domain=[0.42, 1], dtick=0.25, anchor="x"),
-        xaxis2=charts.value_axis(t, "entropy (bits)", [0, 1.75], anchor="y2", dtick=0.25),
+        xaxis2=charts.value_axis(t, "entropy (bits)", [0, 2.1], anchor="y2", dtick=0.5),
         yaxis2=charts.value_axis(t, "", [-0.6, 0.6], domain=[0, 0.2], visible=False, anchor="x2"),
         shapes=[mark],
         annotations=[note],

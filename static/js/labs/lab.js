@@ -130,6 +130,7 @@ export async function request(name, { preview = false } = {}) {
   const started = performance.now();
   try {
     const { ok, data, status } = await fetchAnswer(name, preview, controller.signal);
+    performance.measure(`lab:${name}:answered`, { start: started });
     if (!ok) {
       showError(name, data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` });
       return;
@@ -141,7 +142,7 @@ export async function request(name, { preview = false } = {}) {
     }
     if (!preview) lab.committed = { ...data.query };
     lab.links[name] = data.links[name];
-    await renderFigure(panels.get(name), data.figures[name]);
+    await renderFigure(panels.get(name), data.figures[name], { onDrag: (control, x, y) => dragged(name, control, x, y) });
     for (const hook of lab.hooks) hook(name, data.figures[name], preview);
     performance.measure(`lab:${name}${preview ? ":preview" : ""}`, { start: started });
     if (!preview) window.history.replaceState(null, "", pageUrl());
@@ -151,6 +152,15 @@ export async function request(name, { preview = false } = {}) {
     if (lab.inFlight.get(name) === controller) lab.inFlight.delete(name);
     busy();
   }
+}
+
+/** A shape dragged on the chart: its position becomes the vector control's text. */
+function dragged(name, control, x, y) {
+  const el = panels.get(name).querySelector(`[data-control="${CSS.escape(control)}"]`);
+  const inputs = el.querySelectorAll('[data-part="value"]');
+  inputs[0].value = String(x);
+  inputs[1].value = String(y);
+  now(name);
 }
 
 /** Cancel the run of figure `name` (the figure keeps its last drawn state). */

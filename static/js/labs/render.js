@@ -108,8 +108,25 @@ function renderGrids(panel, grids) {
   });
 }
 
-/** Draw `fig` into `panel`: text, tables, number grids and the Plotly chart. */
-export async function renderFigure(panel, fig) {
+const dragHandlers = new WeakMap(); // plot element -> the current drag callback
+
+/** A figure with `drag` ({control, shape}) lets the reader drag that shape's end: the
+ * callback receives the end's position as Plotly reports it (the server snaps it). */
+function wireDrag(plot, fig, onDrag) {
+  dragHandlers.set(plot, fig.drag && onDrag ? (x, y) => onDrag(fig.drag.control, x, y) : null);
+  if (plot.dataset.dragWired) return;
+  plot.dataset.dragWired = "1";
+  plot.on("plotly_relayout", (event) => {
+    const handler = dragHandlers.get(plot);
+    const x = event?.[`shapes[0].x1`];
+    const y = event?.[`shapes[0].y1`];
+    if (handler && x !== undefined && y !== undefined) handler(x, y);
+  });
+}
+
+/** Draw `fig` into `panel`: text, tables, number grids and the Plotly chart.
+ * options.onDrag(control, x, y) makes a figure's `drag` shape editable. */
+export async function renderFigure(panel, fig, options = {}) {
   renderText(panel, fig);
   renderTables(panel, fig);
   renderGrids(panel, fig.grids ?? []);
@@ -123,6 +140,9 @@ export async function renderFigure(panel, fig) {
   box.hidden = !fig.plot;
   plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
   if (fig.plot) {
-    await window.Plotly.react(plot, fig.plot.data, fig.plot.layout, fig.plot.config ?? {});
+    const config = { ...(fig.plot.config ?? {}) };
+    if (!(fig.drag && options.onDrag)) delete config.edits;
+    await window.Plotly.react(plot, fig.plot.data, fig.plot.layout, config);
+    wireDrag(plot, fig, options.onDrag);
   }
 }

@@ -6,6 +6,7 @@ to either that makes the model lie fails here.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
@@ -90,6 +91,13 @@ def test_a_4096_square_softmax_is_over_the_default_budget() -> None:
         check_cost(softmax_cost(4096, 4096), Settings(), "scores")
 
 
+def _anyio_run(fn: Any, *args: Any) -> Any:
+    """anyio.run in a thread of its own: in a full run the browser tests' Playwright keeps
+    an event loop running in the main thread, where anyio.run refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, fn, *args).result()
+
+
 HEAVY = Cost(INLINE_CELLS + 1, 0)
 SMALL = Cost(10, 0)
 
@@ -106,7 +114,7 @@ def test_small_work_runs_inline_even_when_every_slot_is_taken() -> None:
         finally:
             admission.GATE.leave()
 
-    assert anyio.run(scenario) == (5, "ok")
+    assert _anyio_run(scenario) == (5, "ok")
 
 
 def test_heavy_work_past_the_limit_is_refused_with_retry_after() -> None:
@@ -120,7 +128,7 @@ def test_heavy_work_past_the_limit_is_refused_with_retry_after() -> None:
             admission.GATE.leave()
 
     with pytest.raises(BusyError) as caught:
-        anyio.run(scenario)
+        _anyio_run(scenario)
     assert caught.value.retry_after >= 1
     assert admission.GATE.running == 0
 
@@ -139,7 +147,7 @@ def test_heavy_work_runs_in_a_thread_and_frees_its_slot() -> None:
             nested = await offload(HEAVY, lambda: admission.GATE.running)
         return [seen, nested, admission.GATE.running]
 
-    seen, nested, after = anyio.run(scenario)
+    seen, nested, after = _anyio_run(scenario)
     assert seen != main
     assert nested == 1
     assert after == 0
@@ -152,7 +160,7 @@ def test_a_failing_computation_frees_its_slot() -> None:
         raise ValueError("boom")
 
     with pytest.raises(ValueError, match="boom"):
-        anyio.run(offload, HEAVY, boom)
+        _anyio_run(offload, HEAVY, boom)
     assert admission.GATE.running == 0
 
 

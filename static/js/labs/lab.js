@@ -13,6 +13,7 @@ import { part, renderFigure } from "./render.js";
 import { wireShare } from "./share.js";
 
 const TYPING_DELAY_MS = 250;
+const BUSY_RETRY_MS = 1000;
 const main = document.getElementById("main");
 const initial = JSON.parse(document.getElementById("lab-state").textContent);
 const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
@@ -132,7 +133,12 @@ export async function request(name, { preview = false } = {}) {
     const { ok, data, status } = await fetchAnswer(name, preview, controller.signal);
     performance.measure(`lab:${name}:answered`, { start: started });
     if (!ok) {
-      showError(name, data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` });
+      const error = data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` };
+      // Busy (503, or a streamed "busy" line): the server refuses rather than queues; ask again.
+      if ((status === 503 || error.type === "busy") && !controller.signal.aborted) {
+        lab.timers.set(name, window.setTimeout(() => { lab.timers.delete(name); request(name, { preview }); }, BUSY_RETRY_MS));
+      }
+      showError(name, error);
       return;
     }
     showError(name, null);

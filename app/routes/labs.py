@@ -23,7 +23,7 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from app.admission import BusyError, offload
-from app.attention import InputError
+from app.attention import InputError, run
 from app.export.html import json_block
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values, state_query
@@ -95,9 +95,10 @@ def experiment_params(fig: LabFigure, name: str, body: Mapping[str, Any]) -> Par
 def _runner(settings: Settings, fig: LabFigure, results: Results) -> dict[str, Callable[..., Any]]:
     def attention(body: Mapping[str, Any]) -> Any:
         try:
-            return check_request(dict(body), settings, "body")[2]
+            checked = check_request(dict(body), settings, "body")[0]  # validated and limited
         except StateError as exc:
             raise ControlError("body", exc.message) from None
+        return run(checked.to_input())
 
     def experiment(name: str, body: Mapping[str, Any]) -> dict[str, Any]:
         key = run_key(name, body)

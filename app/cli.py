@@ -14,9 +14,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import __version__
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -123,12 +126,39 @@ def _watched_dirs() -> list[str]:
     return [str(d) for d in dirs if d.is_dir()]
 
 
+def settings_problem(exc: Exception) -> str:
+    """One line naming the environment variable of the first bad setting."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and exc.errors():
+        err = exc.errors()[0]
+        name = "ATTENTION_LAB_" + str(err["loc"][0]).upper() if err["loc"] else "a setting"
+        shown = str(err.get("input", ""))[:40]
+        return f"{name}={shown!r}: {err['msg']}"
+    return str(exc).splitlines()[0]
+
+
+def load_settings() -> Settings:
+    """The settings, checked as the app will use them; SettingsError with one line if bad."""
+    from app.security import frame_ancestor_sources
+    from app.settings import get_settings
+
+    try:
+        settings = get_settings()
+        frame_ancestor_sources(settings.frame_ancestors)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise SettingsError(settings_problem(exc)) from None
+    return settings
+
+
+class SettingsError(Exception):
+    """A bad ``ATTENTION_LAB_*`` setting; the message is one line naming it."""
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from app.settings import get_settings
-
-    settings = get_settings()
+    settings = load_settings()
     host = getattr(args, "host", DEFAULT_HOST)
     port = getattr(args, "port", DEFAULT_PORT)
     reload = bool(getattr(args, "reload", False))
@@ -148,16 +178,29 @@ def serve(args: argparse.Namespace) -> int:
         access_log=False,  # app.middleware.AccessLog writes one line per request
         proxy_headers=True,
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+        # Past this many connections and running requests uvicorn answers 503 itself;
+        # idle keep-alive connections close after keep_alive seconds.
+        limit_concurrency=settings.limit_concurrency,
+        timeout_keep_alive=settings.keep_alive,
     )
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(args)
+    except SettingsError as exc:
+        print(f"attention-lab: bad setting {exc}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command in (None, "serve"):
         return serve(args)
     handler = getattr(args, "handler", None)
     if handler is None:  # pragma: no cover - argparse rejects unknown commands first
         build_parser().print_help()
         return 2
+    load_settings()  # a bad setting is one line, not a traceback, in every subcommand
     return int(handler(args))

@@ -16,7 +16,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
-from starlette.routing import Match, Route
+from starlette.routing import Match
 
 from app.admission import BusyError
 from app.attention import InputError
@@ -83,18 +83,21 @@ def api_http_error(exc: HTTPException) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
 
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
 def _allowed_methods(request: Request) -> str:
-    """Every method any route takes at this path. Starlette's 405 names only the first
-    route that matched the path, which is wrong where GET and POST are separate routes."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        if (
-            isinstance(route, Route)
-            and route.methods
-            and route.matches(request.scope)[0] != Match.NONE
-        ):
-            methods |= route.methods
-    return ", ".join(sorted(methods))
+    """Every method some route takes at this path (asked of the router, method by method,
+    so GET and POST in separate routes both count). HEAD goes wherever GET does
+    (``app.middleware.HeadAsGet``)."""
+    allowed: list[str] = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(r.matches(scope)[0] == Match.FULL for r in request.app.router.routes):
+            allowed.append(method)
+    if "GET" in allowed and "HEAD" not in allowed:
+        allowed.insert(allowed.index("GET") + 1, "HEAD")
+    return ", ".join(allowed)
 
 
 def wants_json(path: str) -> bool:

@@ -5,15 +5,17 @@ error handlers. No route bodies live here. ``app`` is the ASGI application uvico
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI
 
 from app import __version__, admission
 from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
-from app.middleware import AccessLog, RequestGuard, SelectiveGZip
+from app.middleware import AccessLog, HeadAsGet, RequestGuard, SelectiveGZip
 from app.paths import static_dir
 from app.routes import api, docs, embed, experiments, export, figures, health, labs, labs_api, pages
+from app.routes.body import add_body_schemas
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 
@@ -35,6 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # served offline by app.routes.docs
         redoc_url=None,
     )
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     app.dependency_overrides[get_settings] = lambda: settings
     app.state.settings = settings
     admission.configure(settings.max_heavy)
@@ -59,10 +62,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         skip_prefixes=("/api/v1/attention", "/api/v1/softmax", "/api/v1/experiments"),
     )
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes, router=app.router)
+    app.add_middleware(HeadAsGet)
     # Outside the guard so its 413/415 answers carry the headers too.
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     app.add_middleware(AccessLog)
     return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document plus the bodies that routes read themselves (app.routes.body)."""
+    if app.openapi_schema is None:
+        app.openapi_schema = add_body_schemas(FastAPI.openapi(app))
+    return app.openapi_schema
 
 
 app = create_app()

@@ -1,4 +1,5 @@
-"""Pure ASGI middleware: request guard (body size, content type), access log, compression.
+"""Pure ASGI middleware: request guard (body size, content type), HEAD as GET, access log,
+compression.
 
 The guard refuses an oversized body with 413 *before* it is read, from Content-Length
 when given and by counting streamed bytes otherwise, and refuses a body that is not JSON
@@ -106,6 +107,28 @@ class RequestGuard:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+class HeadAsGet:
+    """``HEAD`` wherever ``GET`` works: the GET route answers, and the body is dropped
+    (its headers, Content-Length included, stay those of the GET)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, send_headers_only)
 
 
 class AccessLog:

@@ -16,6 +16,8 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 from markupsafe import Markup
 from starlette.requests import Request
 
+from app.inputs.query import path_int
+
 PROVIDER_NAME = "Attention Lab"
 DEFAULT_FIGURE = 6
 DEFAULT_WIDTH = 720
@@ -72,11 +74,11 @@ def parse_site_url(url: str, base_url: str) -> tuple[int, dict[str, str]]:
     params = dict(parse_qsl(parts.query))
     path = parts.path or "/"
     if path == "/":
-        fragment = parts.fragment.removeprefix("fig-")
-        return (int(fragment) if fragment.isdigit() else DEFAULT_FIGURE), params
-    number = path.removeprefix("/embed/")
-    if path.startswith("/embed/") and number.isdigit():
-        return int(number), params
+        fragment = path_int(parts.fragment.removeprefix("fig-"))
+        return (DEFAULT_FIGURE if fragment is None else fragment), params
+    number = path_int(path.removeprefix("/embed/"))
+    if path.startswith("/embed/") and number is not None:
+        return number, params
     raise OEmbedError(404, "url", "the URL is neither the main page (/) nor an embed (/embed/N)")
 
 
@@ -102,13 +104,22 @@ def oembed_response(
     }
 
 
+def site_base(request: Request) -> str:
+    """The site's address without a trailing slash: ``ATTENTION_LAB_PUBLIC_URL`` when set,
+    else the request's scheme and Host (which a client or proxy chooses)."""
+    settings = getattr(request.app.state, "settings", None)
+    public = getattr(settings, "public_url", None)
+    return str(public or request.base_url).rstrip("/")
+
+
 def oembed_link(request: Request) -> Markup:
     """The ``<link rel="alternate" type="application/json+oembed">`` for this page.
 
     A Jinja global: ``{{ oembed_link(request) }}`` in a template's ``<head>``.
     """
-    base = str(request.base_url).rstrip("/")
-    href = f"{base}/oembed?url={quote(str(request.url), safe='')}&format=json"
+    base = site_base(request)
+    page = base + request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    href = f"{base}/oembed?url={quote(page, safe='')}&format=json"
     return Markup(
         f'<link rel="alternate" type="application/json+oembed" href="{escape(href)}" '
         f'title="{PROVIDER_NAME}">'

@@ -329,6 +329,13 @@ class SoftmaxRequest(BaseModel):
         examples=["after"],
     )
 
+    def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the scores; a vector is one row."""
+        first = self.scores[0]
+        if isinstance(first, list):
+            return len(self.scores), len(first)
+        return 1, len(self.scores)
+
     def scores_array(self) -> np.ndarray[Any, np.dtype[np.float64]]:
         """The scores as float64: 1-D for a vector, 2-D for a matrix."""
         return np.asarray(self.scores, dtype=np.float64)

@@ -111,30 +111,39 @@ class ScalingTableRequest(BaseModel):
 
 
 class Histogram(BaseModel):
-    edges: list[float] = Field(description="Bin edges, one more than the counts.")
-    counts: list[int] = Field(description="How many values fall in each bin.")
+    edges: list[float] = Field(
+        description="Bin edges, one more than the counts.", examples=[[-2.0, 0.0, 2.0]]
+    )
+    counts: list[int] = Field(description="How many values fall in each bin.", examples=[[4, 6]])
 
 
 class WidthOut(BaseModel):
     d_k: int = Field(description="The width.", examples=[64])
-    mean: float = Field(description="Mean of the raw scores s = q·k (about 0).")
-    var: float = Field(description="Population variance of s (about d_k).")
-    var_over_d_k: float = Field(description="var / d_k (about 1).")
-    scaled_var: float = Field(description="Population variance of s/√d_k (about 1).")
+    mean: float = Field(description="Mean of the raw scores s = q·k (about 0).", examples=[0.03])
+    var: float = Field(description="Population variance of s (about d_k).", examples=[63.8])
+    var_over_d_k: float = Field(description="var / d_k (about 1).", examples=[0.997])
+    scaled_var: float = Field(
+        description="Population variance of s/√d_k (about 1).", examples=[0.997]
+    )
     histogram: Histogram = Field(description="Raw s in `bins` equal bins from min to max.")
 
 
 class ScoreVarianceResponse(BaseModel):
-    seed: int
-    draws: int
+    seed: int = Field(description="The seed, as requested.", examples=[0])
+    draws: int = Field(description="Pairs drawn per width, as requested.", examples=[20000])
     widths: list[WidthOut] = Field(description="One entry per width, in request order.")
 
 
 class SaturationSide(BaseModel):
-    saturated_fraction: float = Field(description="Share of trials with p_max > threshold.")
-    mean_p_max: float = Field(description="Mean of the largest weight p_max over the trials.")
+    saturated_fraction: float = Field(
+        description="Share of trials with p_max > threshold.", examples=[0.346]
+    )
+    mean_p_max: float = Field(
+        description="Mean of the largest weight p_max over the trials.", examples=[0.86]
+    )
     mean_saturated_p_one_minus_p: float | None = Field(
-        description="Mean of p_max(1 − p_max) over the saturated trials; null if none."
+        description="Mean of p_max(1 − p_max) over the saturated trials; null if none.",
+        examples=[0.0022],
     )
     p_max_histogram: Histogram = Field(
         description=f"p_max in {P_MAX_BINS} equal bins on [0, 1] (width {1 / P_MAX_BINS})."
@@ -147,15 +156,27 @@ class SaturationResponse(BaseModel):
 
 
 class ScalingRow(BaseModel):
-    d_k: int
-    spread: float = Field(description="Mean over draws of the population std of the raw scores.")
-    pooled_spread: float = Field(description="Population std of all raw scores together.")
-    raw_max_weight: float = Field(description="Mean largest weight of softmax(s).")
-    raw_entropy_bits: float = Field(description="Mean entropy of softmax(s), in bits.")
-    scaled_max_weight: float = Field(description="Mean largest weight of softmax(s/√d_k).")
-    scaled_entropy_bits: float = Field(description="Mean entropy of softmax(s/√d_k), bits.")
+    d_k: int = Field(description="The width.", examples=[64])
+    spread: float = Field(
+        description="Mean over draws of the population std of the raw scores.", examples=[7.2]
+    )
+    pooled_spread: float = Field(
+        description="Population std of all raw scores together.", examples=[7.95]
+    )
+    raw_max_weight: float = Field(description="Mean largest weight of softmax(s).", examples=[0.89])
+    raw_entropy_bits: float = Field(
+        description="Mean entropy of softmax(s), in bits.", examples=[0.43]
+    )
+    scaled_max_weight: float = Field(
+        description="Mean largest weight of softmax(s/√d_k).", examples=[0.36]
+    )
+    scaled_entropy_bits: float = Field(
+        description="Mean entropy of softmax(s/√d_k), in bits.", examples=[2.49]
+    )
 
 
 class ScalingTableResponse(BaseModel):
-    max_entropy_bits: float = Field(description="log₂ keys: the entropy of equal weights.")
+    max_entropy_bits: float = Field(
+        description="log₂ keys: the entropy of equal weights.", examples=[3.0]
+    )
     rows: list[ScalingRow] = Field(description="One row per width, in request order.")

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.attention import InputError, Stages
 from app.figures import FIGURE_NUMBERS, View
+from app.inputs.limits import Shape
 from app.schemas import AttentionRequest
 from app.settings import Settings
 
@@ -72,21 +73,33 @@ class FiguresRequest(AttentionRequest):
 
 
 def check_figure_limits(stages: Stages, settings: Settings) -> None:
-    """Refuse to draw states above ``max_figure_tokens`` / ``max_figure_width``.
+    """``check_figure_shape`` for stages already computed."""
+    check_figure_shape(
+        Shape(
+            l_q=len(stages.tokens), l_k=len(stages.key_tokens),
+            d_model=0 if stages.x is None else stages.x.shape[1],
+            d_k=stages.q.shape[1], d_v=stages.v.shape[1], cross=stages.cross,
+        ),
+        settings,
+    )  # fmt: skip
+
+
+def check_figure_shape(shape: Shape, settings: Settings) -> None:
+    """Refuse to draw states above ``max_figure_tokens`` / ``max_figure_width``, from the
+    shapes alone, before the engine runs.
 
     The numbers alone are allowed up to ``max_tokens``; figures hold every cell several
     times over (text, hover, derivations), so a 512 × 512 state would take minutes and
     gigabytes. The error names the input that sets the size.
     """
-    direct = stages.x is None
-    d_model = 0 if stages.x is None else stages.x.shape[1]
+    direct = shape.d_model == 0
     sizes = (
-        ("q" if direct else "x", "tokens (L_Q)", len(stages.tokens), settings.max_figure_tokens),
-        ("k" if direct else ("source.x" if stages.cross else "x"), "keys (L_K)",
-         len(stages.key_tokens), settings.max_figure_tokens),
-        ("x", "columns (d_model)", d_model, settings.max_figure_width),
-        ("q" if direct else "w_q", "columns (d_k)", stages.q.shape[1], settings.max_figure_width),
-        ("v" if direct else "w_v", "columns (d_v)", stages.v.shape[1], settings.max_figure_width),
+        ("q" if direct else "x", "tokens (L_Q)", shape.l_q, settings.max_figure_tokens),
+        ("k" if direct else ("source.x" if shape.cross else "x"), "keys (L_K)",
+         shape.l_k, settings.max_figure_tokens),
+        ("x", "columns (d_model)", shape.d_model, settings.max_figure_width),
+        ("q" if direct else "w_q", "columns (d_k)", shape.d_k, settings.max_figure_width),
+        ("v" if direct else "w_v", "columns (d_v)", shape.d_v, settings.max_figure_width),
     )  # fmt: skip
     for field, what, size, limit in sizes:
         if size > limit:

@@ -90,16 +90,41 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         extra = self.embed_headers if is_embed_path(scope["path"]) else self.site_headers
+        started = False
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
                 headers.extend((n, v) for n, v in extra if n not in present)
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            # Starlette's ServerErrorMiddleware sits outside every user middleware, so its
+            # 500 would carry none of these headers: answer the 500 here, with them, and
+            # re-raise so the error is still logged (it sees the response has started).
+            if not started:
+                await _internal_error(scope, send_with_headers)
+            raise
+
+
+async def _internal_error(scope: Scope, send: Send) -> None:
+    if scope["path"].startswith(("/api/", "/oembed")):
+        body = (b'{"detail":[{"field":"server","msg":"internal error; the request was not '
+                b'completed","type":"internal_error","loc":["server"]}]}')  # fmt: skip
+        ctype = b"application/json"
+    else:
+        body = b"<!doctype html><title>500</title><h1>Internal error</h1>"
+        ctype = b"text/html; charset=utf-8"
+    await send({"type": "http.response.start", "status": 500,
+                "headers": [(b"content-type", ctype),
+                            (b"content-length", str(len(body)).encode())]})  # fmt: skip
+    await send({"type": "http.response.body", "body": body})
 
 
 def _encode(policy: str, frame_options: bytes | None) -> list[tuple[bytes, bytes]]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from functools import cache
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -92,6 +93,21 @@ class Settings(BaseSettings):
         description="The site's public address, e.g. https://lab.example.edu; when set, "
         "oEmbed and discovery links use it instead of the request's Host header.",
     )
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        parts = urlsplit(value)
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.netloc
+            or parts.query
+            or (parts.fragment)
+        ):
+            raise ValueError("must be an http(s) address such as https://lab.example.edu")
+        return value.rstrip("/")
 
 
 @cache

@@ -1,10 +1,12 @@
 """A page or embed URL's state, resolved and checked: the shared edge of embeds, oEmbed and
 exports.
 
-``resolve_link(params, settings)`` decodes ``s``/``preset`` and the view parameters with
+``plan_link(params, settings)`` decodes ``s``/``preset`` and the view parameters with
 ``app.state.parse_query``, validates the body as an ``AttentionRequest``, applies the size
-limits, runs the engine and checks the view against the result (focus within the tokens,
-head within the heads, stretch in range). Every failure is a ``StateError`` that names the
+limits and asks the cost model (``app.inputs.limits``), all from the shapes and before
+any work; ``resolve_plan`` then runs the engine (off the event loop when heavy) and checks
+the view against the result (focus within the tokens, head within the heads, stretch in
+range). ``resolve_link`` does both. Every failure is a ``StateError`` that names the
 URL parameter (``s``, ``preset``, ``focus``, …) and, for a bad body, the field inside it.
 """
 
@@ -20,8 +22,17 @@ from app import presets
 from app.attention import AttentionInput, InputError, Stages, run
 from app.errors import error_body
 from app.figures import View
+from app.inputs.limits import (
+    Cost,
+    CostError,
+    Shape,
+    attention_cost,
+    check_cost,
+    figures_cost,
+    request_shape,
+)
 from app.schemas import AttentionRequest, check_limits
-from app.schemas_figures import check_figure_limits
+from app.schemas_figures import check_figure_limits, check_figure_shape
 from app.settings import Settings
 from app.state import LinkState, parse_query
 
@@ -75,20 +86,42 @@ def drawable(resolved: Resolved, settings: Settings) -> None:
         raise StateError("s", f"{exc.field}: {exc.message}", exc.field.split(".")) from None
 
 
+@dataclass(frozen=True)
+class Plan:
+    """A link's state decoded, validated and costed, before any work: ``resolve_plan``
+    runs it. ``param`` is the URL parameter that errors in the body name."""
+
+    link: LinkState
+    request: AttentionRequest
+    shape: Shape
+    cost: Cost
+    param: str
+    default_focus: bool
+
+
+def _state_error(exc: InputError | CostError, param: str) -> StateError:
+    return StateError(param, f"{exc.field}: {exc.message}", exc.field.split("."))
+
+
 def check_request(
-    body: Any, settings: Settings, param: str = "s"
-) -> tuple[AttentionRequest, AttentionInput, Stages]:
-    """Validate, limit and run ``body``; errors name ``param`` and the field inside it."""
+    body: Any, settings: Settings, param: str = "s", figures: bool = False
+) -> tuple[AttentionRequest, Shape, Cost]:
+    """Validate, limit and cost ``body`` from its shapes (nothing runs); errors name
+    ``param`` and the field inside it. ``figures``: it will be drawn, too."""
     try:
         request = AttentionRequest.model_validate(body)
         check_limits(request, settings)
-        inp = request.to_input()
-        return request, inp, run(inp)
+        shape = request_shape(request)
+        if figures:
+            check_figure_shape(shape, settings)
+        cost = figures_cost(shape, 1) if figures else attention_cost(shape)
+        check_cost(cost, settings, shape.reduce)
     except ValidationError as exc:
         first = error_body([dict(e) for e in exc.errors()])["detail"][0]
         raise StateError(param, f"{first['field']}: {first['msg']}", first["loc"]) from None
-    except InputError as exc:
-        raise StateError(param, f"{exc.field}: {exc.message}", exc.field.split(".")) from None
+    except (InputError, CostError) as exc:
+        raise _state_error(exc, param) from None
+    return request, shape, cost
 
 
 def check_view(view: Mapping[str, Any], stages: Stages) -> None:
@@ -109,15 +142,33 @@ def figure_view(view: Mapping[str, Any], theme: Literal["light", "dark"], number
                 softmax_row=view["row"], theme=theme, figures=(number,))  # fmt: skip
 
 
-def resolve_link(params: Mapping[str, str], settings: Settings) -> Resolved:
-    """Decode and check a URL's state (see the module docstring)."""
+def plan_link(params: Mapping[str, str], settings: Settings, figures: bool = False) -> Plan:
+    """Decode, validate and cost a URL's state without running it (cheap: on the loop)."""
     try:
         link = parse_query(params)
     except InputError as exc:
         raise StateError(exc.field, exc.message) from None
     param = "s" if params.get("s") else "preset"
-    request, inp, stages = check_request(link.body, settings, param)
-    if "focus" not in params:  # the default focus, row 1, exists only from two tokens on
+    request, shape, cost = check_request(link.body, settings, param, figures)
+    return Plan(link, request, shape, cost, param, "focus" not in params)
+
+
+def resolve_plan(plan: Plan) -> Resolved:
+    """Run a planned state and check its view (the work: off the loop when heavy)."""
+    try:
+        inp = plan.request.to_input()
+        stages = run(inp)
+    except InputError as exc:
+        if plan.param == "body":  # a POST body: the API's 422 names the field itself
+            raise
+        raise _state_error(exc, plan.param) from None
+    link = plan.link
+    if plan.default_focus:  # the default focus, row 1, exists only from two tokens on
         link = replace(link, view={**link.view, "focus": min(1, len(stages.tokens) - 1)})
     check_view(link.view, stages)
-    return Resolved(link, request, inp, stages, state_title(link))
+    return Resolved(link, plan.request, inp, stages, state_title(link))
+
+
+def resolve_link(params: Mapping[str, str], settings: Settings, figures: bool = False) -> Resolved:
+    """Decode, check, cost and run a URL's state (see the module docstring)."""
+    return resolve_plan(plan_link(params, settings, figures))

@@ -17,9 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+import orjson
+
 from app.attention import InputError
+from app.inputs.query import query_float, query_int
 from app.presets import DEFAULT_PRESET, get_preset
 
+MAX_LINK_CHARS = 1_000_000
+MAX_LINK_DEPTH = 8
 VIEW_DEFAULTS: dict[str, Any] = {
     "focus": 1, "head": 0, "stretch": 8.0, "row": "textbook", "theme": "auto",
 }  # fmt: skip
@@ -39,15 +44,36 @@ def encode_body(body: Mapping[str, Any]) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+def _depth(value: Any, limit: int) -> bool:
+    """True when ``value`` nests no deeper than ``limit`` lists or objects."""
+    if limit < 0:
+        return False
+    if isinstance(value, dict):
+        return all(_depth(v, limit - 1) for v in value.values())
+    if isinstance(value, list):
+        return all(_depth(v, limit - 1) for v in value)
+    return True
+
+
 def decode_body(text: str) -> dict[str, Any]:
-    """Inverse of ``encode_body``; raises InputError naming ``s`` when malformed."""
+    """Inverse of ``encode_body``; raises InputError naming ``s`` when malformed.
+
+    Bounded: at most ``MAX_LINK_CHARS`` characters, and nested at most ``MAX_LINK_DEPTH``
+    deep (a body needs 4: ``{"source": {"x": [[…]]}}``), checked by orjson (which stops
+    at 1024 levels instead of recursing until Python's stack runs out) and then here.
+    """
+    if len(text) > MAX_LINK_CHARS:
+        raise InputError("s", f"the link's state is longer than {MAX_LINK_CHARS} characters")
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        body = json.loads(raw.decode())
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise InputError("s", f"the link's state is not valid base64url JSON ({exc})") from exc
+        raw = base64.urlsafe_b64decode(text.encode("ascii") + b"=" * (-len(text) % 4))
+        body = orjson.loads(raw)
+    except (binascii.Error, UnicodeError, ValueError) as exc:
+        reason = str(exc).split(":")[0][:80]
+        raise InputError("s", f"the link's state is not valid base64url JSON ({reason})") from None
     if not isinstance(body, dict):
         raise InputError("s", "the link's state must be a JSON object")
+    if not _depth(body, MAX_LINK_DEPTH):
+        raise InputError("s", f"the link's state is nested deeper than {MAX_LINK_DEPTH} levels")
     return body
 
 
@@ -55,16 +81,9 @@ def _view(params: Mapping[str, str]) -> dict[str, Any]:
     view = dict(VIEW_DEFAULTS)
     for key in ("focus", "head"):
         if key in params:
-            if not params[key].isdigit():
-                raise InputError(key, f"{key} must be a whole number ≥ 0, got {params[key]!r}")
-            view[key] = int(params[key])
+            view[key] = query_int(params[key], key)
     if "stretch" in params:
-        try:
-            view["stretch"] = float(params["stretch"])
-        except ValueError:
-            raise InputError(
-                "stretch", f"stretch must be a number, got {params['stretch']!r}"
-            ) from None
+        view["stretch"] = query_float(params["stretch"], "stretch")
     for key, allowed in (("row", ("textbook", "focus")), ("theme", ("light", "dark", "auto"))):
         if key in params:
             if params[key] not in allowed:

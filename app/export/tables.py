@@ -72,13 +72,24 @@ def stages_json(stages: Stages, state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# OWASP's CSV injection rule: a cell starting with one of these is a formula to Excel,
+# LibreOffice and Google Sheets (=HYPERLINK(...), +cmd, @SUM(1)); a leading ' makes it text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(label: str) -> str:
+    """A label as a CSV cell that no spreadsheet reads as a formula."""
+    return "'" + label if label.startswith(FORMULA_STARTS) else label
+
+
 def matrix_csv(m: StageMatrix) -> str:
-    """One matrix as CSV: header row of column labels, one row per matrix row."""
+    """One matrix as CSV: header row of column labels, one row per matrix row. Labels
+    (tokens are user text) go through ``csv_text``; numbers are written as numbers."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([f"{m.name} ({m.row_axis} \\ column)", *m.cols])
+    writer.writerow([f"{m.name} ({m.row_axis} \\ column)", *map(csv_text, m.cols)])
     for label, row in zip(m.rows, m.values.tolist(), strict=True):
-        writer.writerow([label, *(number_text(v) for v in row)])
+        writer.writerow([csv_text(label), *(number_text(v) for v in row)])
     return buf.getvalue()
 
 

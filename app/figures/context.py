@@ -20,6 +20,18 @@ from app.figures.style import Json, Theme, heatmap, theme, value_range
 FIGURE_NUMBERS = tuple(range(3, 14))
 
 
+# Plotly reads text as its own pseudo-HTML (<a href>, <b>, <span style>, &entities;) in
+# ticks, annotations, hover and titles. Labels enter the figures only through Ctx, which
+# replaces the three markup characters with look-alikes that are plain text everywhere
+# (Plotly, textContent, Jinja): nothing to double-escape, nothing to interpret.
+_LABEL_TEXT = str.maketrans({"<": "‹", ">": "›", "&": "＆"})
+
+
+def label_text(label: str) -> str:
+    """A token label as text no renderer interprets as markup."""
+    return label.translate(_LABEL_TEXT)
+
+
 @dataclass(frozen=True)
 class View:
     """What the page is looking at: focus row, head, Figure 12's stretch and row, theme."""
@@ -41,8 +53,9 @@ class Ctx:
         self.h: HeadStages = stages.heads[view.head]
         self.t: Theme = theme(view.theme)
         self.focus = view.focus
-        self.tokens = list(stages.tokens)
-        self.key_tokens = list(stages.key_tokens)
+        # Labels are user text: every builder reads them from here, never from stages.
+        self.tokens = [label_text(t) for t in stages.tokens]
+        self.key_tokens = [label_text(t) for t in stages.key_tokens]
         self.l_q, self.l_k = self.h.weights.shape
         self.d_k = self.h.d_k
         self.d_v = int(self.h.v.shape[1])

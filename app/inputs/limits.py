@@ -5,7 +5,9 @@ for large bodies, before the arrays are parsed): ``cells`` counts the float64 nu
 server holds for it (inputs, every head's L_Q × L_K grids, the per-head matrices) and
 ``response_bytes`` the bytes it answers with. ``check_cost`` compares both with the
 settings' budget (``max_cells``, ``max_response_bytes``) and raises ``CostError``, which
-the app's error handlers turn into a 413 or 422 naming what to reduce.
+the app's error handlers turn into a 422 (or the 413 a caller asks for) naming what to
+reduce. 422 by default: a fuzzer's schema-invalid body refused for its size is still
+"unprocessable", and a link's state is no payload.
 
 ``is_heavy`` says which work leaves the event loop (``app.admission.offload``): below
 ``INLINE_CELLS`` a computation takes well under a millisecond, less than a thread hop.
@@ -54,7 +56,7 @@ class Cost:
 class CostError(ValueError):
     """Work over budget. ``field`` names what to reduce; ``status`` is 413 or 422."""
 
-    def __init__(self, field: str, message: str, status: int = 413) -> None:
+    def __init__(self, field: str, message: str, status: int = 422) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
@@ -70,7 +72,7 @@ def _mb(n: int) -> str:
     return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n:,} bytes"
 
 
-def check_cost(cost: Cost, settings: Budget, reduce: str, status: int = 413) -> None:
+def check_cost(cost: Cost, settings: Budget, reduce: str, status: int = 422) -> None:
     """Raise ``CostError`` naming ``reduce`` when ``cost`` is over the settings' budget."""
     if cost.cells > settings.max_cells:
         raise CostError(

@@ -241,13 +241,23 @@ def run_experiment(p: Params) -> dict[str, Any]:
 
 
 def experiment_cells(p: Params) -> int:
-    """Numbers the run draws and pushes through softmax (the cost model's "cells"):
-    per query 1 + n drawn, and 2·n softmax cells when there are keys."""
+    """Numbers the run draws and pushes through softmax (its time): per query 1 + n
+    drawn, and 2·n softmax cells when there are keys."""
     if isinstance(p, ScoreVarianceParams):
         return len(p.d_ks) * p.draws * 2
     if isinstance(p, SaturationParams):
         return p.trials * (1 + 3 * p.keys)
     return len(p.d_ks) * p.draws * (1 + 3 * p.keys)
+
+
+def held_cells(p: Params) -> int:
+    """Float64 numbers held at once (its memory): one block's arrays (~5 per score) plus
+    what is kept per draw until the end."""
+    if isinstance(p, ScoreVarianceParams):
+        return 2 * p.draws + 3 * min(p.draws, CHUNK_PAIRS) + 2 * p.bins
+    queries = p.trials if isinstance(p, SaturationParams) else p.draws
+    block = min(queries, _queries_per_block(p.keys)) * p.keys
+    return 5 * block + 12 * queries + 2 * P_MAX_BINS
 
 
 def response_bytes(p: Params) -> int:

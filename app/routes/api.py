@@ -1,24 +1,35 @@
 """API v1 under ``/api/v1``: attention, softmax and presets. Validate, call, serialise.
 
-Routes are plain ``def`` so numpy work runs in the thread pool, not on the event loop.
-Responses are encoded by ``app.serialize`` (orjson: fast, and −inf becomes null); the
-response models only document the shape in OpenAPI.
+Every computing route asks the cost model (``app.inputs.limits``) first, from the shapes
+alone, and runs heavy work off the event loop under the per-worker admission limit
+(``app.admission``); bodies are read with ``app.routes.body.read_body``. Responses are
+encoded by ``app.serialize`` (orjson: fast, and −inf becomes null); the response models
+only document the shape in OpenAPI.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Any
 
-from fastapi import APIRouter, Body, HTTPException, Request
-from fastapi.concurrency import run_in_threadpool
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app import presets
+from app.admission import admitted, offload
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
-from app.schemas import AttentionRequest, SoftmaxRequest, check_limits, estimated_work
+from app.inputs.limits import (
+    BYTES_PER_NUMBER,
+    Cost,
+    attention_cost,
+    body_cost,
+    check_cost,
+    request_shape,
+    softmax_cost,
+)
+from app.routes.body import body_doc, content_length, read_body
+from app.schemas import AttentionRequest, SoftmaxRequest, check_limits
 from app.schemas_out import (
     AttentionResponse,
     ErrorResponse,
@@ -31,17 +42,10 @@ from app.settings import Settings
 
 router = APIRouter(prefix="/api/v1", tags=["attention"])
 
-T = TypeVar("T")
 
-# Below this many multiply-adds (well under a millisecond, the running example is ~200)
-# the computation runs right on the event loop: handing it to the thread pool costs more
-# than the work itself (measured: 0.8 ms per request in process, two thirds of it thread
-# hand-offs). Larger work still goes to the pool so a big request never stalls others.
-INLINE_WORK = 100_000
-
-
-async def compute(work: int, fn: Callable[[], T]) -> T:
-    return fn() if work <= INLINE_WORK else await run_in_threadpool(fn)
+def input_cost(numbers: int) -> Cost:
+    """An attention body of ``numbers`` numbers, before parsing: its inputs alone."""
+    return Cost(numbers, 0)
 
 
 def _settings(request: Request) -> Settings:
@@ -80,9 +84,17 @@ def _error(description: str) -> dict[str, Any]:
 # What a POST to the API can answer besides 200 (all in the one error shape).
 POST_ERRORS: dict[int | str, dict[str, Any]] = {
     400: _error("The body cannot be read as JSON numbers (e.g. a 5000-digit integer)."),
-    413: _error("The body is larger than `max_body_bytes`; refused before it is read."),
+    413: _error(
+        "The body is larger than `max_body_bytes`, or the work it asks for is over the "
+        "cost budget (`max_cells`, `max_response_bytes`); refused before any work, "
+        "`detail` names what to reduce."
+    ),
     415: _error("The body is not sent as `Content-Type: application/json`."),
     422: _error("An input is malformed or shapes do not chain; `detail` names the field."),
+    503: _error(
+        "Every heavy-work slot of this worker is busy (`max_heavy`); retry after the "
+        "seconds in `Retry-After`."
+    ),
 }
 
 
@@ -112,22 +124,26 @@ SOFTMAX_EXAMPLES = {
                             "allowed": [[False, False], [True, True]]}},
 }  # fmt: skip
 
-AttentionBody = Annotated[AttentionRequest, Body(openapi_examples=_preset_examples())]
-SoftmaxBody = Annotated[SoftmaxRequest, Body(openapi_examples=SOFTMAX_EXAMPLES)]
-
 
 @router.post(
     "/attention",
     response_model=AttentionResponse,
     summary="Every stage of scaled dot-product attention",
     responses=POST_ERRORS,
+    openapi_extra=body_doc(AttentionRequest, _preset_examples()),
 )
-async def attention(body: AttentionBody, request: Request) -> Response:
+async def attention(request: Request) -> Response:
     """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
     masked scores, the weights, the output and per-row statistics. Blocked cells of
     `masked` are null."""
-    check_limits(body, _settings(request))
-    chunks = await compute(estimated_work(body), lambda: stages_to_chunks(run(body.to_input())))
+    settings = _settings(request)
+    async with admitted(body_cost(content_length(request))):
+        body = await read_body(request, AttentionRequest, settings, input_cost)
+        check_limits(body, settings)
+        shape = request_shape(body)
+        cost = attention_cost(shape)
+        check_cost(cost, settings, shape.reduce)
+        chunks = await offload(cost, lambda: stages_to_chunks(run(body.to_input())))
     return JSONChunks(chunks)
 
 
@@ -136,27 +152,41 @@ async def attention(body: AttentionBody, request: Request) -> Response:
     response_model=SoftmaxResponse,
     summary="Softmax of a score vector or matrix",
     responses=POST_ERRORS,
+    openapi_extra=body_doc(SoftmaxRequest, SOFTMAX_EXAMPLES),
 )
-async def softmax(body: SoftmaxBody) -> Response:
+async def softmax(request: Request) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
     after multiplying the scores by `stretch` (Figure 12); with `values`, the output
     Σ weight·value per row. `mask` and `allowed` block keys, before the softmax (blocked
     scores become −∞) or after it (`mask_order`: the unmasked weights with blocked cells
     set to 0, so rows may sum to less than 1). A row with no allowed key is all zeros,
     with a warning naming the row (0-based)."""
-    scores, values = body.scores_array(), body.values_array()
-    grid_shape = (1, scores.shape[0]) if scores.ndim == 1 else scores.shape
-    masked = body.mask != "none" or body.allowed is not None
-    allowed = mask_allowed(grid_shape, body.mask, body.allowed_array()) if masked else None
-    work = scores.size * 16 + (0 if values is None else grid_shape[0] * values.size)
+    settings = _settings(request)
+    async with admitted(body_cost(content_length(request))):
+        body = await read_body(
+            request, SoftmaxRequest, settings, lambda n: softmax_cost(1, n), "scores"
+        )
+        cost, field = softmax_cost(*body.shape()), "scores"
+        values = body.values_array()
+        if values is not None:  # the values, and an output of d_v numbers per row
+            rows, n = body.shape()
+            out = rows * (values.size // n)
+            extra = Cost(values.size + out, out * BYTES_PER_NUMBER)
+            field = "values" if extra.cells > cost.cells else field
+            cost = cost + extra
+        check_cost(cost, settings, field)
+        masked = body.mask != "none" or body.allowed is not None
+        allowed = mask_allowed(body.shape(), body.mask, body.allowed_array()) if masked else None
 
-    def encoded() -> bytes:
-        stage = softmax_stage(scores, body.stretch, allowed=allowed,
-                              mask_order=body.mask_order, values=values)  # fmt: skip
-        vector_values = values is not None and values.ndim == 1
-        return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
+        def encoded() -> bytes:
+            scores = body.scores_array()
+            stage = softmax_stage(scores, body.stretch, allowed=allowed,
+                                  mask_order=body.mask_order, values=values)  # fmt: skip
+            vector_values = values is not None and values.ndim == 1
+            return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
 
-    return JSONBytes(await compute(work, encoded))
+        payload = await offload(cost, encoded)
+    return JSONBytes(payload)
 
 
 @router.get("/presets", response_model=list[PresetSummary], summary="Named examples")

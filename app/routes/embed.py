@@ -18,18 +18,28 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
 from app import __version__
+from app.admission import offload
 from app.assets import asset_url
 from app.export.html import json_block
 from app.export.tables import number_text
 from app.figures import BUILDERS, build_figures
-from app.oembed import OEmbedError, embed_path, frame_size, oembed_link, oembed_response
+from app.inputs.query import path_int
+from app.oembed import (
+    OEmbedError,
+    embed_path,
+    frame_size,
+    oembed_link,
+    oembed_response,
+    site_base,
+)
 from app.oembed import parse_site_url as parse_url
 from app.paths import templates_dir
+from app.routes.params import embed_params, link_params
 from app.settings import Settings, get_settings
-from app.share import Resolved, StateError, drawable, figure_view, resolve_link
+from app.share import Plan, Resolved, StateError, figure_view, plan_link, resolve_plan
 from app.state import to_query
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(tags=["pages"])
 oembed_router = APIRouter(tags=["embedding"])
 
 templates = Jinja2Templates(directory=str(templates_dir()))  # autoescape is on by default
@@ -101,18 +111,43 @@ def error_page(request: Request, status: int, param: str, message: str) -> HTMLR
     return page
 
 
-@router.get("/embed/{figure}", response_class=HTMLResponse)
-def embed(figure: str, request: Request, settings: SettingsDep) -> Response:
+EMBED_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {}}, "description": "The figure's embed page."},
+    400: {"content": {"text/html": {}}, "description": "A bad parameter, named on the page."},
+    404: {"content": {"text/html": {}}, "description": "No such figure."},
+    503: {"content": {"text/html": {}}, "description": "Busy; retry after `Retry-After`."},
+}
+
+
+@router.get("/embed/{figure}", response_class=HTMLResponse, responses=EMBED_RESPONSES)
+async def embed(
+    figure: str,
+    request: Request,
+    settings: SettingsDep,
+    state: Annotated[dict[str, str], Depends(link_params)],
+    options: Annotated[dict[str, str], Depends(embed_params)],
+) -> Response:
     """One figure for an iframe; see the module docstring for the parameters."""
-    number = int(figure) if figure.isdigit() else -1
+    number = path_int(figure)
     if number not in BUILDERS:
         known = ", ".join(str(n) for n in sorted(BUILDERS))
-        return error_page(request, 404, "figure", f"there is no Figure {figure}; "
+        shown = figure[:20]
+        return error_page(request, 404, "figure", f"there is no Figure {shown}; "
                           f"embeddable figures: {known}")  # fmt: skip
     try:
-        editable, controls = _options(request.query_params)
-        resolved = resolve_link(request.query_params, settings)
-        drawable(resolved, settings)
+        editable, controls = _options(options)
+        plan = plan_link(state, settings, figures=True)
+    except StateError as exc:
+        return error_page(request, 400, exc.param, exc.message)
+    return await offload(plan.cost, _embed_page, request, plan, number, editable, controls)
+
+
+def _embed_page(
+    request: Request, plan: Plan, number: int, editable: bool, controls: list[str]
+) -> Response:
+    """Run the state, build the figure and render the page (off the loop when heavy)."""
+    try:
+        resolved = resolve_plan(plan)
     except StateError as exc:
         return error_page(request, 400, exc.param, exc.message)
     specs = figure_specs(resolved, number)
@@ -142,9 +177,10 @@ def _oembed_error(exc: OEmbedError) -> JSONResponse:
 def _bound(name: str, value: str | None) -> int | None:
     if value is None or value == "":
         return None
-    if not value.isdigit() or int(value) < 1:
-        raise OEmbedError(422, name, f"{name} must be a whole number of pixels ≥ 1")
-    return int(value)
+    number = path_int(value)
+    if number is None or number < 1:
+        raise OEmbedError(422, name, f"{name} must be a whole number of pixels from 1 to 999999")
+    return number
 
 
 @oembed_router.get(
@@ -154,9 +190,10 @@ def _bound(name: str, value: str | None) -> int | None:
         404: {"description": "No url, or not a figure of this site; `detail` names `url`."},
         422: {"description": "An unknown format, or maxwidth/maxheight not a whole number."},
         501: {"description": "A format other than json (the oEmbed spec's answer)."},
+        503: {"description": "Busy; retry after the seconds in `Retry-After`."},
     },
 )
-def oembed(
+async def oembed(
     request: Request,
     settings: SettingsDep,
     url: Annotated[str, Query(description="A page (/?…#fig-N) or embed (/embed/N?…) URL.")] = "",
@@ -173,17 +210,27 @@ def oembed(
         bounds = _bound("maxwidth", maxwidth), _bound("maxheight", maxheight)
         if not url:
             raise OEmbedError(404, "url", "give the url of a page or an embed of this site")
-        base = str(request.base_url).rstrip("/")
+        base = site_base(request)
         number, params = parse_url(url, base)
         if number not in BUILDERS:
             raise OEmbedError(404, "url", f"there is no Figure {number} to embed")
         try:
-            resolved = resolve_link(params, settings)
-            drawable(resolved, settings)
+            plan = plan_link(params, settings, figures=True)
         except StateError as exc:
             raise OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}") from None
     except OEmbedError as exc:
         return _oembed_error(exc)
+    return await offload(plan.cost, _oembed_answer, plan, number, params, base, bounds)
+
+
+def _oembed_answer(
+    plan: Plan, number: int, params: dict[str, str], base: str,
+    bounds: tuple[int | None, int | None],
+) -> Response:  # fmt: skip
+    try:
+        resolved = resolve_plan(plan)
+    except StateError as exc:
+        return _oembed_error(OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}"))
     spec = next(iter(figure_specs(resolved, number).values()))
     title = f"Attention Lab, Figure {number}: {spec['title']} ({resolved.title})"
     size = frame_size(int(spec["layout"].get("height", 420)), params)

@@ -4,9 +4,11 @@ scaling-table, each with a "Copy as NumPy" twin at ``…/numpy``.
 **Seeded and byte-identical.** Each run draws from ``numpy.random.default_rng(seed)`` in
 the order documented in ``app.labs.experiments``; the same body gives the same bytes.
 
-**Bounded.** Before any work, ``experiment_cost`` prices the body in cells (numbers drawn
-and softmaxed) and response bytes; past ``MAX_CELLS`` the answer is a 422 naming the
-field to reduce. The work runs in the thread pool, never on the event loop.
+**Bounded.** Before any work, ``check_experiment`` prices the body: the cost model's
+``Cost`` (numbers held at once, response bytes) against the settings' budget, and the
+work (numbers drawn and softmaxed) against ``MAX_CELLS``; over either, the answer is a 422
+naming the field to reduce. The run goes through ``app.admission.offload``: in a worker
+thread under the per-worker limit (503 with Retry-After when every slot is taken).
 
 **Progress (for a progress bar and a Cancel button).** Send ``Accept:
 application/x-ndjson`` and the answer streams one JSON object per line:
@@ -19,20 +21,24 @@ header the answer is the plain JSON result.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from fastapi import APIRouter, Body, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
-from starlette.concurrency import run_in_threadpool
+import anyio.to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel
 
+from app import admission
+from app.inputs.limits import Cost, CostError, body_cost, check_cost
 from app.labs.experiments import (
     Params,
     SaturationParams,
     ScoreVarianceParams,
     blocks_total,
     experiment_cells,
+    held_cells,
     iterate,
     response_bytes,
     run_experiment,
@@ -40,6 +46,7 @@ from app.labs.experiments import (
 )
 from app.labs.scripts import numpy_script
 from app.routes.api import POST_ERRORS, JSONBytes
+from app.routes.body import body_doc, content_length, read_body
 from app.schemas_experiments import (
     SaturationRequest,
     SaturationResponse,
@@ -49,59 +56,57 @@ from app.schemas_experiments import (
     ScoreVarianceResponse,
 )
 from app.serialize import encode
+from app.settings import Settings
 
 router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
 
 NDJSON = "application/x-ndjson"
-# The most cells one run may cost: ~0.5 s of numpy on one core. Every body within the
-# page's controls fits, e.g. saturation with 10,000 trials of 512 keys (15.4 M cells).
+F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
+# The most work one run may do, in numbers drawn and softmaxed (``experiment_cells``):
+# ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
+# e.g. saturation with 10,000 trials of 512 keys (15.4 M).
 MAX_CELLS = 30_000_000
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What a run costs: numbers drawn and softmaxed, and the JSON answer's size."""
-
-    cells: int
-    response_bytes: int
 
 
 def experiment_cost(p: Params) -> Cost:
-    return Cost(experiment_cells(p), response_bytes(p))
+    """The cost model's view: numbers held at once (blocks keep it small) and bytes."""
+    return Cost(held_cells(p), response_bytes(p))
 
 
-def _reduce_hint(p: Params) -> tuple[str, str]:
+def _reduce(p: Params) -> tuple[str, str]:
     """The field to name in a 422 and what to reduce."""
     if isinstance(p, ScoreVarianceParams):
-        return "draws", "reduce draws or the number of widths in d_ks"
+        return "draws", "draws or the number of widths in d_ks"
     if isinstance(p, SaturationParams):
-        return "trials", "reduce trials or keys"
-    return "draws", "reduce draws, keys or the number of widths in d_ks"
+        return "trials", "trials or keys"
+    return "draws", "draws, keys or the number of widths in d_ks"
 
 
-def over_budget(p: Params) -> JSONResponse | None:
-    """A 422 naming what to reduce when the run costs more than ``MAX_CELLS``, else None."""
+def check_experiment(p: Params, settings: Settings) -> Cost:
+    """Refuse a run over budget (422 naming what to reduce); its cost for ``offload``,
+    counted in work so that any real run leaves the event loop."""
+    field, what = _reduce(p)
     cost = experiment_cost(p)
-    if cost.cells <= MAX_CELLS:
-        return None
-    field, hint = _reduce_hint(p)
-    msg = f"this run costs {cost.cells:,} cells, more than the limit of {MAX_CELLS:,}; {hint}"
-    return JSONResponse(status_code=422, content={"detail": [
-        {"field": field, "msg": msg, "type": "over_budget", "loc": ["body", field]}]})  # fmt: skip
-
-
-async def offload(cost: Cost, fn: Callable[..., T], *args: Any) -> T:
-    """Run ``fn(*args)`` off the event loop (the cost model's ``offload`` takes its place)."""
-    return await run_in_threadpool(fn, *args)
+    check_cost(cost, settings, field, status=422)
+    work = experiment_cells(p)
+    if work > MAX_CELLS:
+        raise CostError(
+            field,
+            f"this run draws and softmaxes {work:,} numbers, more than the limit of "
+            f"{MAX_CELLS:,}; reduce {what}",
+            status=422,
+        )
+    return Cost(work, cost.response_bytes)
 
 
 async def _ndjson(p: Params) -> AsyncIterator[bytes]:
-    """Progress lines, then the result line; each block runs in the thread pool."""
+    """Progress lines, then the result line. Each block runs in a worker thread under the
+    same limiter as ``offload``'s heavy work, so streams never exceed ``max_heavy``."""
     yield encode({"progress": {"done": 0, "total": blocks_total(p)}}) + b"\n"
     items = iterate(steps(p))
     while True:
-        item = await run_in_threadpool(next, items, None)
+        item = await anyio.to_thread.run_sync(next, items, None, limiter=admission.GATE.threads)
         if item is None:
             return
         if isinstance(item, tuple):
@@ -115,13 +120,14 @@ def _encoded(p: Params) -> bytes:
 
 
 async def _respond(p: Params, request: Request) -> Response:
-    refused = over_budget(p)
-    if refused is not None:
-        return refused
+    settings: Settings = request.app.state.settings
+    cost = check_experiment(p, settings)
     if NDJSON in request.headers.get("accept", ""):
+        if admission.GATE.running >= admission.GATE.limit:
+            raise admission.BusyError(admission.GATE.limit)  # 503 before the stream starts
         return StreamingResponse(_ndjson(p), media_type=NDJSON,
                                  headers={"cache-control": "no-store"})  # fmt: skip
-    return JSONBytes(await offload(experiment_cost(p), _encoded, p))
+    return JSONBytes(await admission.offload(cost, _encoded, p))
 
 
 def _script(p: Params) -> Response:
@@ -146,57 +152,117 @@ def _responses() -> dict[int | str, dict[str, Any]]:
     return {**POST_ERRORS, 200: {"content": STREAM_DOC, "description": ok}}
 
 
-ScoreVarianceBody = Annotated[ScoreVarianceRequest, Body()]
-SaturationBody = Annotated[SaturationRequest, Body()]
-ScalingTableBody = Annotated[ScalingTableRequest, Body()]
+PROGRESS_DOC = """
+
+**Progress.** With `Accept: application/x-ndjson` the answer is one JSON object per
+line: `{"progress": {"done": 0, "total": N}}` at once, one more after each block of draws
+(`done` = 1…N), then `{"result": …}` holding exactly the bytes of the plain answer. Abort
+the request to cancel: the server stops at the next block."""
 
 
-@router.post("/score-variance", response_model=ScoreVarianceResponse, responses=_responses(),
-             summary="C1: the variance of q·k over random draws")  # fmt: skip
-async def score_variance(body: ScoreVarianceBody, request: Request) -> Response:
+EXAMPLES: dict[type[BaseModel], dict[str, Any]] = {
+    ScoreVarianceRequest: {
+        "page": {"summary": "The page's default: d_k = 64, 20,000 draws",
+                 "value": {"d_ks": [64], "draws": 20000, "seed": 0, "bins": 60}},
+        "course-module": {"summary": "Reproduce the course module: 4 widths × 200,000 draws",
+                          "value": {"d_ks": [32, 64, 128, 256], "draws": 200000, "seed": 0}},
+        "slider": {"summary": "A quick run while a slider moves: 2,000 draws",
+                   "value": {"d_ks": [256], "draws": 2000}},
+    },
+    SaturationRequest: {
+        "course-module": {"summary": "The course module's setting: d_k 128, 64 keys, 500 trials",
+                          "value": {"d_k": 128, "keys": 64, "trials": 500, "threshold": 0.99,
+                                    "seed": 0}},
+        "narrow": {"summary": "d_k = 16: fewer saturated trials",
+                   "value": {"d_k": 16, "keys": 64, "trials": 500}},
+    },
+    ScalingTableRequest: {
+        "textbook": {"summary": "The textbook's table: 5 widths, 8 keys, 200 draws",
+                     "value": {"d_ks": [4, 16, 64, 256, 1024], "keys": 8, "draws": 200,
+                               "seed": 0}},
+        "more-draws": {"summary": "The same with 5,000 draws: steadier averages",
+                       "value": {"draws": 5000, "seed": 1}},
+    },
+}  # fmt: skip
+
+
+def _experiment(
+    path: str, request: type[BaseModel], response: type[BaseModel], summary: str
+) -> Callable[[F], F]:
+    """``router.post`` for an experiment: its docstring plus the progress protocol, and
+    its body documented (routes read bodies with ``read_body``)."""
+
+    def wrap(fn: F) -> F:
+        doc = inspect.cleandoc(fn.__doc__ or "") + PROGRESS_DOC
+        return router.post(path, response_model=response, responses=_responses(),
+                           summary=summary, description=doc,
+                           openapi_extra=body_doc(request, EXAMPLES[request]))(fn)  # fmt: skip
+
+    return wrap
+
+
+def _script_route(path: str, request: type[BaseModel], summary: str) -> Callable[[F], F]:
+    def wrap(fn: F) -> F:
+        return router.post(path, responses=SCRIPT_RESPONSES, summary=summary,
+                           openapi_extra=body_doc(request, EXAMPLES[request]))(fn)  # fmt: skip
+
+    return wrap
+
+
+async def _read(request: Request, model: type[M]) -> M:
+    """The body, read under admission control (a large body is refused by its number count
+    before parsing, and parsed off the event loop)."""
+    settings: Settings = request.app.state.settings
+    async with admission.admitted(body_cost(content_length(request))):
+        return await read_body(request, model, settings, lambda n: Cost(n, 0))
+
+
+@_experiment("/score-variance", ScoreVarianceRequest, ScoreVarianceResponse,
+             "C1: the variance of q·k over random draws")  # fmt: skip
+async def score_variance(request: Request) -> Response:
     """Per width in `d_ks`: `draws` random pairs q, k with i.i.d. N(0, 1) entries and
     s = q·k (drawn as s = ‖q‖·z with ‖q‖² ~ χ²(d_k), z ~ N(0, 1): the same distribution);
     mean, population variance, var/d_k, the variance of s/√d_k, and a histogram of raw s.
-    Seeded and byte-identical; `Accept: application/x-ndjson` streams progress."""
+    Seeded and byte-identical."""
+    body = await _read(request, ScoreVarianceRequest)
     return await _respond(body.to_params(), request)
 
 
-@router.post("/saturation", response_model=SaturationResponse, responses=_responses(),
-             summary="C2: how often softmax goes one-hot, unscaled and scaled")  # fmt: skip
-async def saturation(body: SaturationBody, request: Request) -> Response:
+@_experiment("/saturation", SaturationRequest, SaturationResponse,
+             "C2: how often softmax goes one-hot")  # fmt: skip
+async def saturation(request: Request) -> Response:
     """`trials` trials of one query against `keys` keys (width `d_k`, N(0, 1) entries).
     The same scores give p = softmax(s) and p′ = softmax(s/√d_k); each side reports the
     share of trials with p_max > threshold, the mean p_max, the mean p_max(1 − p_max) over
     saturated trials (null if none) and a histogram of p_max on [0, 1]."""
+    body = await _read(request, SaturationRequest)
     return await _respond(body.to_params(), request)
 
 
-@router.post("/scaling-table", response_model=ScalingTableResponse, responses=_responses(),
-             summary="C3: spread, max weight and entropy over d_k")  # fmt: skip
-async def scaling_table(body: ScalingTableBody, request: Request) -> Response:
+@_experiment("/scaling-table", ScalingTableRequest, ScalingTableResponse,
+             "C3: spread, max weight, entropy over d_k")  # fmt: skip
+async def scaling_table(request: Request) -> Response:
     """Per width: `draws` draws of one query shared by `keys` keys. The spread (population
     std of a draw's raw scores), the max weight and entropy (bits) of softmax(s) and
     softmax(s/√d_k), averaged over the draws; `pooled_spread` is the population std of
     all raw scores of the width; `max_entropy_bits` = log₂ keys."""
+    body = await _read(request, ScalingTableRequest)
     return await _respond(body.to_params(), request)
 
 
-@router.post("/score-variance/numpy", responses=SCRIPT_RESPONSES,
-             summary="C1 as a standalone NumPy script")  # fmt: skip
-def score_variance_numpy(body: ScoreVarianceBody) -> Response:
+@_script_route("/score-variance/numpy", ScoreVarianceRequest, "C1 as a standalone NumPy script")
+async def score_variance_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's score-variance JSON."""
-    return _script(body.to_params())
+    return _script((await _read(request, ScoreVarianceRequest)).to_params())
 
 
-@router.post("/saturation/numpy", responses=SCRIPT_RESPONSES,
-             summary="C2 as a standalone NumPy script")  # fmt: skip
-def saturation_numpy(body: SaturationBody) -> Response:
+@_script_route("/saturation/numpy", SaturationRequest, "C2 as a standalone NumPy script")
+async def saturation_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's saturation JSON."""
-    return _script(body.to_params())
+    return _script((await _read(request, SaturationRequest)).to_params())
 
 
-@router.post("/scaling-table/numpy", responses=SCRIPT_RESPONSES,
-             summary="C3 as a standalone NumPy script")  # fmt: skip
-def scaling_table_numpy(body: ScalingTableBody) -> Response:
+@_script_route("/scaling-table/numpy", ScalingTableRequest, "C3 as a standalone NumPy script")
+async def scaling_table_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's scaling-table JSON."""
-    return _script(body.to_params())
+    return _script((await _read(request, ScalingTableRequest)).to_params())

@@ -13,14 +13,18 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.attention import InputError, run
+from app.admission import admitted, offload
+from app.attention import InputError
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
-from app.routes.api import POST_ERRORS
+from app.inputs.limits import attention_cost, body_cost, check_cost, request_shape
+from app.routes.api import POST_ERRORS, input_cost
+from app.routes.body import body_doc, content_length, read_body
+from app.routes.params import link_params
 from app.schemas import AttentionRequest, check_limits
 from app.serialize import encode
 from app.settings import Settings, get_settings
-from app.share import Resolved, StateError, check_view, resolve_link, state_title
+from app.share import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.state import VIEW_DEFAULTS, LinkState, parse_query
 
 router = APIRouter(prefix="/api/v1", tags=["export"])
@@ -83,13 +87,26 @@ def _error(exc: StateError) -> JSONResponse:
 
 
 @router.get("/export", summary="Export a linked state's stages", responses=_RESPONSES)
-def export_link(request: Request, settings: SettingsDep, format: FormatParam = "json") -> Response:
+async def export_link(
+    request: Request,
+    settings: SettingsDep,
+    state: Annotated[dict[str, str], Depends(link_params)],
+    format: FormatParam = "json",
+) -> Response:
     """Every stage of the state in a page URL's query (`preset=` or `s=`, `focus`, `head`,
     `stretch`, `row`) as JSON, a zip of CSVs, or a NumPy script. Blocked cells are null in
     JSON and `-inf` in CSV."""
     try:
         _check_format(format)
-        return _answer(resolve_link(request.query_params, settings), format)
+        plan = plan_link(state, settings)
+    except StateError as exc:
+        return _error(exc)
+    return await offload(plan.cost, _export_plan, plan, format)
+
+
+def _export_plan(plan: Plan, fmt: str) -> Response:
+    try:
+        return _answer(resolve_plan(plan), fmt)
     except StateError as exc:
         return _error(exc)
 
@@ -98,26 +115,28 @@ def export_link(request: Request, settings: SettingsDep, format: FormatParam = "
     "/export",
     summary="Export a request body's stages",
     responses={**POST_ERRORS, **_RESPONSES},
+    openapi_extra=body_doc(AttentionRequest),
 )
-def export_body(
-    body: AttentionRequest, request: Request, settings: SettingsDep, format: FormatParam = "json"
+async def export_body(
+    request: Request, settings: SettingsDep, format: FormatParam = "json"
 ) -> Response:
     """The same exports for an `AttentionRequest` body (the body of `POST /api/v1/attention`);
     view parameters (`focus`, `head`, `stretch`, `row`) come from the query."""
-    try:
-        _check_format(format)
-        view_params = {k: v for k, v in request.query_params.items() if k in _VIEW_KEYS}
-        link = LinkState(
-            body=body.model_dump(exclude_unset=True), view=parse_query(view_params).view
-        )
-        check_limits(body, settings)  # shape errors below reach the API's 422 handler
-        inp = body.to_input()
-        stages = run(inp)
-        check_view(link.view, stages)
-        return _answer(Resolved(link, body, inp, stages, state_title(link)), format)
-    except InputError as exc:
-        if exc.field in _VIEW_KEYS:
+    async with admitted(body_cost(content_length(request))):
+        body = await read_body(request, AttentionRequest, settings, input_cost)
+        try:
+            _check_format(format)
+            view_params = {k: v for k, v in request.query_params.items() if k in _VIEW_KEYS}
+            link = LinkState(
+                body=body.model_dump(exclude_unset=True), view=parse_query(view_params).view
+            )
+        except InputError as exc:
             return _error(StateError(exc.field, exc.message))
-        raise
-    except StateError as exc:
-        return _error(exc)
+        except StateError as exc:
+            return _error(exc)
+        check_limits(body, settings)  # shape and cost errors reach the API's 422 handler
+        shape = request_shape(body)
+        cost = attention_cost(shape)
+        check_cost(cost, settings, shape.reduce)
+        plan = Plan(link, body, shape, cost, "body", False)
+        return await offload(cost, _export_plan, plan, format)

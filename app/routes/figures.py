@@ -1,27 +1,40 @@
 """``POST /api/v1/figures``: the same body as /attention plus ``view`` -> Figures 3–13.
 
-Validate, run the engine, build plain figure dicts, encode with orjson. A plain ``def``
-so the numpy and string work runs in the thread pool, not on the event loop.
+Read the body (``app.routes.body``), check the figure limits and the cost model from the
+shapes, then run the engine, build plain figure dicts and encode them with orjson, off
+the event loop under the admission limit when heavy (``app.admission``).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from app.admission import admitted, offload
 from app.attention import InputError, run
 from app.figures import build_figures, check_view
-from app.routes.api import POST_ERRORS, JSONBytes
+from app.inputs.limits import body_cost, check_cost, figures_cost, request_shape
+from app.routes.api import POST_ERRORS, JSONBytes, input_cost
+from app.routes.body import body_doc, content_length, read_body
 from app.schemas import check_limits
-from app.schemas_figures import FiguresRequest, ViewRequest, check_figure_limits
+from app.schemas_figures import FiguresRequest, ViewRequest, check_figure_shape
 from app.serialize import encode
-from app.settings import Settings, get_settings
+from app.settings import Settings
 
 router = APIRouter(prefix="/api/v1", tags=["figures"])
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+def _build(body: FiguresRequest) -> bytes:
+    stages = run(body.to_input())
+    view = (body.view or ViewRequest()).to_view(len(stages.tokens))
+    problem = check_view(stages, view)
+    if problem:
+        raise InputError(*problem)
+    payload = build_figures(stages, view)
+    state = body.model_dump(mode="json", exclude_none=True)
+    state["view"] = {**state.get("view", {}), "focus": view.focus}
+    payload["state"] = state
+    return encode(payload)
 
 
 @router.post(
@@ -37,22 +50,24 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
         **POST_ERRORS,
         422: {
             **POST_ERRORS[422],
-            "description": "A malformed input or a view outside the data; `detail` names it.",
+            "description": "A malformed input, a view outside the data, or a state too "
+            "large to draw (`max_figure_tokens`, `max_figure_width`, the cost budget); "
+            "`detail` names it.",
         },
     },
+    openapi_extra=body_doc(FiguresRequest),
 )
-def figures(body: FiguresRequest, settings: SettingsDep) -> Response:
+async def figures(request: Request) -> Response:
     """Every figure's Plotly data and layout, captions, readouts and table alternatives,
     for the given inputs and view. The browser draws them with `Plotly.react` as sent."""
-    check_limits(body, settings)
-    stages = run(body.to_input())
-    check_figure_limits(stages, settings)
-    view = (body.view or ViewRequest()).to_view(len(stages.tokens))
-    problem = check_view(stages, view)
-    if problem:
-        raise InputError(*problem)
-    payload = build_figures(stages, view)
-    state = body.model_dump(mode="json", exclude_none=True)
-    state["view"] = {**state.get("view", {}), "focus": view.focus}
-    payload["state"] = state
-    return JSONBytes(encode(payload))
+    settings: Settings = request.app.state.settings
+    async with admitted(body_cost(content_length(request))):
+        body = await read_body(request, FiguresRequest, settings, input_cost)
+        check_limits(body, settings)
+        shape = request_shape(body)
+        check_figure_shape(shape, settings)
+        wanted = body.view.figures if body.view and body.view.figures else None
+        cost = figures_cost(shape, len(set(wanted)) if wanted else 11)
+        check_cost(cost, settings, shape.reduce)
+        payload = await offload(cost, _build, body)
+    return JSONBytes(payload)

@@ -18,17 +18,18 @@ from typing import Any, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from markupsafe import Markup
 from pydantic import ValidationError
 
-from app.attention import InputError
+from app.admission import BusyError, offload
+from app.attention import InputError, run
 from app.export.html import json_block
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values, state_query
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
+from app.inputs.limits import INLINE_CELLS, Cost
 from app.labs.experiments import (
     Params,
     blocks_total,
@@ -52,6 +53,12 @@ THEMES = ("auto", "light", "dark")
 PAGE_KEYS = {"theme"}  # query keys every lab page understands besides its controls
 JSON_KEYS = {"theme", "figures", "preview"}
 EMBED_HEIGHT = 560
+# The admission gate's measure of work besides experiments: a main-page state's attention
+# (A5, B2) is offloaded like heavy work; one block of a streamed run is heavy by definition.
+BODY_CELLS = INLINE_CELLS + 1
+# Building figures from finished runs: small work, done inline.
+ANSWER_COST = Cost(0, 0)
+RESPONSE_BYTES = 200_000
 
 
 REQUESTS: dict[str, type[ScoreVarianceRequest | SaturationRequest | ScalingTableRequest]] = {
@@ -88,9 +95,10 @@ def experiment_params(fig: LabFigure, name: str, body: Mapping[str, Any]) -> Par
 def _runner(settings: Settings, fig: LabFigure, results: Results) -> dict[str, Callable[..., Any]]:
     def attention(body: Mapping[str, Any]) -> Any:
         try:
-            return check_request(dict(body), settings, "body")[2]
+            checked = check_request(dict(body), settings, "body")[0]  # validated and limited
         except StateError as exc:
             raise ControlError("body", exc.message) from None
+        return run(checked.to_input())
 
     def experiment(name: str, body: Mapping[str, Any]) -> dict[str, Any]:
         key = run_key(name, body)
@@ -302,6 +310,18 @@ class Ask:
                 out += [(fig, name, body) for name, body in fig.runs(values, self.preview)]
         return out
 
+    def cost(self) -> Cost:
+        """What answering costs (the admission gate's measure): the experiments' cells, and
+        a main-page state's attention for the figures that read one."""
+        cells = 0
+        for fig, name, run_body in self.runs():
+            try:
+                cells += experiment_cells(experiment_params(fig, name, run_body))
+            except ControlError as exc:
+                raise _named(self.lab, fig, exc) from None
+        cells += sum(BODY_CELLS for f in self.figures if f.uses_body)
+        return Cost(cells, RESPONSE_BYTES * len(self.figures))
+
     def answer(self, results: Results | None = None) -> dict[str, Any]:
         """The figures, their values as URL text, links and embed snippets."""
         out: dict[str, Any] = {"query": self.query, "figures": {}, "values": {}, "links": {}}
@@ -329,7 +349,7 @@ def _lab_or_404(lab_id: str) -> Lab | JSONResponse:
 
 
 @router.get("/labs/{lab_id}/figures.json")
-def figures_json(lab_id: str, request: Request) -> Response:
+async def figures_json(lab_id: str, request: Request) -> Response:
     """The figures the page asks for (``figures=a,b``; default all), in ``theme`` (light
     or dark), as a small run with ``preview=1``; plus the canonical query and each
     figure's link and embed snippet. Runs in the thread pool (a plain ``def``)."""
@@ -337,46 +357,44 @@ def figures_json(lab_id: str, request: Request) -> Response:
     if isinstance(lab, JSONResponse):
         return lab
     try:
-        out = Ask(lab, request).answer()
+        ask = Ask(lab, request)
+        out = await offload(ask.cost(), ask.answer)
     except ControlError as exc:
         return _error(exc.key, exc.message)
     return Response(json_block(out), media_type="application/json")
 
 
+def _line(payload: dict[str, Any]) -> bytes:
+    return json_block(payload).encode() + b"\n"
+
+
+def _detail(field: str, msg: str, kind: str) -> dict[str, Any]:
+    return {"detail": [{"field": field, "msg": msg, "type": kind, "loc": ["query", field]}]}
+
+
 async def _stream(ask: Ask) -> AsyncIterator[bytes]:
-    """Progress lines while the experiments run (one block at a time, off the event loop;
-    a closed connection stops the run at the next block), then the figures."""
+    """Progress lines while the experiments run (one block at a time, off the event loop
+    under the admission gate; a closed connection stops the run at the next block), then
+    the figures, or a ``detail`` line (a bad value, or the server busy)."""
     results: Results = {}
-    plans = [
-        (fig, name, body, experiment_params(fig, name, body)) for fig, name, body in ask.runs()
-    ]
+    plans = [(f, n, b, experiment_params(f, n, b)) for f, n, b in ask.runs()]
     total = sum(blocks_total(p) for *_, p in plans) or 1
     done = 0
-    yield json_block({"progress": {"done": 0, "total": total}}).encode() + b"\n"
-    for _fig, name, body, p in plans:
-        items = iterate(steps(p))
-        while True:
-            item = await run_in_threadpool(next, items, None)
-            if isinstance(item, tuple):
+    yield _line({"progress": {"done": 0, "total": total}})
+    try:
+        for _fig, name, body, p in plans:
+            items = iterate(steps(p))
+            block = Cost(experiment_cells(p) // blocks_total(p), 0)  # small blocks run inline
+            while isinstance(item := await offload(block, next, items, None), tuple):
                 done += 1
-                yield json_block({"progress": {"done": done, "total": total}}).encode() + b"\n"
-                continue
+                yield _line({"progress": {"done": done, "total": total}})
             if item is not None:
                 results[run_key(name, body)] = item
-            break
-    try:
-        out = await run_in_threadpool(ask.answer, results)
-        yield json_block({"result": out}).encode() + b"\n"
+        yield _line({"result": await offload(ANSWER_COST, ask.answer, results)})
     except ControlError as exc:
-        detail = [
-            {
-                "field": exc.key,
-                "msg": exc.message,
-                "type": "invalid_control",
-                "loc": ["query", exc.key],
-            }
-        ]
-        yield json_block({"detail": detail}).encode() + b"\n"
+        yield _line(_detail(exc.key, exc.message, "invalid_control"))
+    except BusyError as exc:
+        yield _line(_detail("body", str(exc), "busy"))
 
 
 @router.get("/labs/{lab_id}/figures.ndjson")

@@ -10,10 +10,10 @@ strict CSP (``script-src 'self'``). Every figure is drawn from ``POST /api/v1/fi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import jinja2
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
@@ -22,14 +22,17 @@ from app import __version__
 from app.assets import asset_url
 from app.attention import InputError
 from app.errors import error_body
+from app.inputs.limits import CostError, check_cost, figures_cost, request_shape
 from app.oembed import oembed_link
 from app.paths import templates_dir
 from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
+from app.routes.params import link_params
 from app.schemas import AttentionRequest, check_limits
+from app.schemas_figures import check_figure_shape
 from app.settings import Settings
 from app.state import VIEW_DEFAULTS, LinkState, parse_query
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(tags=["pages"])
 
 templates = Jinja2Templates(
     env=jinja2.Environment(
@@ -66,7 +69,7 @@ templates.env.filters["num"] = _number
 
 
 def _problem(exc: Exception) -> str:
-    if isinstance(exc, InputError):
+    if isinstance(exc, InputError | CostError):
         return f"{exc.field}: {exc.message}"
     if isinstance(exc, ValidationError):
         items = error_body([dict(e) for e in exc.errors()])["detail"][:3]
@@ -80,11 +83,19 @@ def _token_count(body: dict[str, Any]) -> int:
 
 
 def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, str | None]:
-    """The link's state, or the running example and a message saying what was wrong."""
+    """The link's state, or the running example and a message saying what was wrong.
+
+    The state must be one the page can draw: within the limits, the figure limits and
+    the cost model (the page asks ``/api/v1/figures`` for it next), all from its shapes.
+    """
     try:
         state = parse_query(params)
-        check_limits(AttentionRequest.model_validate(state.body), settings)
-    except (InputError, ValidationError) as exc:
+        request = AttentionRequest.model_validate(state.body)
+        check_limits(request, settings)
+        shape = request_shape(request)
+        check_figure_shape(shape, settings)
+        check_cost(figures_cost(shape), settings, shape.reduce)
+    except (InputError, ValidationError, CostError) as exc:
         preset = get_preset(DEFAULT_PRESET)
         assert preset is not None
         fallback = LinkState(
@@ -102,10 +113,17 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
     return state, None
 
 
-@router.get("/", response_class=HTMLResponse)
-def index(request: Request) -> HTMLResponse:
+@router.get(
+    "/",
+    response_class=HTMLResponse,
+    responses={200: {"description": "The page; a bad link opens the running example with "
+                     "a message saying what was wrong.", "content": {"text/html": {}}}},
+)  # fmt: skip
+def index(
+    request: Request, params: Annotated[dict[str, str], Depends(link_params)]
+) -> HTMLResponse:
     """The page: matrix editor, toggles and Figures 3–12 for the state in the query."""
-    state, problem = load_state(dict(request.query_params), request.app.state.settings)
+    state, problem = load_state(params, request.app.state.settings)
     initial = {
         "body": state.body,
         "view": state.view,

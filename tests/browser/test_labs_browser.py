@@ -4,13 +4,15 @@ the share toolbar, embeds, no console errors, dark mode, 375 px, axe-core."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from page_helpers import open_page, wait_idle
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page, Route, expect
+from playwright.sync_api import Error as PlaywrightError
 
 from app.attention import run
 from app.figures.labs import LABS as REGISTRY
@@ -218,16 +220,33 @@ def test_c2_progress_and_cancel(lab: Any) -> None:
     assert "35 %" in page.inner_text("#saturation [data-role=quotes]")
     assert "34.6 %" in caption(page, "saturation")  # this run, seed 0
     before = caption(page, "saturation")
-    page.fill("#saturation--keys", "8")  # keys 512
-    page.fill("#saturation--trials", "6")  # 10,000 trials
-    page.dispatch_event("#saturation--trials", "change")
-    progress = page.locator("#saturation [data-role=progress]")
-    progress.wait_for(state="visible", timeout=5000)
-    page.click("#saturation [data-action=cancel]")
-    wait_idle(page)
-    assert progress.is_hidden()
-    assert caption(page, "saturation") == before
-    assert "cancelled" in page.inner_text("#announce").lower()
+    held: list[Route] = []  # the run's answer is held back, so Cancel always comes first
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/labs/why-scale/figures.ndjson*", hold)
+    try:
+        page.fill("#saturation--trials", "6")  # 10,000 trials
+        page.dispatch_event("#saturation--trials", "change")
+        progress = page.locator("#saturation [data-role=progress]")
+        progress.wait_for(state="visible", timeout=5000)
+        page.click("#saturation [data-action=cancel]")
+        wait_idle(page)
+        assert progress.is_hidden()
+        assert caption(page, "saturation") == before
+        assert "cancelled" in page.inner_text("#announce").lower()
+    finally:
+        page.unroute("**/labs/why-scale/figures.ndjson*")
+        for route in held:  # the cancelled fetch has usually released it already
+            with contextlib.suppress(PlaywrightError):
+                route.abort()
+
+
+def test_c2_a_large_run_completes_and_hides_the_bar(lab: Any) -> None:
+    page = lab("/labs/why-scale?trials=10000&saturation.keys=512#saturation")
+    assert "10,000 trials at d_k = 128 with 512 keys" in caption(page, "saturation")
+    assert page.locator("#saturation [data-role=progress]").is_hidden()
 
 
 def test_c3_widths_change_the_table(lab: Any) -> None:

@@ -212,3 +212,11 @@ def test_key_tokens_label_the_columns(api: TestClient) -> None:
     out = post(api, ATTENTION, {"q": Q, "k": K, "v": K, "key_tokens": ["same", "right", "back"]})
     assert out["key_tokens"] == ["same", "right", "back"]
     assert out["heads"][0]["weights"] == out["weights"]
+
+
+def test_softmax_over_budget_names_what_to_reduce() -> None:
+    small = client(max_cells=1000)
+    assert_error(small.post(SOFTMAX, json={"scores": [[1] * 20] * 20}), "scores")
+    wide = {"scores": [[1] * 4] * 4, "values": [[1] * 200] * 4}
+    assert_error(small.post(SOFTMAX, json=wide), "values")
+    assert small.post(SOFTMAX, json={"scores": [2, 1, 0], "values": [1, 2, 3]}).status_code == 200

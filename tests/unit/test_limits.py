@@ -73,7 +73,7 @@ def test_the_6_kb_many_heads_body_is_refused_naming_heads(heads: int) -> None:
     shape = Shape(l_q=512, l_k=512, d_model=1, d_k=512, d_v=512, heads=heads)
     with pytest.raises(CostError) as caught:
         check_cost(attention_cost(shape), Settings(), shape.reduce)
-    assert caught.value.status == 413
+    assert caught.value.status == 422
     assert f"heads ({heads})" in caught.value.message
     assert "ATTENTION_LAB_MAX_CELLS" in caught.value.message
 
@@ -81,8 +81,8 @@ def test_the_6_kb_many_heads_body_is_refused_naming_heads(heads: int) -> None:
 def test_response_bytes_have_their_own_budget() -> None:
     settings = Settings(max_cells=10**9, max_response_bytes=100_000)
     with pytest.raises(CostError, match="ATTENTION_LAB_MAX_RESPONSE_BYTES") as caught:
-        check_cost(softmax_cost(100, 100), settings, "scores", status=422)
-    assert caught.value.status == 422
+        check_cost(softmax_cost(100, 100), settings, "scores", status=413)
+    assert caught.value.status == 413
     assert caught.value.field == "scores"
 
 

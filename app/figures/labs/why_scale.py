@@ -90,12 +90,90 @@ def _density(t: Any, w: Json, draws: int, scale: bool, fixed: bool) -> Json:
     return {"data": [bars, line], "layout": layout}
 
 
+def _se_band(t: Any, plot: Json, widths: list[Json], draws: int) -> None:
+    """Below the histogram: var/d_k per width, the shaded band 1 ± 2 SE, and the course
+    module's values where it measured the same width."""
+    module = dict(zip(MODULE_WIDTHS, MODULE_VAR, strict=True))
+    xs = [math.log2(int(w["d_k"])) for w in widths]
+    ys = [float(w["var_over_d_k"]) for w in widths]
+    ses = [se_var_over_dk(int(w["d_k"]), draws) for w in widths]
+    shapes = [
+        {
+            "type": "rect",
+            "xref": "x2",
+            "yref": "y2",
+            "x0": x - 0.3,
+            "x1": x + 0.3,
+            "y0": 1 - 2 * se,
+            "y1": 1 + 2 * se,
+            "line": {"width": 0},
+            "fillcolor": t.roles["q"],
+            "opacity": 0.2,
+            "layer": "below",
+        }
+        for x, se in zip(xs, ses, strict=True)
+    ]
+    hover = [
+        f"d_k = {int(w['d_k'])}: var/d_k = {y:.4f}, band 1 ± {2 * se:.4f}"
+        for w, y, se in zip(widths, ys, ses, strict=True)
+    ]
+    runs = charts.line(
+        xs,
+        ys,
+        t.fg,
+        "this run: var/d_k",
+        mode="markers",
+        hover=hover,
+        xaxis="x2",
+        yaxis="y2",
+        marker={"size": 9, "color": t.fg},
+    )
+    data = [runs]
+    quoted = [
+        (math.log2(int(w["d_k"])), module[int(w["d_k"])]) for w in widths if int(w["d_k"]) in module
+    ]
+    if quoted:
+        data.append(
+            charts.line(
+                [q[0] for q in quoted],
+                [q[1] for q in quoted],
+                t.roles["k"],
+                "the course module",
+                mode="markers",
+                xaxis="x2",
+                yaxis="y2",
+                marker={"size": 10, "symbol": "x", "color": t.roles["k"]},
+            )
+        )
+    spread = max(max(abs(y - 1) for y in ys), max(2 * se for se in ses), 0.005) * 1.4
+    lo, hi = min(xs) - 0.6, max(xs) + 0.6
+    plot["data"] += data
+    layout = plot["layout"]
+    layout["height"] = 520
+    layout["yaxis"]["domain"] = [0.46, 1]
+    layout["xaxis"]["anchor"] = "y"
+    layout["xaxis2"] = charts.value_axis(
+        t,
+        "d_k (band: 1 ± 2 SE)",
+        [lo, hi],
+        anchor="y2",
+        tickmode="array",
+        tickvals=xs,
+        ticktext=[str(int(w["d_k"])) for w in widths],
+    )
+    layout["yaxis2"] = charts.value_axis(
+        t, "var/d_k", [1 - spread, 1 + spread], domain=[0, 0.26], anchor="x2"
+    )
+    layout["shapes"] = [*layout.get("shapes", []), *shapes]
+
+
 def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     ((name, body),) = variance_runs(v, ctx.preview)
     result = ctx.run["experiment"](name, body)
     draws, d_k, scale = int(result["draws"]), int(v["dk"]), bool(v["scale"])
     shown = next(w for w in result["widths"] if int(w["d_k"]) == d_k)
     plot = _density(ctx.theme, shown, draws, scale, bool(v["fixed"]))
+    _se_band(ctx.theme, plot, list(result["widths"]), draws)
     rows, cells, measured = [], [], []
     module = dict(zip(MODULE_WIDTHS, MODULE_VAR, strict=True))
     for w in result["widths"]:

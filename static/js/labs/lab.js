@@ -13,6 +13,7 @@ import { part, renderFigure } from "./render.js";
 import { wireShare } from "./share.js";
 
 const TYPING_DELAY_MS = 250;
+const BUSY_RETRY_MS = 1000;
 const main = document.getElementById("main");
 const initial = JSON.parse(document.getElementById("lab-state").textContent);
 const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
@@ -83,7 +84,6 @@ const PROGRESS_AFTER_MS = 150; // a run shorter than this never shows the bar
 async function streamed(response, panel) {
   const box = part(panel, "progress");
   const bar = box.querySelector("progress");
-  const shown = window.setTimeout(() => { box.hidden = false; }, PROGRESS_AFTER_MS);
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -105,7 +105,6 @@ async function streamed(response, panel) {
       if (done) break;
     }
   } finally {
-    window.clearTimeout(shown);
     box.hidden = true;
   }
   if (last?.result) return { ok: true, data: last.result };
@@ -116,9 +115,22 @@ async function fetchAnswer(name, preview, signal) {
   const panel = panels.get(name);
   const experiment = Boolean(panel.querySelector('[data-share="numpy"]'));
   const kind = experiment && !preview ? "ndjson" : "json";
-  const response = await fetch(`/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`, { signal });
-  if (kind === "ndjson" && response.ok) return streamed(response, panel);
-  return { ok: response.ok, data: await response.json(), status: response.status };
+  // The bar shows from the request on (the server may still be starting the run), and
+  // only for runs longer than PROGRESS_AFTER_MS, so quick answers never flash it.
+  const box = part(panel, "progress");
+  const shown = kind === "ndjson" ? window.setTimeout(() => {
+    box.querySelector("progress").removeAttribute("value");
+    part(panel, "progress-text").textContent = "starting the run";
+    box.hidden = false;
+  }, PROGRESS_AFTER_MS) : null;
+  try {
+    const response = await fetch(`/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`, { signal });
+    if (kind === "ndjson" && response.ok) return await streamed(response, panel);
+    return { ok: response.ok, data: await response.json(), status: response.status };
+  } finally {
+    window.clearTimeout(shown);
+    if (kind === "ndjson") box.hidden = true;
+  }
 }
 
 /** Ask for figure `name` (preview: the small run), draw it, and commit its values. */
@@ -132,7 +144,12 @@ export async function request(name, { preview = false } = {}) {
     const { ok, data, status } = await fetchAnswer(name, preview, controller.signal);
     performance.measure(`lab:${name}:answered`, { start: started });
     if (!ok) {
-      showError(name, data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` });
+      const error = data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` };
+      // Busy (503, or a streamed "busy" line): the server refuses rather than queues; ask again.
+      if ((status === 503 || error.type === "busy") && !controller.signal.aborted) {
+        lab.timers.set(name, window.setTimeout(() => { lab.timers.delete(name); request(name, { preview }); }, BUSY_RETRY_MS));
+      }
+      showError(name, error);
       return;
     }
     showError(name, null);

@@ -1,0 +1,50 @@
+"""Query parameters, read strictly: the one place a URL's text becomes a number.
+
+Python's ``int()`` takes Unicode digits ("²", "٣") and raises past 4300 digits, and
+``float()`` takes "1e400" (infinity) and "nan": each was once a 500. Here a whole number
+is ASCII digits only, at most ``MAX_DIGITS`` of them; a decimal is at most
+``MAX_NUMBER_CHARS`` ASCII characters and finite. Every error is an ``InputError``
+naming the parameter, which the routes answer with a 4xx.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from app.attention import InputError
+
+MAX_DIGITS = 6
+MAX_NUMBER_CHARS = 32
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?", re.ASCII)
+
+
+def is_whole(text: str, max_digits: int = MAX_DIGITS) -> bool:
+    """True for 1 to ``max_digits`` ASCII digits."""
+    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
+
+
+def query_int(text: str, name: str, max_digits: int = MAX_DIGITS) -> int:
+    """A whole number ≥ 0 written in ASCII digits, or InputError naming ``name``."""
+    if not is_whole(text, max_digits):
+        shown = text[:20] + ("…" if len(text) > 20 else "")
+        raise InputError(
+            name, f"{name} must be a whole number of at most {max_digits} digits, got {shown!r}"
+        )
+    return int(text)
+
+
+def query_float(text: str, name: str) -> float:
+    """A finite decimal such as ``8``, ``-0.5`` or ``1e2``, or InputError naming ``name``."""
+    value = math.nan
+    if len(text) <= MAX_NUMBER_CHARS and _DECIMAL.fullmatch(text):
+        value = float(text)
+    if not math.isfinite(value):
+        shown = text[:20] + ("…" if len(text) > 20 else "")
+        raise InputError(name, f"{name} must be a finite decimal number, got {shown!r}")
+    return value
+
+
+def path_int(text: str) -> int | None:
+    """A path segment or fragment as a whole number, or None (then a 404 names it)."""
+    return int(text) if is_whole(text) else None

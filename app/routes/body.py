@@ -1,0 +1,106 @@
+"""JSON request bodies read under admission control, parsed off the event loop when large.
+
+FastAPI would read and validate a body on the event loop before the route runs; a 40 MB
+body then stalls every other request for a second, and twelve of them are read into
+memory at once. ``read_body`` instead takes an admission slot (``app.admission``) for a
+large body *before reading it*, refuses it by its number count (commas, counted in C)
+when the cost model says it cannot fit, and parses and validates it with pydantic in a
+worker thread. Small bodies are parsed inline. Errors have the API's one shape.
+
+Because the routes read the body themselves, ``body_doc`` documents it in OpenAPI and
+``add_body_schemas`` adds the models to the document's components.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from fastapi import HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
+
+from app.admission import offload
+from app.inputs.limits import INLINE_BODY_BYTES, Cost, check_cost
+
+M = TypeVar("M", bound=BaseModel)
+
+# Every model a route reads with read_body; add_body_schemas documents them.
+BODY_MODELS: list[type[BaseModel]] = []
+
+
+def _parse(model: type[M], raw: bytes) -> M:
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        errors: list[dict[str, Any]] = [
+            dict(e) for e in exc.errors(include_url=False, include_input=False)
+        ]
+        invalid = [e for e in errors if e["type"] == "json_invalid"]
+        if invalid:
+            ctx: dict[str, Any] = invalid[0].get("ctx") or {}
+            reason = str(ctx.get("error", "malformed"))
+            if "out of range" in reason:  # e.g. a 5000-digit integer
+                raise HTTPException(400, "There was an error parsing the body") from None
+            detail = [{"field": "body", "msg": f"the body is not valid JSON ({reason})",
+                       "type": "json_invalid", "loc": ["body"]}]  # fmt: skip
+            raise HTTPException(422, detail) from None
+        for e in errors:
+            e["loc"] = ("body", *e["loc"])
+        raise RequestValidationError(errors) from None
+
+
+def number_bound(raw: bytes) -> int:
+    """At most how many numbers a JSON body holds: one more than its commas."""
+    return raw.count(b",") + 1
+
+
+async def read_body(
+    request: Request,
+    model: type[M],
+    settings: Any,
+    budget: Callable[[int], Cost] | None = None,
+    reduce: str = "the body",
+) -> M:
+    """``model`` from the request's JSON body (see the module docstring).
+
+    ``budget(numbers)`` is the cost of a body of that many numbers, checked before
+    parsing a large body; call inside ``admitted(body_cost(...))`` so the slot is held.
+    """
+    raw = await request.body()
+    if len(raw) <= INLINE_BODY_BYTES:
+        return _parse(model, raw)
+    numbers = number_bound(raw)
+    if budget is not None:
+        check_cost(budget(numbers), settings, reduce)
+    return await offload(Cost(numbers, 0), _parse, model, raw)
+
+
+def content_length(request: Request) -> int:
+    """The declared body size (0 when absent or not a number; RequestGuard caps it)."""
+    value = request.headers.get("content-length", "")
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 12 else 0
+
+
+def body_doc(model: type[BaseModel], examples: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``openapi_extra`` for a route that reads ``model`` with ``read_body``."""
+    if model not in BODY_MODELS:
+        BODY_MODELS.append(model)
+    media: dict[str, Any] = {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
+    if examples:
+        media["examples"] = examples
+    return {"requestBody": {"required": True, "content": {"application/json": media}}}
+
+
+def add_body_schemas(schema: dict[str, Any]) -> dict[str, Any]:
+    """Add every ``BODY_MODELS`` schema (and the models they use) to the components."""
+    if not BODY_MODELS:
+        return schema
+    _, defs = models_json_schema(
+        [(m, "validation") for m in BODY_MODELS], ref_template="#/components/schemas/{model}"
+    )
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    for name, definition in defs.get("$defs", {}).items():
+        components.setdefault(name, definition)
+    return schema

@@ -1,0 +1,395 @@
+"""Hostile and heavy load on one worker: bounded work, fair sharing, peak memory.
+
+Starts the app (one uvicorn worker on a free loopback port) afresh for each scenario,
+watches its resident memory, and prints what issue 8's targets name:
+
+  hostile   the 6 KB heads-512 body on POST /attention and /figures, and the same state
+            as an s= link on /, /embed/6, /oembed and /api/v1/export: status, seconds
+  softmax   one 4096 × 4096 POST /softmax (33.5 MB) while /healthz is probed: the
+            longest /healthz stall
+  fairness  8 clients looping on 128 × 128 POST /figures for 20 s while two probes loop
+            on /healthz and a small POST /attention: probe p50/p99, heavy statuses
+  maxbody   12 concurrent largest legal POST /attention bodies: statuses
+  urls      49 hostile URLs on /, /embed/N, /oembed, /api/v1/export: status, seconds
+
+Every scenario prints the worker's peak RSS. Like Kubernetes' 1 GiB limit, a watchdog
+kills a worker whose RSS passes --kill-mb (default 1024), so a runaway request costs
+this machine no more than that; the scenario then reports "killed". Loopback only, every
+loop bounded by time or count.
+
+    python benchmarks/load.py                      # every scenario, this checkout
+    python benchmarks/load.py fairness --seconds 10
+    python benchmarks/load.py --app-dir /tmp/before  # another checkout (before/after)
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+LOG = Path(os.environ.get("LOAD_LOG", "/tmp/attention-lab-load.log"))
+
+
+class Server:
+    """One uvicorn worker in a child process, with a memory watchdog."""
+
+    def __init__(self, app_dir: Path, kill_mb: int, env: dict[str, str]) -> None:
+        with socket.socket() as s:
+            s.bind((HOST, 0))
+            self.port = s.getsockname()[1]
+        cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--app-dir", str(app_dir),
+               "--host", HOST, "--port", str(self.port), "--log-level", "warning",
+               "--no-access-log"]  # fmt: skip
+        full_env = {**os.environ, "PYTHONPATH": str(app_dir), **env}
+        full_env.setdefault("OPENBLAS_NUM_THREADS", "1")
+        self.log = open(LOG, "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(cmd, env=full_env, cwd=app_dir, stdout=self.log,
+                                     stderr=subprocess.STDOUT)  # fmt: skip
+        self.kill_bytes = kill_mb * 2**20
+        self.peak = 0
+        self.killed = False
+        self._stop = threading.Event()
+        self._wait_ready()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if get(self.port, "/healthz", timeout=1)[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start within 30 s")
+
+    def rss(self) -> int:
+        try:
+            text = Path(f"/proc/{self.proc.pid}/status").read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    def _watch(self) -> None:
+        while not self._stop.is_set() and self.proc.poll() is None:
+            rss = self.rss()
+            self.peak = max(self.peak, rss)
+            if rss > self.kill_bytes:
+                self.killed = True
+                self.proc.send_signal(signal.SIGKILL)
+                return
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+    def memory_line(self) -> str:
+        state = f"KILLED over {self.kill_bytes // 2**20} MB" if self.killed else "alive"
+        return f"  peak RSS {self.peak / 2**20:.0f} MB ({state})"
+
+
+def request(
+    port: int, method: str, path: str, body: bytes | None = None, timeout: float = 60
+) -> tuple[int, bytes, dict[str, str]]:
+    """(status, body, headers); status 0 when the connection failed or timed out."""
+    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method, path, body=body, headers=headers)
+        resp = conn.getresponse()
+        data = resp.read()
+        return resp.status, data, {k.lower(): v for k, v in resp.getheaders()}
+    except (OSError, http.client.HTTPException):
+        return 0, b"", {}
+    finally:
+        conn.close()
+
+
+def get(port: int, path: str, timeout: float = 60) -> tuple[int, bytes, dict[str, str]]:
+    return request(port, "GET", path, timeout=timeout)
+
+
+def post(port: int, path: str, body: bytes, timeout: float = 120) -> tuple[int, bytes]:
+    status, data, _ = request(port, "POST", path, body, timeout)
+    return status, data
+
+
+def matrix(rows: int, cols: int, rng: random.Random, digits: int = 3) -> list[list[float]]:
+    return [[round(rng.uniform(-1, 1), digits) for _ in range(cols)] for _ in range(rows)]
+
+
+def heads_body(heads: int = 512) -> dict[str, Any]:
+    """The 6 KB body: 512 tokens of d_model 1, d_k = d_v = 512, many heads."""
+    return {"x": [[1]] * 512, "w_q": [[1] * 512], "w_k": [[1] * 512], "w_v": [[1] * 512],
+            "heads": heads}  # fmt: skip
+
+
+def link(body: dict[str, Any]) -> str:
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - start
+
+
+class Prober:
+    """Loops a GET or POST until stopped, recording each latency in milliseconds."""
+
+    def __init__(self, port: int, path: str, body: bytes | None = None, pause: float = 0.02):
+        self.port, self.path, self.body, self.pause = port, path, body, pause
+        self.ms: list[float] = []
+        self.statuses: Counter[int] = Counter()
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        method = "GET" if self.body is None else "POST"
+        while not self._stop.is_set():
+            (status, _, _), seconds = timed(request, self.port, method, self.path, self.body, 30)
+            self.ms.append(seconds * 1000)
+            self.statuses[status] += 1
+            self._stop.wait(self.pause)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(40)
+
+    def line(self, name: str) -> str:
+        return (f"  {name:<22} n={len(self.ms):<5} p50 {percentile(self.ms, 50):7.1f} ms  "
+                f"p99 {percentile(self.ms, 99):7.1f} ms  max {max(self.ms, default=0):7.1f} ms  "
+                f"statuses {dict(self.statuses)}")  # fmt: skip
+
+
+@contextmanager
+def server(args: argparse.Namespace, **env: str) -> Iterator[Server]:
+    srv = Server(Path(args.app_dir).resolve(), args.kill_mb, env)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def scenario_hostile(args: argparse.Namespace) -> None:
+    print("hostile: the 6 KB heads-512 body and its s= link (each on a fresh worker)")
+    body = json.dumps(heads_body()).encode()
+    s = link(heads_body())
+    cases: list[tuple[str, str, bytes | None]] = [
+        ("POST /api/v1/attention", "/api/v1/attention", body),
+        ("POST /api/v1/figures", "/api/v1/figures", body),
+        ("GET /?s=", f"/?s={s}", None),
+        ("GET /embed/6?s=", f"/embed/6?s={s}", None),
+        ("GET /oembed?url=", "/oembed?url=PAGE", None),
+        ("GET /api/v1/export?s=", f"/api/v1/export?s={s}", None),
+    ]
+    print(f"  body {len(body)} bytes, link {len(s)} characters")
+    for name, path, data in cases:
+        with server(args) as srv:
+            method = "POST" if data else "GET"
+            page = f"http://{HOST}:{srv.port}/?s={s}#fig-6"
+            path = path.replace("PAGE", quote(page, safe=""))
+            (status, _, _), seconds = timed(request, srv.port, method, path, data, 120)
+            shown = "killed/dropped" if status == 0 else str(status)
+            print(f"  {name:<24} {shown:>14} {seconds:6.2f} s  peak RSS "
+                  f"{srv.peak / 2**20:.0f} MB{' KILLED' if srv.killed else ''}")  # fmt: skip
+
+
+def scenario_softmax(args: argparse.Namespace) -> None:
+    print("softmax: one 4096 × 4096 POST /api/v1/softmax while /healthz is probed")
+    rng = random.Random(1)
+    # one digit per score, as in issue 8: 16.8 million numbers in 33.5 MB
+    rows = [[rng.randrange(10) for _ in range(4096)] for _ in range(4096)]
+    body = json.dumps({"scores": rows}, separators=(",", ":")).encode()
+    del rows
+    with server(args) as srv:
+        probe = Prober(srv.port, "/healthz", pause=0.01)
+        time.sleep(0.5)
+        (status, _), seconds = timed(post, srv.port, "/api/v1/softmax", body, 120)
+        time.sleep(0.5)
+        probe.stop()
+        print(f"  body {len(body) / 1e6:.1f} MB -> {status or 'killed/dropped'} in {seconds:.2f} s")
+        print(probe.line("/healthz"))
+        print(srv.memory_line())
+
+
+def figures_body(tokens: int, width: int, seed: int) -> bytes:
+    rng = random.Random(seed)
+    body = {"x": matrix(tokens, width, rng), "w_q": matrix(width, width, rng),
+            "w_k": matrix(width, width, rng), "w_v": matrix(width, width, rng),
+            "tokens": [f"t{i}" for i in range(tokens)]}  # fmt: skip
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def scenario_fairness(args: argparse.Namespace) -> None:
+    n, size, seconds = args.clients, args.size, args.seconds
+    print(f"fairness: {n} clients looping {size} × {size} POST /api/v1/figures for {seconds} s")
+    heavy = figures_body(size, size, 2)
+    small = json.dumps({"x": [[1, 0], [0, 1]], "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]],
+                        "w_v": [[1, 0], [0, 1]]}).encode()  # fmt: skip
+    with server(args) as srv:
+        quiet = [Prober(srv.port, "/healthz"), Prober(srv.port, "/api/v1/attention", small)]
+        time.sleep(3)
+        for p in quiet:
+            p.stop()
+        print("  quiet (no heavy clients, 3 s):")
+        print(quiet[0].line("/healthz"))
+        print(quiet[1].line("small /attention"))
+        heavy_clients = [Prober(srv.port, "/api/v1/figures", heavy, pause=0) for _ in range(n)]
+        time.sleep(1)
+        probes = [Prober(srv.port, "/healthz"), Prober(srv.port, "/api/v1/attention", small)]
+        time.sleep(seconds)
+        for p in probes + heavy_clients:
+            p._stop.set()
+        for p in probes + heavy_clients:
+            p.stop()
+        print(f"  under load ({n} heavy clients):")
+        print(probes[0].line("/healthz"))
+        print(probes[1].line("small /attention"))
+        done: Counter[int] = Counter()
+        ms: list[float] = []
+        for p in heavy_clients:
+            done.update(p.statuses)
+            ms += p.ms
+        print(f"  heavy /figures         n={sum(done.values())} statuses {dict(done)} "
+              f"median {statistics.median(ms) if ms else 0:.0f} ms")  # fmt: skip
+        print(srv.memory_line())
+
+
+def scenario_maxbody(args: argparse.Namespace) -> None:
+    print("maxbody: 12 concurrent largest legal POST /api/v1/attention bodies")
+    rng = random.Random(3)
+    body = {"x": matrix(512, 512, rng, 12), "w_q": matrix(512, 512, rng, 12),
+            "w_k": matrix(512, 512, rng, 12), "w_v": matrix(512, 512, rng, 12),
+            "w_o": matrix(512, 512, rng, 12)}  # fmt: skip
+    data = json.dumps(body, separators=(",", ":")).encode()
+    del body
+    with server(args) as srv:
+        results: list[tuple[int, float]] = []
+
+        def one() -> None:
+            (status, _), seconds = timed(post, srv.port, "/api/v1/attention", data, 180)
+            results.append((status, seconds))
+
+        threads = [threading.Thread(target=one) for _ in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(200)
+        statuses = Counter(s for s, _ in results)
+        slowest = max((s for _, s in results), default=0)
+        print(f"  body {len(data) / 1e6:.1f} MB × 12 -> statuses {dict(statuses)}, "
+              f"slowest {slowest:.1f} s")  # fmt: skip
+        print(srv.memory_line())
+
+
+def hostile_urls(port: int) -> list[str]:
+    """49 URLs: each must be a 4xx (or the page with a message) within 5 s."""
+
+    def nest(depth: int) -> str:
+        return link({"x": json.loads("[" * depth + "]" * depth)})  # type: ignore[no-any-return]
+
+    # 5000 levels: 13 kB of base64, under the 16 kB request line uvicorn (h11) reads
+    nested = base64.urlsafe_b64encode(b"[" * 5000 + b"]" * 5000).decode().rstrip("=")
+    queries = [
+        "focus=%C2%B2", "head=%C2%B9", "focus=" + "9" * 5000, "s=" + nested,
+        "stretch=1e400", "s=%%%not-base64", "s=" + link({"x": "abc"}),
+        "s=" + link({"heads": "2", "x": [[1]]}), "s=" + link({"x": [[1e400]]}),
+        "focus=99999999999999999999", "s=" + link(heads_body()), "s=" + nest(30),
+    ]  # fmt: skip
+    urls = ["/embed/%C2%B2"]
+    for q in queries:
+        page = f"http://{HOST}:{port}/?{q}#fig-6"
+        urls += [f"/?{q}", f"/embed/6?{q}", "/oembed?url=" + quote(page, safe=""),
+                 f"/api/v1/export?{q}"]  # fmt: skip
+    return urls
+
+
+def scenario_urls(args: argparse.Namespace) -> None:
+    with server(args) as srv:
+        urls = hostile_urls(srv.port)
+        print(f"urls: {len(urls)} hostile URLs")
+        bad = 0
+        for url in urls:
+            (status, data, _), seconds = timed(get, srv.port, url, 30)
+            ok_page = status == 200 and url.startswith("/?") and b'role="alert" >' in data
+            good = (400 <= status < 500 or ok_page) and seconds <= 5
+            bad += not good
+            if not good or args.verbose:
+                print(f"  {status:>3} {seconds:6.2f} s  {'ok ' if good else 'BAD'} {url[:90]}")
+            if srv.proc.poll() is not None:
+                print("  the worker died; restarting it")
+                srv.stop()
+                srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {})
+        print(f"  {len(urls) - bad} of {len(urls)} answered with a 4xx or the page's message "
+              f"within 5 s")  # fmt: skip
+        print(srv.memory_line())
+
+
+SCENARIOS = {
+    "hostile": scenario_hostile,
+    "softmax": scenario_softmax,
+    "fairness": scenario_fairness,
+    "maxbody": scenario_maxbody,
+    "urls": scenario_urls,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("scenarios", nargs="*", help=f"any of {', '.join(SCENARIOS)} (all)")
+    parser.add_argument("--app-dir", default=str(ROOT), help="checkout to serve")
+    parser.add_argument("--kill-mb", type=int, default=1024, help="watchdog's RSS limit")
+    parser.add_argument("--clients", type=int, default=8, help="heavy clients (fairness)")
+    parser.add_argument("--size", type=int, default=128, help="tokens = widths (fairness)")
+    parser.add_argument("--seconds", type=float, default=20, help="load duration (fairness)")
+    parser.add_argument("--verbose", action="store_true", help="print every hostile URL")
+    args = parser.parse_args()
+    unknown = [s for s in args.scenarios if s not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario {unknown[0]!r}; choose from {', '.join(SCENARIOS)}")
+    for name in args.scenarios or SCENARIOS:
+        SCENARIOS[name](args)
+        print(flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -100,6 +100,16 @@ def _allowed_methods(request: Request) -> str:
     return ", ".join(allowed)
 
 
+async def drain(request: Request) -> None:
+    """Read and drop an unread request body, so a refused client gets its answer instead
+    of a reset connection (uvicorn closes a connection whose body was left unread)."""
+    try:
+        async for _ in request.stream():
+            pass
+    except RuntimeError:  # already read
+        pass
+
+
 def wants_json(path: str) -> bool:
     """The API and oEmbed answer JSON errors; pages and embeds answer HTML."""
     return path.startswith(("/api/", "/oembed", "/healthz"))
@@ -145,6 +155,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(request, exc.status, exc.field, exc.message, "too_costly")
 
     async def on_busy(request: Request, exc: BusyError) -> Response:
+        await drain(request)
         headers = {"Retry-After": str(exc.retry_after)}
         return error_response(request, 503, "server", exc.message, "busy", headers)
 

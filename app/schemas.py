@@ -170,19 +170,6 @@ def _array(m: list[list[float]] | None) -> np.ndarray[Any, np.dtype[np.float64]]
     return None if m is None else np.asarray(m, dtype=np.float64)
 
 
-def estimated_work(req: AttentionRequest) -> int:
-    """Multiply-adds the request needs, roughly: projections, Q Kᵀ, softmax and A V.
-    Only its size matters (the route computes small requests without a thread hop)."""
-    q_src = req.x if req.x is not None else req.q
-    k_src = req.source.x if req.source else (req.k if req.k is not None else req.x)
-    l_q, l_k = len(q_src or [[]]), len(k_src or [[]])
-    d_model = len(req.x[0]) if req.x else 1
-    d_k = len((req.w_q or req.q or [[]])[0])
-    d_v = len((req.w_v or req.v or [[]])[0])
-    projections = (l_q * d_k + l_k * (d_k + d_v)) * d_model if req.x else 0
-    return projections + l_q * l_k * (d_k + d_v + 16)
-
-
 # Rows of these matrices are tokens; rows of the weight matrices are widths (d_model, d_v).
 _TOKEN_ROWS = {"x", "q", "k", "v", "source.x"}
 

@@ -59,9 +59,9 @@ class Settings(BaseSettings):
         1, ge=1, le=64, description="Worker processes when served by `attention-lab` (Docker)."
     )
     max_cells: int = Field(
-        # The largest request the numeric limits accept (512 tokens, d_model = d_k = d_v =
-        # 512, one head, W^O) holds about 3.7 million numbers.
-        4_000_000,
+        # The largest request the numeric limits accept (512 query and 512 source tokens,
+        # d_model = d_k = d_v = 512, one head, W^O) holds 4.2 million numbers.
+        4_500_000,
         ge=1000,
         description="Most float64 numbers one request may make the server hold (inputs, "
         "every head's L_Q × L_K grids, Q, K, V, outputs); estimated from the shapes before "
@@ -73,7 +73,10 @@ class Settings(BaseSettings):
         description="Largest response one request may produce in bytes, estimated before any work.",
     )
     max_heavy: int = Field(
-        2,
+        # 1: heavy work is mostly Python holding the GIL, so a second thread adds memory
+        # and latency for everyone else but no throughput on a one-core worker (measured:
+        # same heavy throughput; /healthz p99 113 ms instead of 349 ms; benchmarks/load.py).
+        1,
         ge=1,
         le=64,
         description="Heavy computations (above the cost model's inline threshold) one "

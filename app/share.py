@@ -115,7 +115,7 @@ def check_request(
         if figures:
             check_figure_shape(shape, settings)
         cost = figures_cost(shape, 1) if figures else attention_cost(shape)
-        check_cost(cost, settings, shape.reduce)
+        check_cost(cost, settings, shape.reduce, field=shape.field)
     except ValidationError as exc:
         first = error_body([dict(e) for e in exc.errors()])["detail"][0]
         raise StateError(param, f"{first['field']}: {first['msg']}", first["loc"]) from None

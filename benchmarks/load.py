@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gzip
 import http.client
 import json
 import os
@@ -118,16 +119,27 @@ class Server:
 
 
 def request(
-    port: int, method: str, path: str, body: bytes | None = None, timeout: float = 60
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    timeout: float = 60,
+    decode: bool = False,
 ) -> tuple[int, bytes, dict[str, str]]:
-    """(status, body, headers); status 0 when the connection failed or timed out."""
+    """(status, body, headers); status 0 when the connection failed or timed out. Asks
+    for gzip, as browsers do; ``decode`` decompresses the body."""
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
-        headers = {"Content-Type": "application/json"} if body is not None else {}
+        headers = {"Accept-Encoding": "gzip"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
         conn.request(method, path, body=body, headers=headers)
         resp = conn.getresponse()
         data = resp.read()
-        return resp.status, data, {k.lower(): v for k, v in resp.getheaders()}
+        headers = {k.lower(): v for k, v in resp.getheaders()}
+        if headers.get("content-encoding") == "gzip" and decode:
+            data = gzip.decompress(data)
+        return resp.status, data, headers
     except (OSError, http.client.HTTPException):
         return 0, b"", {}
     finally:
@@ -135,7 +147,7 @@ def request(
 
 
 def get(port: int, path: str, timeout: float = 60) -> tuple[int, bytes, dict[str, str]]:
-    return request(port, "GET", path, timeout=timeout)
+    return request(port, "GET", path, timeout=timeout, decode=True)
 
 
 def post(port: int, path: str, body: bytes, timeout: float = 120) -> tuple[int, bytes]:
@@ -175,6 +187,7 @@ class Prober:
     """Loops a GET or POST until stopped, recording each latency in milliseconds."""
 
     def __init__(self, port: int, path: str, body: bytes | None = None, pause: float = 0.02):
+        """``pause`` seconds between requests; after a 503, its Retry-After instead."""
         self.port, self.path, self.body, self.pause = port, path, body, pause
         self.ms: list[float] = []
         self.statuses: Counter[int] = Counter()
@@ -185,10 +198,13 @@ class Prober:
     def _run(self) -> None:
         method = "GET" if self.body is None else "POST"
         while not self._stop.is_set():
-            (status, _, _), seconds = timed(request, self.port, method, self.path, self.body, 30)
+            (status, _, headers), seconds = timed(
+                request, self.port, method, self.path, self.body, 30
+            )
             self.ms.append(seconds * 1000)
             self.statuses[status] += 1
-            self._stop.wait(self.pause)
+            retry = headers.get("retry-after", "")
+            self._stop.wait(float(retry) if status == 503 and retry.isdigit() else self.pause)
 
     def stop(self) -> None:
         self._stop.set()
@@ -229,6 +245,9 @@ def scenario_hostile(args: argparse.Namespace) -> None:
             path = path.replace("PAGE", quote(page, safe=""))
             (status, _, _), seconds = timed(request, srv.port, method, path, data, 120)
             shown = "killed/dropped" if status == 0 else str(status)
+            if status == 200 and path.startswith("/?"):
+                page = get(srv.port, path)[1]
+                shown = "page+message" if b'role="alert" >' in page else "page, no message"
             print(f"  {name:<24} {shown:>14} {seconds:6.2f} s  peak RSS "
                   f"{srv.peak / 2**20:.0f} MB{' KILLED' if srv.killed else ''}")  # fmt: skip
 
@@ -295,11 +314,17 @@ def scenario_fairness(args: argparse.Namespace) -> None:
 
 
 def scenario_maxbody(args: argparse.Namespace) -> None:
-    print("maxbody: 12 concurrent largest legal POST /api/v1/attention bodies")
+    print(
+        f"maxbody: {args.count} concurrent largest legal POST /api/v1/attention bodies "
+        "(x, source.x, W^Q, W^K, W^V, W^O 512 × 512 and a 512 × 512 mask)"
+    )
     rng = random.Random(3)
-    body = {"x": matrix(512, 512, rng, 12), "w_q": matrix(512, 512, rng, 12),
-            "w_k": matrix(512, 512, rng, 12), "w_v": matrix(512, 512, rng, 12),
-            "w_o": matrix(512, 512, rng, 12)}  # fmt: skip
+
+    def big() -> list[list[float]]:  # 17 significant digits, as a client's floats are
+        return [[rng.uniform(-1e5, 1e5) for _ in range(512)] for _ in range(512)]
+
+    body = {"x": big(), "source": {"x": big()}, "w_q": big(), "w_k": big(), "w_v": big(),
+            "w_o": big(), "allowed": [[True] * 512] * 512}  # fmt: skip
     data = json.dumps(body, separators=(",", ":")).encode()
     del body
     with server(args) as srv:
@@ -309,14 +334,14 @@ def scenario_maxbody(args: argparse.Namespace) -> None:
             (status, _), seconds = timed(post, srv.port, "/api/v1/attention", data, 180)
             results.append((status, seconds))
 
-        threads = [threading.Thread(target=one) for _ in range(12)]
+        threads = [threading.Thread(target=one) for _ in range(args.count)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(200)
         statuses = Counter(s for s, _ in results)
         slowest = max((s for _, s in results), default=0)
-        print(f"  body {len(data) / 1e6:.1f} MB × 12 -> statuses {dict(statuses)}, "
+        print(f"  body {len(data) / 1e6:.1f} MB × {args.count} -> statuses {dict(statuses)}, "
               f"slowest {slowest:.1f} s")  # fmt: skip
         print(srv.memory_line())
 
@@ -381,6 +406,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8, help="heavy clients (fairness)")
     parser.add_argument("--size", type=int, default=128, help="tokens = widths (fairness)")
     parser.add_argument("--seconds", type=float, default=20, help="load duration (fairness)")
+    parser.add_argument("--count", type=int, default=12, help="bodies at once (maxbody)")
     parser.add_argument("--verbose", action="store_true", help="print every hostile URL")
     args = parser.parse_args()
     unknown = [s for s in args.scenarios if s not in SCENARIOS]

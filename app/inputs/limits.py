@@ -72,18 +72,22 @@ def _mb(n: int) -> str:
     return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n:,} bytes"
 
 
-def check_cost(cost: Cost, settings: Budget, reduce: str, status: int = 422) -> None:
-    """Raise ``CostError`` naming ``reduce`` when ``cost`` is over the settings' budget."""
+def check_cost(
+    cost: Cost, settings: Budget, reduce: str, status: int = 422, field: str | None = None
+) -> None:
+    """Raise ``CostError`` when ``cost`` is over the settings' budget; its message says
+    to reduce ``reduce``, its ``field`` is ``field`` (default: ``reduce``)."""
+    field = field or reduce
     if cost.cells > settings.max_cells:
         raise CostError(
-            reduce,
+            field,
             f"this asks for {cost.cells:,} numbers, more than the limit of "
             f"{settings.max_cells:,} (ATTENTION_LAB_MAX_CELLS); reduce {reduce}",
             status,
         )
     if cost.response_bytes > settings.max_response_bytes:
         raise CostError(
-            reduce,
+            field,
             f"the answer would be about {_mb(cost.response_bytes)}, more than the limit of "
             f"{_mb(settings.max_response_bytes)} (ATTENTION_LAB_MAX_RESPONSE_BYTES); "
             f"reduce {reduce}",
@@ -108,6 +112,14 @@ class Shape:
     heads: int = 1
     d_out: int = 0  # columns of W^O, 0 without it
     cross: bool = False
+
+    @property
+    def field(self) -> str:
+        """The input that sets the size: ``heads`` when there are several, else the one
+        whose rows are the tokens."""
+        if self.heads > 1:
+            return "heads"
+        return "source.x" if self.cross else ("x" if self.d_model else "q")
 
     @property
     def reduce(self) -> str:

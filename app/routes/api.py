@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app import presets
-from app.admission import admitted, offload
+from app.admission import admitted, offload, until_sent
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
 from app.inputs.limits import (
@@ -142,9 +142,9 @@ async def attention(request: Request) -> Response:
         check_limits(body, settings)
         shape = request_shape(body)
         cost = attention_cost(shape)
-        check_cost(cost, settings, shape.reduce)
+        check_cost(cost, settings, shape.reduce, field=shape.field)
         chunks = await offload(cost, lambda: stages_to_chunks(run(body.to_input())))
-    return JSONChunks(chunks)
+        return until_sent(JSONChunks(chunks))
 
 
 @router.post(
@@ -186,7 +186,7 @@ async def softmax(request: Request) -> Response:
             return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
 
         payload = await offload(cost, encoded)
-    return JSONBytes(payload)
+        return until_sent(JSONBytes(payload))
 
 
 @router.get("/presets", response_model=list[PresetSummary], summary="Named examples")

@@ -20,12 +20,12 @@ from app.export.tables import stages_csv_zip, stages_json
 from app.inputs.limits import attention_cost, body_cost, check_cost, request_shape
 from app.routes.api import POST_ERRORS, input_cost
 from app.routes.body import body_doc, content_length, read_body
-from app.routes.params import link_params
+from app.routes.params import link_params, view_params
 from app.schemas import AttentionRequest, check_limits
 from app.serialize import encode
 from app.settings import Settings, get_settings
 from app.share import Plan, Resolved, StateError, plan_link, resolve_plan
-from app.state import VIEW_DEFAULTS, LinkState, parse_query
+from app.state import LinkState, parse_query
 
 router = APIRouter(prefix="/api/v1", tags=["export"])
 
@@ -39,7 +39,6 @@ FormatParam = Annotated[
         json_schema_extra={"enum": list(FORMATS)},
     ),
 ]
-_VIEW_KEYS = tuple(VIEW_DEFAULTS)
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
         "content": {"application/zip": {}, "text/x-python": {}},
@@ -118,7 +117,10 @@ def _export_plan(plan: Plan, fmt: str) -> Response:
     openapi_extra=body_doc(AttentionRequest),
 )
 async def export_body(
-    request: Request, settings: SettingsDep, format: FormatParam = "json"
+    request: Request,
+    settings: SettingsDep,
+    view: Annotated[dict[str, str], Depends(view_params)],
+    format: FormatParam = "json",
 ) -> Response:
     """The same exports for an `AttentionRequest` body (the body of `POST /api/v1/attention`);
     view parameters (`focus`, `head`, `stretch`, `row`) come from the query."""
@@ -126,10 +128,7 @@ async def export_body(
         body = await read_body(request, AttentionRequest, settings, input_cost)
         try:
             _check_format(format)
-            view_params = {k: v for k, v in request.query_params.items() if k in _VIEW_KEYS}
-            link = LinkState(
-                body=body.model_dump(exclude_unset=True), view=parse_query(view_params).view
-            )
+            link = LinkState(body=body.model_dump(exclude_unset=True), view=parse_query(view).view)
         except InputError as exc:
             return _error(StateError(exc.field, exc.message))
         except StateError as exc:
@@ -137,6 +136,6 @@ async def export_body(
         check_limits(body, settings)  # shape and cost errors reach the API's 422 handler
         shape = request_shape(body)
         cost = attention_cost(shape)
-        check_cost(cost, settings, shape.reduce)
+        check_cost(cost, settings, shape.reduce, field=shape.field)
         plan = Plan(link, body, shape, cost, "body", False)
         return await offload(cost, _export_plan, plan, format)

@@ -6,6 +6,7 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", summary="Health probe")
-def healthz() -> dict[str, str]:
+async def healthz() -> dict[str, str]:
     """Always `{"status": "ok"}` while the process serves requests (it keeps no state)."""
+    # async: answered on the event loop itself, never queued behind a thread
     return {"status": "ok"}

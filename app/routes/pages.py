@@ -94,7 +94,7 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
         check_limits(request, settings)
         shape = request_shape(request)
         check_figure_shape(shape, settings)
-        check_cost(figures_cost(shape), settings, shape.reduce)
+        check_cost(figures_cost(shape), settings, shape.reduce, field=shape.field)
     except (InputError, ValidationError, CostError) as exc:
         preset = get_preset(DEFAULT_PRESET)
         assert preset is not None

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from app import cli
-from app.settings import get_settings
+from app.settings import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,6 +99,47 @@ def test_serve_prints_the_url_and_runs_uvicorn_with_the_settings_workers(
         "127.0.0.1", 8123, 3, False,
     )  # fmt: skip
     assert call["access_log"] is False  # app.middleware.AccessLog logs instead
+    assert call["limit_concurrency"] == Settings().limit_concurrency
+    assert call["timeout_keep_alive"] == Settings().keep_alive
+
+
+def test_server_limits_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr("uvicorn.run", lambda target, **kw: calls.append(kw))
+    monkeypatch.setenv("ATTENTION_LAB_LIMIT_CONCURRENCY", "7")
+    monkeypatch.setenv("ATTENTION_LAB_KEEP_ALIVE", "11")
+    get_settings.cache_clear()
+    try:
+        assert cli.main([]) == 0
+    finally:
+        get_settings.cache_clear()
+    (call,) = calls
+    assert (call["limit_concurrency"], call["timeout_keep_alive"]) == (7, 11)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("ATTENTION_LAB_MAX_TOKENS", "banana"), ("ATTENTION_LAB_FRAME_ANCESTORS", "a;b"),
+     ("ATTENTION_LAB_PUBLIC_URL", "lab.example.edu")],
+)  # fmt: skip
+@pytest.mark.parametrize("argv", [[], ["export", "--preset", "i-love-llms"]])
+def test_a_bad_setting_is_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    argv: list[str],
+) -> None:
+    monkeypatch.setattr("uvicorn.run", lambda *a, **kw: pytest.fail("the server started"))
+    monkeypatch.setenv(variable, value)
+    get_settings.cache_clear()
+    try:
+        assert cli.main(argv) == 2
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"attention-lab: bad setting {variable}")
 
 
 def test_reload_runs_one_worker_and_watches_the_package_not_the_cwd(

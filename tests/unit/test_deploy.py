@@ -122,3 +122,47 @@ def test_compose_builds_the_image_and_publishes_the_port() -> None:
     (service,) = compose["services"].values()
     assert service["build"] == "."
     assert any(str(p).endswith(f":{PORT}") for p in service["ports"])
+
+
+def _env() -> dict[str, str]:
+    return {e["name"]: str(e["value"]) for e in container().get("env", [])}
+
+
+def test_forwarded_headers_are_trusted_only_from_the_ingress_range() -> None:
+    import ipaddress
+
+    value = _env()["FORWARDED_ALLOW_IPS"]
+    assert value != "*"
+    for part in value.split(","):
+        assert ipaddress.ip_network(part.strip()).num_addresses > 1  # a range, not a host
+
+
+def test_every_app_setting_in_the_manifest_is_a_valid_setting() -> None:
+    from app.settings import Settings
+
+    env = {k: v for k, v in _env().items() if k.startswith("ATTENTION_LAB_")}
+    values = {k.removeprefix("ATTENTION_LAB_").lower(): v for k, v in env.items()}
+    assert values.keys() <= Settings.model_fields.keys()
+    Settings(**values)  # type: ignore[arg-type]
+
+
+def test_memory_limit_holds_the_worst_admissible_mix() -> None:
+    limits = container()["resources"]["limits"]
+    requests = container()["resources"]["requests"]
+    mib = {"Mi": 2**20, "Gi": 2**30}
+
+    def size(text: str) -> int:
+        return int(text[:-2]) * mib[text[-2:]]
+
+    # benchmarks/load.py maxbody: 240 MB with ATTENTION_LAB_MAX_HEAVY=1, 425 MB with 2
+    assert _env()["ATTENTION_LAB_MAX_HEAVY"] == "1"
+    assert size(requests["memory"]) >= 1.5 * 240 * 10**6
+    assert size(limits["memory"]) >= 1.5 * 425 * 10**6
+
+
+def test_a_disruption_budget_covers_the_pods() -> None:
+    docs = documents()
+    pdb = docs["PodDisruptionBudget"]
+    selector = docs["Deployment"]["spec"]["selector"]["matchLabels"]
+    assert pdb["spec"]["selector"]["matchLabels"] == selector
+    assert pdb["spec"]["maxUnavailable"] == 1

@@ -63,7 +63,7 @@ def test_response_bytes_are_within_a_fifth_of_the_real_answer() -> None:
 
 
 def test_the_largest_numeric_request_fits_the_default_budget() -> None:
-    largest = Shape(l_q=512, l_k=512, d_model=512, d_k=512, d_v=512, d_out=512)
+    largest = Shape(l_q=512, l_k=512, d_model=512, d_k=512, d_v=512, d_out=512, cross=True)
     check_cost(attention_cost(largest), Settings(), "x")
 
 
@@ -72,7 +72,9 @@ def test_the_6_kb_many_heads_body_is_refused_naming_heads(heads: int) -> None:
     shape = Shape(l_q=512, l_k=512, d_model=1, d_k=512, d_v=512, heads=heads)
     with pytest.raises(CostError) as caught:
         check_cost(attention_cost(shape), Settings(), shape.reduce)
+    assert shape.field == "heads"
     assert caught.value.status == 422
+    assert caught.value.field == shape.reduce
     assert f"heads ({heads})" in caught.value.message
     assert "ATTENTION_LAB_MAX_CELLS" in caught.value.message
 
@@ -88,6 +90,15 @@ def test_response_bytes_have_their_own_budget() -> None:
 def test_a_4096_square_softmax_is_over_the_default_budget() -> None:
     with pytest.raises(CostError):
         check_cost(softmax_cost(4096, 4096), Settings(), "scores")
+
+
+def run_async(fn: Any, *args: Any) -> Any:
+    """``anyio.run`` in a thread of its own: the browser tests' Playwright keeps an
+    asyncio loop running in the main thread for the whole session."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, fn, *args).result()
 
 
 HEAVY = Cost(INLINE_CELLS + 1, 0)
@@ -106,7 +117,7 @@ def test_small_work_runs_inline_even_when_every_slot_is_taken() -> None:
         finally:
             admission.GATE.leave()
 
-    assert anyio.run(scenario) == (5, "ok")
+    assert run_async(scenario) == (5, "ok")
 
 
 def test_heavy_work_past_the_limit_is_refused_with_retry_after() -> None:
@@ -120,7 +131,7 @@ def test_heavy_work_past_the_limit_is_refused_with_retry_after() -> None:
             admission.GATE.leave()
 
     with pytest.raises(BusyError) as caught:
-        anyio.run(scenario)
+        run_async(scenario)
     assert caught.value.retry_after >= 1
     assert admission.GATE.running == 0
 
@@ -129,18 +140,18 @@ def test_heavy_work_runs_in_a_thread_and_frees_its_slot() -> None:
     import threading
 
     admission.configure(2)
-    main = threading.get_ident()
 
     async def scenario() -> list[Any]:
+        loop_thread = threading.get_ident()
         seen = await offload(HEAVY, threading.get_ident)
         # nested: a block that already holds a slot does not take a second one
         async with admitted(HEAVY):
             assert admission.GATE.running == 1
             nested = await offload(HEAVY, lambda: admission.GATE.running)
-        return [seen, nested, admission.GATE.running]
+        return [seen != loop_thread, nested, admission.GATE.running]
 
-    seen, nested, after = anyio.run(scenario)
-    assert seen != main
+    off_loop, nested, after = run_async(scenario)
+    assert off_loop
     assert nested == 1
     assert after == 0
 
@@ -152,7 +163,7 @@ def test_a_failing_computation_frees_its_slot() -> None:
         raise ValueError("boom")
 
     with pytest.raises(ValueError, match="boom"):
-        anyio.run(offload, HEAVY, boom)
+        run_async(offload, HEAVY, boom)
     assert admission.GATE.running == 0
 
 
@@ -168,3 +179,44 @@ def test_engine_input_type_is_what_the_cost_model_reads() -> None:
         stages.q.shape[1],
         stages.v.shape[1],
     )
+
+
+def test_a_heavy_answer_keeps_its_slot_until_it_is_sent() -> None:
+    from starlette.responses import Response
+
+    admission.configure(2)
+    during: list[int] = []
+
+    async def send(message: Any) -> None:
+        during.append(admission.GATE.running)
+
+    async def receive() -> Any:
+        return {"type": "http.disconnect"}
+
+    async def scenario() -> None:
+        response = await offload(HEAVY, Response, b"x" * 10)
+        assert admission.GATE.running == 1  # computed, not yet sent: still counted
+        scope = {"type": "http", "method": "GET", "path": "/", "headers": []}
+        await response(scope, receive, send)
+
+    run_async(scenario)
+    assert during
+    assert all(n == 1 for n in during)
+    assert admission.GATE.running == 0
+
+
+def test_a_slot_is_freed_when_sending_fails() -> None:
+    from starlette.responses import Response
+
+    admission.configure(1)
+
+    async def broken(message: Any) -> None:
+        raise OSError("the client went away")
+
+    async def scenario() -> None:
+        response = await offload(HEAVY, Response, b"x")
+        with pytest.raises(OSError, match="went away"):
+            await response({"type": "http", "headers": []}, None, broken)  # type: ignore[arg-type]
+
+    run_async(scenario)
+    assert admission.GATE.running == 0

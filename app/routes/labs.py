@@ -26,7 +26,13 @@ from app.admission import BusyError, offload
 from app.attention import InputError, run
 from app.export.html import json_block
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
-from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values, state_query
+from app.figures.labs.base import (
+    BODY_KEYS,
+    check_unknown,
+    figure_values,
+    state_query,
+    with_export,
+)
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
 from app.inputs.limits import INLINE_CELLS, Cost
@@ -326,14 +332,17 @@ class Ask:
         """The figures, their values as URL text, links and embed snippets."""
         out: dict[str, Any] = {"query": self.query, "figures": {}, "values": {}, "links": {}}
         for fig in self.figures:
-            out["figures"][fig.name] = build_one(
-                self.lab,
-                fig,
-                self.state,
+            out["figures"][fig.name] = with_export(
+                build_one(
+                    self.lab,
+                    fig,
+                    self.state,
+                    self.theme,
+                    self.settings,
+                    preview=self.preview,
+                    results=results,
+                ),
                 self.theme,
-                self.settings,
-                preview=self.preview,
-                results=results,
             )
             values = figure_values(self.lab, fig, self.state)
             out["values"][fig.name] = _values_text(self.lab, fig, values)

@@ -301,6 +301,17 @@ def test_share_toolbar_link_embed_and_numpy(lab: Any, server_url: str) -> None:
     assert download.value.suggested_filename == "attention-lab-saturation.png"
 
 
+@pytest.mark.parametrize(
+    ("path", "fig"), [("/labs/step-by-step", "per-position"), ("/labs/one-query", "two-maps")]
+)
+def test_grids_only_figures_save_png_and_svg(lab: Any, path: str, fig: str) -> None:
+    page = lab(f"{path}#{fig}")
+    for kind in ("png", "svg"):
+        with page.expect_download() as download:
+            page.click(f"#{fig} [data-share={kind}]")
+        assert download.value.suggested_filename == f"attention-lab-{fig}.{kind}"
+
+
 @pytest.mark.parametrize("figure", ["one-query/softmax-table", "step-by-step/stepper",
                                     "why-scale/score-histogram"])  # fmt: skip
 def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, figure: str) -> None:

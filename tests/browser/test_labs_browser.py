@@ -209,6 +209,7 @@ def test_c1_slider_previews_then_refines(lab: Any) -> None:
 
 def test_c1_reproduce_the_module(lab: Any) -> None:
     page = lab("/labs/why-scale?reproduce=1")
+    page.click("#score-histogram details.tables summary")  # tables are built when opened
     rows = page.locator("#score-histogram details.tables table tbody tr")
     assert rows.count() == 4
     assert "200,000 draws" in caption(page, "score-histogram")
@@ -323,7 +324,11 @@ def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, fig
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.evaluate(
+        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
+                         await new Promise(r => setTimeout(r, 100)); }"""
+    )
+    assert page.locator("details.tables table.data-table").count() >= 1  # built when opened
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlencode
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from markupsafe import Markup
@@ -26,10 +27,16 @@ from app.admission import BusyError, offload
 from app.attention import InputError, run
 from app.export.html import json_block
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
-from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values, state_query
+from app.figures.labs.base import (
+    BODY_KEYS,
+    check_unknown,
+    figure_values,
+    state_query,
+    with_export,
+)
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
-from app.inputs.limits import INLINE_CELLS, Cost
+from app.inputs.limits import Cost
 from app.labs.experiments import (
     Params,
     blocks_total,
@@ -48,14 +55,17 @@ from app.share import StateError, check_request
 from app.state import parse_query
 
 router = APIRouter(include_in_schema=False)
+T = TypeVar("T")
 
 THEMES = ("auto", "light", "dark")
 PAGE_KEYS = {"theme"}  # query keys every lab page understands besides its controls
 JSON_KEYS = {"theme", "figures", "preview"}
 EMBED_HEIGHT = 560
-# The admission gate's measure of work besides experiments: a main-page state's attention
-# (A5, B2) is offloaded like heavy work; one block of a streamed run is heavy by definition.
-BODY_CELLS = INLINE_CELLS + 1
+# A page asks for several figures at once, and the admission gate refuses heavy work
+# past its limit rather than queueing it: lab requests wait briefly for a slot instead
+# (polling, off the event loop), so one reader's page never refuses itself.
+ADMIT_WAIT_S = 3.0  # how long a lab request waits for a heavy slot before answering 503
+ADMIT_POLL_S = 0.05
 # Building figures from finished runs: small work, done inline.
 ANSWER_COST = Cost(0, 0)
 RESPONSE_BYTES = 200_000
@@ -138,6 +148,16 @@ def body_of(params: Mapping[str, str], settings: Settings) -> dict[str, Any]:
     except StateError as exc:
         raise ControlError(key, exc.message) from None
     return dict(link.body)
+
+
+def body_cost(params: Mapping[str, str], settings: Settings) -> Cost:
+    """What running the main-page state costs (the cost model's own estimate)."""
+    given = {k: params[k] for k in BODY_KEYS if params.get(k)}
+    try:
+        cost: Cost = check_request(parse_query(given).body, settings, "s")[2]
+    except (InputError, StateError):
+        return Cost(0, 0)  # the figure reports the error itself
+    return cost
 
 
 def extra_keys(lab: Lab) -> set[str]:
@@ -319,21 +339,26 @@ class Ask:
                 cells += experiment_cells(experiment_params(fig, name, run_body))
             except ControlError as exc:
                 raise _named(self.lab, fig, exc) from None
-        cells += sum(BODY_CELLS for f in self.figures if f.uses_body)
-        return Cost(cells, RESPONSE_BYTES * len(self.figures))
+        total = Cost(cells, RESPONSE_BYTES * len(self.figures))
+        for _ in (f for f in self.figures if f.uses_body):
+            total = total + body_cost(self.state, self.settings)
+        return total
 
     def answer(self, results: Results | None = None) -> dict[str, Any]:
         """The figures, their values as URL text, links and embed snippets."""
         out: dict[str, Any] = {"query": self.query, "figures": {}, "values": {}, "links": {}}
         for fig in self.figures:
-            out["figures"][fig.name] = build_one(
-                self.lab,
-                fig,
-                self.state,
+            out["figures"][fig.name] = with_export(
+                build_one(
+                    self.lab,
+                    fig,
+                    self.state,
+                    self.theme,
+                    self.settings,
+                    preview=self.preview,
+                    results=results,
+                ),
                 self.theme,
-                self.settings,
-                preview=self.preview,
-                results=results,
             )
             values = figure_values(self.lab, fig, self.state)
             out["values"][fig.name] = _values_text(self.lab, fig, values)
@@ -358,10 +383,23 @@ async def figures_json(lab_id: str, request: Request) -> Response:
         return lab
     try:
         ask = Ask(lab, request)
-        out = await offload(ask.cost(), ask.answer)
+        out = await admitted_run(ask.cost(), ask.answer)
     except ControlError as exc:
         return _error(exc.key, exc.message)
     return Response(json_block(out), media_type="application/json")
+
+
+async def admitted_run(cost: Cost, fn: Callable[..., T], *args: Any) -> T:
+    """``offload`` that waits up to ADMIT_WAIT_S for a heavy slot, then raises BusyError."""
+    waited = 0.0
+    while True:
+        try:
+            return await offload(cost, fn, *args)
+        except BusyError:
+            if waited >= ADMIT_WAIT_S:
+                raise
+            await anyio.sleep(ADMIT_POLL_S)
+            waited += ADMIT_POLL_S
 
 
 def _line(payload: dict[str, Any]) -> bytes:
@@ -385,12 +423,12 @@ async def _stream(ask: Ask) -> AsyncIterator[bytes]:
         for _fig, name, body, p in plans:
             items = iterate(steps(p))
             block = Cost(experiment_cells(p) // blocks_total(p), 0)  # small blocks run inline
-            while isinstance(item := await offload(block, next, items, None), tuple):
+            while isinstance(item := await admitted_run(block, next, items, None), tuple):
                 done += 1
                 yield _line({"progress": {"done": done, "total": total}})
             if item is not None:
                 results[run_key(name, body)] = item
-        yield _line({"result": await offload(ANSWER_COST, ask.answer, results)})
+        yield _line({"result": await admitted_run(ANSWER_COST, ask.answer, results)})
     except ControlError as exc:
         yield _line(_detail(exc.key, exc.message, "invalid_control"))
     except BusyError as exc:

@@ -210,6 +210,7 @@ def test_c1_slider_previews_then_refines(lab: Any) -> None:
 
 def test_c1_reproduce_the_module(lab: Any) -> None:
     page = lab("/labs/why-scale?reproduce=1")
+    page.click("#score-histogram details.tables summary")  # tables are built when opened
     rows = page.locator("#score-histogram details.tables table tbody tr")
     assert rows.count() == 4
     assert "200,000 draws" in caption(page, "score-histogram")
@@ -302,6 +303,17 @@ def test_share_toolbar_link_embed_and_numpy(lab: Any, server_url: str) -> None:
     assert download.value.suggested_filename == "attention-lab-saturation.png"
 
 
+@pytest.mark.parametrize(
+    ("path", "fig"), [("/labs/step-by-step", "per-position"), ("/labs/one-query", "two-maps")]
+)
+def test_grids_only_figures_save_png_and_svg(lab: Any, path: str, fig: str) -> None:
+    page = lab(f"{path}#{fig}")
+    for kind in ("png", "svg"):
+        with page.expect_download() as download:
+            page.click(f"#{fig} [data-share={kind}]")
+        assert download.value.suggested_filename == f"attention-lab-{fig}.{kind}"
+
+
 @pytest.mark.parametrize("figure", ["one-query/softmax-table", "step-by-step/stepper",
                                     "why-scale/score-histogram"])  # fmt: skip
 def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, figure: str) -> None:
@@ -313,7 +325,11 @@ def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, fig
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.evaluate(
+        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
+                         await new Promise(r => setTimeout(r, 100)); }"""
+    )
+    assert page.locator("details.tables table.data-table").count() >= 1  # built when opened
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
 

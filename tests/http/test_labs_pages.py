@@ -221,3 +221,20 @@ def test_copy_as_numpy_reproduces_the_figure(client: TestClient, tmp_path: Any) 
     shown = fig["tables"][0]["cells"][0][0]  # unscaled share saturated, "… %"
     assert shown == f"{100 * printed['unscaled']['saturated_fraction']:.1f} %"
     assert client.get("/labs/why-scale/numpy/flat-line").status_code == 404
+
+
+def test_every_lab_figure_is_a_valid_plotly_figure_or_has_an_export(client: TestClient) -> None:
+    """Charts, and the Plotly version of grids-only figures (their PNG/SVG), are figures
+    plotly accepts, attribute names and all."""
+    import plotly.graph_objects as go
+
+    for lab in READY:
+        for theme in ("light", "dark"):
+            for name, fig in figures(client, lab, theme=theme)["figures"].items():
+                chart = fig["plot"] or fig.get("export")
+                assert chart is not None, (lab, name)
+                go.Figure(data=chart["data"], layout=chart["layout"])
+                if fig["plot"] is None:
+                    kinds = {t["type"] for t in fig["export"]["data"]}
+                    assert kinds == {"heatmap"}, (lab, name)
+                    assert len(fig["export"]["data"]) == len(fig["grids"])

@@ -24,6 +24,7 @@ const lab = {
   theme: document.getElementById("theme").value,
   inFlight: new Map(), // figure -> AbortController
   links: {},
+  exports: {}, // figure -> Plotly version of a grids-only figure (PNG/SVG)
   timers: new Map(),
   hooks: [], // (name, fig) => void, for page modules (grids, progress)
 };
@@ -159,6 +160,7 @@ export async function request(name, { preview = false } = {}) {
     }
     if (!preview) lab.committed = { ...data.query };
     lab.links[name] = data.links[name];
+    lab.exports[name] = data.figures[name].export ?? null;
     await renderFigure(panels.get(name), data.figures[name], { onDrag: (control, x, y) => dragged(name, control, x, y) });
     for (const hook of lab.hooks) hook(name, data.figures[name], preview);
     performance.measure(`lab:${name}${preview ? ":preview" : ""}`, { start: started });
@@ -264,6 +266,7 @@ function start() {
   wireShare(main, (name) => ({
     links: lab.links[name],
     heading: `${panels.get(name).querySelector(".fig-number").textContent}. ${part(panels.get(name), "title").textContent}`,
+    exported: lab.exports[name],
     numpy: () => numpyScript(name),
   }), announce);
   for (const button of main.querySelectorAll('[data-action="cancel"]')) {

@@ -62,18 +62,34 @@ function renderText(panel, fig) {
   }
 }
 
+const pendingTables = new WeakMap(); // panel -> tables not built yet (their details are closed)
+
+/** The table view is built at once; a chart's table alternative when its details open
+ * (a slider drag then redraws the chart only). */
 function renderTables(panel, fig) {
-  const tables = (fig.tables ?? []).map(buildTable);
   const primary = part(panel, "primary-tables");
   const alt = part(panel, "alt-tables");
   if (fig.table_view) {
-    primary?.replaceChildren(...tables);
+    primary?.replaceChildren(...(fig.tables ?? []).map(buildTable));
     if (alt) alt.hidden = true;
-  } else {
-    primary?.replaceChildren();
-    if (alt) alt.hidden = tables.length === 0;
-    part(panel, "tables")?.replaceChildren(...tables);
+    return;
   }
+  primary?.replaceChildren();
+  if (!alt) return;
+  alt.hidden = (fig.tables ?? []).length === 0;
+  pendingTables.set(panel, fig.tables ?? []);
+  if (!alt.dataset.wired) {
+    alt.dataset.wired = "1";
+    alt.addEventListener("toggle", () => alt.open && buildPending(panel));
+  }
+  if (alt.open) buildPending(panel);
+}
+
+function buildPending(panel) {
+  const tables = pendingTables.get(panel);
+  if (!tables) return;
+  pendingTables.delete(panel);
+  part(panel, "tables")?.replaceChildren(...tables.map(buildTable));
 }
 
 /** The grids of a figure, each under its heading and badge, updated in place. */

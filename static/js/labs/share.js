@@ -18,12 +18,16 @@ function wrap(text, width = 105) {
   return lines;
 }
 
-/** Save the panel's chart as "png" or "svg" (title and caption printed with it). */
-export async function downloadImage(panel, format, heading) {
+/** Save the panel's chart as "png" or "svg" (title and caption printed with it); a
+ * figure drawn only as number grids saves `exported` ({data, layout}: the server's Plotly
+ * version of the same grids). */
+export async function downloadImage(panel, format, heading, exported = null) {
   const plot = panel.querySelector(".js-plotly-plot");
-  if (!plot || panel.querySelector('[data-role="plot-box"]')?.hidden) throw new Error("this entry has no chart to save");
+  const charted = plot && !panel.querySelector('[data-role="plot-box"]')?.hidden;
+  const source = charted ? { data: plot.data, layout: plot.layout } : exported;
+  if (!source) throw new Error("this entry has no chart to save");
   const caption = wrap(panel.querySelector('[data-role="caption"]')?.textContent ?? "");
-  const layout = structuredClone(plot.layout);
+  const layout = structuredClone(source.layout);
   Object.assign(layout, { width: SLIDE.width, height: SLIDE.height, autosize: false });
   const background = getComputedStyle(document.body).backgroundColor;
   layout.paper_bgcolor = /rgba\(.*,\s*0\)$|transparent/.test(background) ? "#ffffff" : background;
@@ -38,7 +42,7 @@ export async function downloadImage(panel, format, heading) {
   holder.style.left = "-10000px";
   document.body.append(holder);
   try {
-    await window.Plotly.newPlot(holder, structuredClone(plot.data), layout, { staticPlot: true });
+    await window.Plotly.newPlot(holder, structuredClone(source.data), layout, { staticPlot: true });
     await window.Plotly.downloadImage(holder, { format, filename: `attention-lab-${panel.dataset.figure}`, ...SLIDE });
   } finally {
     window.Plotly.purge(holder);
@@ -64,7 +68,7 @@ async function copyOrShow(bar, text, what) {
 
 /**
  * One delegated handler for every button[data-share] in `root`. `current(name)` returns
- * { links: {link, embed}, heading, numpy: async () => script text } for the figure.
+ * { links: {link, embed}, heading, exported, numpy: async () => script text }.
  */
 export function wireShare(root, current, announce) {
   root.addEventListener("click", async (e) => {
@@ -82,7 +86,7 @@ export function wireShare(root, current, announce) {
       else if (kind === "link") message = await copyOrShow(bar, info.links.link, `Link to ${info.heading}`);
       else if (kind === "numpy") message = await copyOrShow(bar, await info.numpy(), `NumPy script for ${info.heading} (run it with python)`);
       else {
-        await downloadImage(panel, kind, info.heading);
+        await downloadImage(panel, kind, info.heading, info.exported);
         message = `${info.heading} saved as ${kind.toUpperCase()}, 1600 × 900 pixels, caption included.`;
       }
     } catch (error) {

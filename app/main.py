@@ -14,7 +14,7 @@ from app.assets import HashedStaticFiles
 from app.errors import install_error_handlers
 from app.middleware import AccessLog, HeadAsGet, RequestGuard, SelectiveGZip
 from app.paths import static_dir
-from app.routes import api, docs, embed, experiments, export, figures, health, pages
+from app.routes import api, docs, embed, experiments, export, figures, health, labs, labs_api, pages
 from app.routes.body import add_body_schemas
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
@@ -44,11 +44,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(labs_api.router)
     app.include_router(experiments.router)
     app.include_router(figures.router)
     app.include_router(export.router)
     app.include_router(docs.router)
     app.include_router(pages.router)
+    app.include_router(labs.router)
     app.include_router(embed.router)
     app.include_router(embed.oembed_router)
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")

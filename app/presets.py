@@ -7,6 +7,7 @@ it is the default state of the page and the example body in the API docs.
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 RUNNING_EXAMPLE: dict[str, Any] = {
@@ -109,6 +110,62 @@ _PRESETS.update(
         },
     }
 )
+
+# ---- Labs II (LABS.md E1 and F1): appended, so the presets above keep their order.
+
+# E1 (ours): "The" and "the" share one embedding, so only order tells them apart.
+_DOG_BIT_MAN_X = {"the": [0, 0, 1, 1], "dog": [0, 1, 0, 1], "bit": [1, 0, 0, 1],
+                  "man": [1, 1, 0, 1]}  # fmt: skip
+_PRESETS["dog-bit-man"] = {
+    "title": "The dog bit the man",
+    "description": "Our example for permutation equivariance: the running example's W^Q, "
+    'W^K, W^V on five tokens; "The" and "the" share one embedding. Shuffle the rows '
+    "and each output travels with its token.",
+    "body": {
+        **RUNNING_EXAMPLE,
+        "tokens": ["The", "dog", "bit", "the", "man"],
+        "x": [_DOG_BIT_MAN_X[t.lower()] for t in ("The", "dog", "bit", "the", "man")],
+    },
+}
+
+# F1 (ours): four hand-set heads on one sentence. Each head's pattern, as
+# {query: {key: weight}}; a query not listed attends to itself alone.
+FOUR_HEADS_TOKENS = ["The", "animal", "didn't", "cross", "the", "street", "because", "it",
+                     "was", "tired"]  # fmt: skip
+FOUR_HEADS_NAMES = ["previous word", "coreference", "verb → subject", "start and because"]
+_N = len(FOUR_HEADS_TOKENS)
+FOUR_HEADS_PATTERNS: list[dict[int, dict[int, float]]] = [
+    {i: {max(i - 1, 0): 1.0} for i in range(_N)},
+    {7: {1: 1.0}},
+    {2: {1: 1.0}, 3: {1: 1.0}, 8: {7: 1.0}, 9: {7: 1.0}},
+    {i: {0: 0.5, 6: 0.5} for i in range(_N)},
+]
+# A blocked key's score in the construction below: e^-1000 is exactly 0 in float64.
+_OFF = -1000.0
+
+
+def _four_heads_body() -> dict[str, Any]:
+    """Direct mode, 4 heads of width 10, scale off. Head h's query row i is the log of its
+    pattern row (−1000 where the pattern is 0) and its keys and values are the identity,
+    so its scores are that log, its weights the pattern and its output the pattern too."""
+    q = [[0.0] * (4 * _N) for _ in range(_N)]
+    for h, pattern in enumerate(FOUR_HEADS_PATTERNS):
+        for i in range(_N):
+            row = pattern.get(i, {i: 1.0})
+            for j in range(_N):
+                q[i][h * _N + j] = math.log(row[j]) if j in row else _OFF
+    identity = [[1.0 if j % _N == i else 0.0 for j in range(4 * _N)] for i in range(_N)]
+    return {"tokens": FOUR_HEADS_TOKENS, "q": q, "k": identity, "v": identity,
+            "scale": False, "mask": "none", "heads": 4}  # fmt: skip
+
+
+_PRESETS["four-heads"] = {
+    "title": "Four hand-set heads",
+    "description": "Our example: four heads on \"The animal didn't cross the street because "
+    'it was tired" with set weights (previous word; "it" → "animal"; verb → subject; '
+    'the start and "because"). Trained heads are found, not assigned.',
+    "body": _four_heads_body(),
+}
 
 DEFAULT_PRESET = "i-love-llms"
 

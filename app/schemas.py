@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from app.attention import AttentionInput, InputError
+from app.labs.positional import sinusoidal
 from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.settings import Settings
 
@@ -109,6 +110,13 @@ class AttentionRequest(BaseModel):
             {"x": [*RUNNING_EXAMPLE["x"], [1, 1, 0, 1]], "tokens": ["I", "love", "LLMs", "!"]}
         ],
     )
+    positional: Literal["none", "sinusoidal"] = Field(
+        "none",
+        description="'sinusoidal': add the sinusoidal positional encoding (positions 0…L_Q−1) "
+        "to x before the projections; a cross-attention source gets its own, from position 0. "
+        "Projection mode only: direct mode has no x.",
+        examples=["sinusoidal"],
+    )
     q: Matrix | None = _matrix_field(
         "Direct mode: Q as given, L_Q × d_k.", [[2, 1, 0, 0], [1, 2, 0, 1]]
     )
@@ -163,7 +171,24 @@ class AttentionRequest(BaseModel):
             allowed=np.asarray(self.allowed, dtype=bool) if self.allowed is not None else None,
             heads=self.heads,
             w_o=_array(self.w_o),
-        )
+        ).with_positional(*self._positional())
+
+    def _positional(self) -> tuple[Any, Any]:
+        """(PE for x, PE for source.x), or (None, None) without positions. A 422 naming
+        ``positional`` in direct mode, which has no x to add them to."""
+        if self.positional == "none":
+            return None, None
+        if self.x is None:
+            if any(m is not None for m in (self.q, self.k, self.v)):
+                raise InputError(
+                    "positional",
+                    "sinusoidal positions need x (projection mode); "
+                    "direct mode gives q, k, v and has no x to add them to",
+                )
+            return None, None
+        src = self.source.x if self.source else None
+        return (sinusoidal(len(self.x), len(self.x[0])),
+                None if src is None else sinusoidal(len(src), len(src[0])))  # fmt: skip
 
 
 def _array(m: list[list[float]] | None) -> np.ndarray[Any, np.dtype[np.float64]] | None:

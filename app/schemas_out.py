@@ -47,6 +47,11 @@ class AttentionResponse(HeadOut):
     mask: str
     num_heads: int
     warnings: list[str] = Field(description="E.g. a row with no allowed key (all-zero weights).")
+    positional: list[list[float]] | None = Field(
+        description="The positional encoding added to x (L_Q × d_model), or null without "
+        "positions.",
+        examples=[None],
+    )
 
 
 class SoftmaxResponse(BaseModel):

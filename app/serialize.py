@@ -90,6 +90,7 @@ def stages_to_dict(stages: Stages, enc: _Encoder | None = None) -> dict[str, Any
         "mask": stages.mask,
         "num_heads": len(stages.heads),
         "warnings": list(stages.warnings),
+        "positional": None if stages.positional is None else enc(stages.positional),
     }
 
 

@@ -7,7 +7,7 @@ arrays; shape errors are raised as ``InputError`` naming the offending field.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -40,6 +40,9 @@ class AttentionInput:
     w_k: Matrix | None = None
     w_v: Matrix | None = None
     source_x: Matrix | None = None
+    # The positional encoding already added to x (L_Q, d_model), or None: x is what the
+    # projections see. ``with_positional`` adds it (and the source's own to source_x).
+    positional: Matrix | None = None
     q: Matrix | None = None
     k: Matrix | None = None
     v: Matrix | None = None
@@ -52,6 +55,20 @@ class AttentionInput:
     allowed: BoolMatrix | None = None
     heads: int = 1
     w_o: Matrix | None = None
+
+    def with_positional(self, pe: Matrix | None, source_pe: Matrix | None = None) -> AttentionInput:
+        """This input with ``pe`` (L_Q, d_model) added to x and ``source_pe`` (L_K, d_model)
+        to source_x; unchanged when both are None."""
+        if pe is None and source_pe is None:
+            return self
+        if self.x is None or pe is None or pe.shape != self.x.shape:
+            raise InputError("positional", "the positional encoding must match x's shape")
+        source_x = self.source_x
+        if source_pe is not None:
+            if source_x is None or source_pe.shape != source_x.shape:
+                raise InputError("positional", "the source's encoding must match source.x")
+            source_x = source_x + source_pe
+        return replace(self, x=self.x + pe, source_x=source_x, positional=pe)
 
 
 @dataclass(frozen=True)
@@ -82,8 +99,9 @@ class Stages:
 
     tokens: tuple[str, ...]
     key_tokens: tuple[str, ...]
-    x: Matrix | None
+    x: Matrix | None  # as projected: X + PE when positions are on
     source_x: Matrix | None
+    positional: Matrix | None  # (L_Q, d_model) the PE added to x, or None
     w_q: Matrix | None
     w_k: Matrix | None
     w_v: Matrix | None
@@ -134,6 +152,7 @@ def run(inp: AttentionInput) -> Stages:
         key_tokens=key_tokens,
         x=inp.x,
         source_x=inp.source_x,
+        positional=inp.positional,
         w_q=inp.w_q,
         w_k=inp.w_k,
         w_v=inp.w_v,

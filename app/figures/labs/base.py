@@ -1,0 +1,198 @@
+"""What a lab is: its figures, each figure's controls, and how a URL query becomes values.
+
+PURE (standard library and ``app.figures`` only). A ``Lab`` is data: id, title, one-line
+summary, status (``ready`` or ``coming``) and its ``LabFigure``s. A figure's ``build``
+receives the parsed control values and a ``FigureContext`` (theme, the run size, and the
+computations the route hands in) and returns a figure description (``lab_figure``): text,
+a Plotly chart, a grid for the grid renderer, tables. The browser only draws it.
+
+URL keys (LABS.md §2): a control's key is its name; when two figures of one lab have a
+control of the same name, the page's key is ``figure.name`` (``saturation.dk``), so one
+link holds every figure's state. An embed of one figure accepts the page key or the bare
+name. Only values that differ from the default are written to a link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.figures.labs.controls import Control, ControlError
+from app.figures.style import CONFIG, Theme
+
+Json = dict[str, Any]
+Status = Literal["ready", "coming"]
+# Body-level keys every figure that ``uses_body`` shares (a main-page state).
+BODY_KEYS = ("preset", "s")
+
+
+@dataclass(frozen=True)
+class FigureContext:
+    """What a builder may use besides its values. ``run`` names the computations the
+    route provides (``attention``: body -> Stages, ``experiment``: (name, body) -> dict)."""
+
+    theme: Theme
+    preview: bool = False  # a small run while a slider drags
+    run: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    body: Mapping[str, Any] | None = None  # the resolved main-page state, if used
+
+
+@dataclass(frozen=True)
+class LabFigure:
+    """One figure of a lab: ``name`` is its ``data-figure`` and embed path segment."""
+
+    name: str
+    entry: str  # "A1"
+    title: str
+    teaching: str  # the teaching point, in our words
+    build: Callable[[Mapping[str, Any], FigureContext], Json]
+    controls: tuple[Control, ...] = ()
+    intro: str = ""  # what the learner does here
+    badges: tuple[str, ...] = ()  # "reconstructed", "our example"
+    experiment: str | None = None  # the seeded experiment it runs (Copy as NumPy)
+    # The experiment runs the figure needs: (values, preview) -> [(name, API body)]
+    runs: Callable[[Mapping[str, Any], bool], list[tuple[str, Json]]] | None = None
+    uses_body: bool = False  # reads the page's `preset`/`s` attention state
+
+
+@dataclass(frozen=True)
+class Lab:
+    id: str
+    title: str
+    summary: str  # one line, for the index
+    entries: str  # "A1–A5"
+    status: Status
+    figures: tuple[LabFigure, ...] = ()
+    intro: str = ""
+
+    def figure(self, name: str) -> LabFigure | None:
+        return next((f for f in self.figures if f.name == name), None)
+
+    def keys(self) -> dict[tuple[str, str], str]:
+        """(figure, control) -> its URL key on the lab page."""
+        count: dict[str, int] = {}
+        for f in self.figures:
+            for c in f.controls:
+                count[c.name] = count.get(c.name, 0) + 1
+        return {
+            (f.name, c.name): c.name if count[c.name] == 1 else f"{f.name}.{c.name}"
+            for f in self.figures
+            for c in f.controls
+        }
+
+
+def figure_values(
+    lab: Lab, fig: LabFigure, params: Mapping[str, str], embed: bool = False
+) -> dict[str, Any]:
+    """The figure's control values from a query (defaults where absent); ControlError
+    names the key of the first bad value. An embed also reads bare names."""
+    keys = lab.keys()
+    values: dict[str, Any] = {}
+    for c in fig.controls:
+        key = keys[(fig.name, c.name)]
+        text = params.get(key)
+        if text is None and embed:
+            text, key = params.get(c.name), c.name
+        values[c.name] = c.default if text is None else c.parse(text, key)
+    return values
+
+
+def state_query(
+    lab: Lab, values: Mapping[str, Mapping[str, Any]], extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The page query (key -> text) holding ``values`` (figure -> control -> value);
+    defaults are left out. ``extra`` (preset, s, theme) is kept as given."""
+    keys = lab.keys()
+    out: dict[str, str] = {}
+    for f in lab.figures:
+        for c in f.controls:
+            value = values.get(f.name, {}).get(c.name, c.default)
+            if c.encode(value) != c.encode(c.default):
+                out[keys[(f.name, c.name)]] = c.encode(value)
+    out.update(extra or {})
+    return out
+
+
+def known_keys(lab: Lab) -> set[str]:
+    return set(lab.keys().values())
+
+
+def check_unknown(lab: Lab, params: Mapping[str, str], allowed: set[str]) -> None:
+    """ControlError for a query key this lab does not know (a typo in a link)."""
+    for key in params:
+        if key not in known_keys(lab) and key not in allowed:
+            raise ControlError(key, f"the lab {lab.title!r} has no control {key!r}")
+
+
+def lab_figure(
+    fig: LabFigure,
+    *,
+    caption: str,
+    alt: str,
+    readout: list[str] | None = None,
+    plot: Json | None = None,
+    grids: list[Json] | None = None,
+    tables: list[Json] | None = None,
+    table_view: bool = False,
+    **extra: Any,
+) -> Json:
+    """The description of one lab figure, every key present.
+
+    ``plot`` is {data, layout} for Plotly; ``grids`` number grids for the grid renderer,
+    each ``grid_item(desc, heading, badge)`` (a description of app/figures/grid.py);
+    ``tables`` the data-table alternative ({caption, col_headers, row_headers, cells}),
+    shown open when ``table_view`` (the table IS the figure, e.g. A1's softmax table).
+    """
+    if plot is not None:
+        plot = {**plot, "config": {**CONFIG, **plot.get("config", {})}}
+    entry: Json = {
+        "name": fig.name,
+        "entry": fig.entry,
+        "title": fig.title,
+        "caption": caption,
+        "alt": alt,
+        "readout": readout or [],
+        "plot": plot,
+        "grids": grids or [],
+        "tables": tables or [],
+        "table_view": table_view,
+        "badges": list(fig.badges),
+        "experiment": fig.experiment,
+        "quotes": [],
+        "warnings": [],
+    }
+    entry.update(extra)
+    return entry
+
+
+def table(caption: str, cols: list[str], rows: list[str], cells: list[list[str]]) -> Json:
+    return {"caption": caption, "col_headers": cols, "row_headers": rows, "cells": cells}
+
+
+def grid_item(desc: Json, heading: str = "", badge: str = "") -> Json:
+    """One number grid of a lab figure: the grid renderer's description, a heading above
+    it and an optional badge (e.g. "symmetric")."""
+    return {"desc": desc, "heading": heading, "badge": badge}
+
+
+GRIDS_PER_ROW = 3
+
+
+def with_export(fig: Json, theme_name: str) -> Json:
+    """A figure drawn only as number grids gets ``export``: the same grids as a Plotly
+    figure, by the one converter (app.figures.to_plotly), for its PNG and SVG buttons."""
+    if fig.get("plot") is not None or not fig.get("grids"):
+        return fig
+    from app.figures.to_plotly import convert
+
+    items = [{"grid": g["desc"]} for g in fig["grids"]]
+    gap = [{"op": " "}, {"op": " "}]  # room for the next grid's row labels
+    rows = []
+    for i in range(0, len(items), GRIDS_PER_ROW):
+        row: list[Json] = []
+        for item in items[i : i + GRIDS_PER_ROW]:
+            row += [*gap, item] if row else [item]
+        rows.append(row)
+    drawn = convert({"panels": rows}, theme_name)
+    return {**fig, "export": {"data": drawn["data"], "layout": drawn["layout"]}}

@@ -1,0 +1,479 @@
+"""Lab `masks` (LABS.md §6, entries D1–D3): kinds of mask, mask before vs after softmax,
+and a row with no allowed key.
+
+PURE. D1 and D2 run the engine's softmax stage on the 4 × 4 score matrix S with an
+``allowed`` mask (the same computation as ``POST /api/v1/softmax`` with ``mask``,
+``allowed`` and ``mask_order``); D3 runs attention on the running example with a
+``<pad>`` token in front, through ``ctx.run["attention"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from app.attention import softmax_stage
+from app.figures.grid import grid
+from app.figures.labs import charts
+from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
+from app.figures.labs.controls import choice, matrix, toggle
+from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
+from app.labs import masks
+from app.presets import RUNNING_EXAMPLE
+
+# The default S (reconstructed): row 0 reproduces the chapter's 0.4551; the rest are ours.
+S_DEFAULT = (
+    (1.0, 0.5, -0.5, 0.0),
+    (0.5, 1.5, 0.0, -1.0),
+    (0.0, 1.0, 2.0, 0.5),
+    (-0.5, 0.5, 1.0, 1.5),
+)
+L = 4
+QUERIES = tuple(f"q{i}" for i in range(L))
+KEYS = tuple(f"k{j}" for j in range(L))
+PAD_CHOICES = (
+    ("", "none"),
+    ("3", "k3"),
+    ("2,3", "k2 and k3"),
+    ("1,2,3", "k1, k2 and k3"),
+    ("0", "k0 (empties row 0 with causal)"),
+    ("0,3", "k0 and k3"),
+)
+WINDOW_CHOICES = (("off", "off"), *((str(w), str(w)) for w in range(1, L + 1)))
+
+
+def _padded(text: str) -> list[bool]:
+    chosen = {int(p) for p in text.split(",") if p}
+    return [j in chosen for j in range(L)]
+
+
+def _masks(v: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """(name, allowed) of each active mask of D1's controls."""
+    active: list[tuple[str, Any]] = []
+    if v["causal"]:
+        active.append(("causal", masks.causal(L, L)))
+    if v["pad"]:
+        keys = ", ".join(KEYS[j] for j, p in enumerate(_padded(v["pad"])) if p)
+        active.append((f"padding ({keys})", masks.padding(L, _padded(v["pad"]))))
+    if v["window"] != "off":
+        w = int(v["window"])
+        active.append(
+            (
+                f"window w = {w}" + (" (causal)" if v["causal"] else ""),
+                masks.window(L, L, w, causal_too=bool(v["causal"])),
+            )
+        )
+    return active
+
+
+def _mask_grid(name: str, allowed: Any, form: str, theme: str, label: str) -> Json:
+    additive = masks.additive(allowed)
+    text = (
+        [["·" if a else "−∞" for a in row] for row in allowed.tolist()]
+        if form == "additive"
+        else [["✓" if a else "✗" for a in row] for row in allowed.tolist()]
+    )
+    hover = [
+        [
+            f"{label}: query {QUERIES[i]} {'may' if a else 'may not'} read key {KEYS[j]}"
+            + ("" if a else " (−∞ added)")
+            for j, a in enumerate(row)
+        ]
+        for i, row in enumerate(allowed.tolist())
+    ]
+    return grid(
+        name,
+        label,
+        additive,
+        rows=list(QUERIES),
+        cols=list(KEYS),
+        theme=theme,
+        role="scores",
+        text=text,
+        hover=hover,
+        row_title="query",
+        col_title="key",
+    )
+
+
+def _allowed_readout(allowed: Any) -> list[str]:
+    counts = allowed.sum(axis=1)
+    return [
+        f"row {QUERIES[i]}: {int(n)} allowed key{'s' * (int(n) != 1)}"
+        + (" — none: see D3, a row with no allowed key" if n == 0 else "")
+        for i, n in enumerate(counts)
+    ]
+
+
+# ---------------------------------------------------------------- D1 kinds of mask
+
+
+def build_mask_kinds(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    theme = ctx.theme.name
+    scores = np.asarray(v["S"], dtype=np.float64)
+    active = _masks(v)
+    combined = masks.combine([m for _, m in active], (L, L))
+    stage = softmax_stage(scores, allowed=combined, mask_order="before")
+    grids = [
+        item(_mask_grid(f"mask-{i}", m, v["form"], theme, "mask"), name)
+        for i, (name, m) in enumerate(active)
+    ]
+    total = (
+        "their sum (= AND of the allowed sets)" if len(active) > 1 else "the sum: that mask alone"
+    )
+    grids.append(
+        item(
+            _mask_grid("mask-sum", combined, v["form"], theme, "mask"),
+            total if active else "no mask: every key allowed",
+        )
+    )
+    grids.append(
+        item(
+            matrix_grid(
+                "weights",
+                "A",
+                stage.weights,
+                QUERIES,
+                KEYS,
+                theme,
+                blocked=~combined,
+                hover_name="weight",
+            ),
+            "weights: softmax of S + mask, row by row",
+        )
+    )
+    n_allowed = int(combined.sum())
+    names = [n for n, _ in active]
+    caption = (
+        (f"{' + '.join(names)}: " if names else "No mask: ")
+        + f"{n_allowed} of {L * L} cells allowed. Each row's weights sum to 1 over its "
+        "allowed keys"
+        + (", except rows with no allowed key, which are all zero." if stage.warnings else ".")
+    )
+    rows = [[fmt(float(x), 2) for x in row] for row in stage.weights]
+    return lab_figure(
+        MASK_KINDS,
+        caption=caption,
+        alt=f"Mask grids ({', '.join(names) or 'none'}), their sum and the weights on S.",
+        grids=grids,
+        readout=_allowed_readout(combined),
+        tables=[table("Weights (2 decimals)", list(KEYS), list(QUERIES), rows)],
+        warnings=list(stage.warnings),
+    )
+
+
+S_CONTROL = matrix(
+    "S", "Scores S (reconstructed: row 0 is the chapter's)", S_DEFAULT, -10, 10, 0.1, labels=QUERIES
+)
+
+MASK_KINDS = LabFigure(
+    name="mask-kinds",
+    entry="D1",
+    title="Kinds of mask, and combining them",
+    intro="Switch masks on and off. Each one is a rule about which keys a query may read; "
+    "in additive form it adds 0 where a key is allowed and −∞ where it is blocked.",
+    teaching="Each mask states a rule: no peeking ahead, ignore padding, stay local. Adding "
+    "their −∞ entries intersects what each allows.",
+    build=build_mask_kinds,
+    badges=("reconstructed",),
+    controls=(
+        toggle("causal", "Causal (key j only when j ≤ i)", True),
+        choice("pad", "Padding keys", "", PAD_CHOICES),
+        choice("window", "Sliding window w (ours)", "off", WINDOW_CHOICES),
+        choice(
+            "form",
+            "Show masks as",
+            "additive",
+            (("additive", "additive: · and −∞"), ("allowed", "allowed: ✓ and ✗")),
+        ),
+        S_CONTROL,
+    ),
+)
+
+
+# ---------------------------------------------------------------- D2 before vs after
+
+ORDER_CHOICES = (("both", "both"), ("before", "before (correct)"), ("after", "after (wrong)"))
+D2_MASKS = (
+    ("causal", "causal"),
+    ("causal-window", "causal + window 2"),
+    ("causal-pad", "causal + padding k3"),
+)
+
+
+def _d2_allowed(name: str) -> Any:
+    allowed = masks.causal(L, L)
+    if name == "causal-window":
+        allowed = allowed & masks.window(L, L, 2, causal_too=True)
+    if name == "causal-pad":
+        allowed = allowed & masks.padding(L, [False, False, False, True])
+    return allowed
+
+
+def _row_sum_bars(sums: dict[str, Any], t: Any) -> Json:
+    data = []
+    colours = {"before": t.roles["q"], "after": t.roles["k"]}
+    for order, s in sums.items():
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": f"mask {order} softmax",
+                "y": list(QUERIES),
+                "x": [float(x) for x in s],
+                "text": [fmt(float(x), 4) for x in s],
+                "textposition": "outside",
+                "cliponaxis": False,
+                "marker": {"color": colours[order]},
+                "hovertemplate": f"{order}: row %{{y}} sums to %{{x:.10g}}<extra></extra>",
+            }
+        )
+    dashed = {
+        "type": "line",
+        "x0": 1,
+        "x1": 1,
+        "y0": -0.5,
+        "y1": L - 0.5,
+        "xref": "x",
+        "yref": "y",
+        "line": {"color": t.fg, "dash": "dash", "width": 2},
+    }
+    layout = charts.layout(
+        t,
+        260,
+        charts.value_axis(t, "row sum", [0, 1.25], dtick=0.25),
+        charts.value_axis(t, "", None, autorange="reversed", type="category"),
+        shapes=[dashed],
+        barmode="group",
+        **charts.legend(t),
+    )
+    return chart(data, layout)
+
+
+def build_mask_order(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    t, theme = ctx.theme, ctx.theme.name
+    scores = np.asarray(v["S"], dtype=np.float64)
+    allowed = _d2_allowed(v["mask"])
+    orders = ("before", "after") if v["order"] == "both" else (v["order"],)
+    stages = {o: softmax_stage(scores, allowed=allowed, mask_order=o) for o in orders}
+    plain = softmax_stage(scores)  # the unmasked softmax: what "after" discards from
+    grids = []
+    for o, st in stages.items():
+        g = matrix_grid(
+            f"weights-{o}",
+            "A",
+            st.weights,
+            QUERIES,
+            KEYS,
+            theme,
+            blocked=~allowed,
+            hover_name=f"weight ({o})",
+        )
+        if o == "after":  # the discarded weight, in the blocked cells
+            for i in range(L):
+                for j in range(L):
+                    if not allowed[i, j]:
+                        lost = float(plain.weights[i, j])
+                        g["text"][i][j] = f"({fmt(lost)})"
+                        g["hover"][i][j] = f"discarded: weight {lost:.10g} was set to 0"
+        sums = ", ".join(fmt(float(s), 4) for s in st.row_sums)
+        title = (
+            "mask before softmax (attention proper)"
+            if o == "before"
+            else "mask after softmax (wrong): discarded weight in brackets"
+        )
+        grids.append(item(g, f"{title}; row sums {sums}"))
+    parts = []
+    if "before" in stages:
+        parts.append("Masked before the softmax, every row sums to 1 over its allowed keys.")
+    if "after" in stages:
+        s0 = float(stages["after"].row_sums[0])
+        parts.append(
+            f"Masked after, row q0 keeps only {fmt(s0, 4)} of its weight: the rest "
+            "is discarded, not redistributed."
+        )
+    rows = [[fmt(float(st.row_sums[i]), 4) for st in stages.values()] for i in range(L)]
+    return lab_figure(
+        MASK_ORDER,
+        caption=" ".join(parts),
+        alt="Weight grids masked " + " and ".join(orders) + " the softmax, with row sums.",
+        grids=grids,
+        plot=_row_sum_bars({o: st.row_sums for o, st in stages.items()}, t),
+        readout=[
+            f"{o}: row sums {', '.join(fmt(float(s), 4) for s in st.row_sums)}"
+            for o, st in stages.items()
+        ],
+        tables=[table("Row sums (4 decimals)", [f"mask {o}" for o in stages], list(QUERIES), rows)],
+        quotes=[
+            {
+                "source": "the textbook chapter",
+                "text": "“The first row now sums to 0.4551, because the weight that belonged "
+                "to the blocked positions has been discarded rather than redistributed.”",
+            }
+        ],
+    )
+
+
+MASK_ORDER = LabFigure(
+    name="mask-order",
+    entry="D2",
+    title="Mask before vs after softmax",
+    intro="The same scores and mask, masked at two moments: before the softmax (blocked "
+    "scores become −∞) or after it (the softmax of the full row, then blocked weights "
+    "zeroed).",
+    teaching="Masking before softmax renormalises over the allowed keys. Masking after "
+    "discards weight: rows stop summing to one, and the outputs shrink.",
+    build=build_mask_order,
+    badges=("reconstructed",),
+    controls=(
+        choice("order", "Order", "both", ORDER_CHOICES),
+        choice("mask", "Mask", "causal", D2_MASKS),
+        S_CONTROL,
+    ),
+)
+
+
+# ---------------------------------------------------------------- D3 the empty row
+
+PAD_TOKENS = ("<pad>", "I", "love", "LLMs")
+LARGE_NEGATIVE = -1e9
+
+
+def _pad_first_body() -> dict[str, Any]:
+    return {
+        **RUNNING_EXAMPLE,
+        "tokens": list(PAD_TOKENS),
+        "x": [[0, 0, 0, 0], *RUNNING_EXAMPLE["x"]],
+        "mask": "causal",
+        "padding": [True, False, False, False],
+    }
+
+
+def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    theme = ctx.theme.name
+    if v["case"] == "pad-first":
+        stages = ctx.run["attention"](_pad_first_body())
+        h = stages.head
+        rows, cols = stages.tokens, stages.key_tokens
+        masked_scores, allowed, warnings = h.scaled, stages.allowed, list(stages.warnings)
+        weights = h.weights
+    else:  # pad key 0 of S with causal on
+        rows, cols = QUERIES, KEYS
+        allowed = masks.causal(L, L) & masks.padding(L, [True, False, False, False])
+        st = softmax_stage(np.asarray(v["S"], dtype=np.float64), allowed=allowed)
+        masked_scores, warnings, weights = st.scores, list(st.warnings), st.weights
+    empty = [i for i in range(len(rows)) if not allowed[i].any()]
+    r = empty[0] if empty else 0
+    outline = {"rows": empty, "cols": [], "cells": []}
+    grids = [
+        item(
+            matrix_grid(
+                "weights",
+                "A",
+                weights,
+                rows,
+                cols,
+                theme,
+                blocked=~allowed,
+                hover_name="weight",
+                outline=outline,
+            ),
+            "weights, guarded (the engine): the empty row is all zeros",
+        )
+    ]
+    # The large-finite variant: −1e9 instead of −∞, a uniform row.
+    finite = softmax_stage(np.where(allowed, masked_scores, LARGE_NEGATIVE))
+    if v["large"]:
+        grids.append(
+            item(
+                matrix_grid(
+                    "weights-finite",
+                    "A",
+                    finite.weights,
+                    rows,
+                    cols,
+                    theme,
+                    hover_name="weight (−1e9 mask)",
+                    outline=outline,
+                ),
+                "weights with −1e9 instead of −∞: the empty row is uniform",
+            )
+        )
+    n = len(cols)
+    naive = [
+        [
+            ("−∞" if not allowed[r, j] else fmt(float(masked_scores[r, j]))),
+            "0" if not allowed[r, j] else "e^s",
+            "0/0 = NaN",
+            "0",
+            fmt(float(finite.weights[r, j]), 4),
+        ]
+        for j in range(n)
+    ]
+    caption = (
+        f"Row {rows[r]} (position {r}) has no allowed key: every score is −∞, so a naive "
+        "softmax divides e^−∞ = 0 by their sum 0 and gets NaN. The engine guards the row "
+        "(zeros and a warning); a large finite negative such as −1e9 instead gives a uniform "
+        f"row, 1/{n} each."
+        if empty
+        else "Every row has at least one allowed key, so no row needs guarding."
+    )
+    return lab_figure(
+        EMPTY_ROW,
+        caption=caption,
+        alt=f"The weight grid with row {rows[r]} flagged as empty, and the naive softmax "
+        "of that row: NaN.",
+        grids=grids,
+        tables=[
+            table(
+                f"Row {rows[r]} three ways",
+                ["masked score", "naive e^s", "naive weight", "guarded weight", "−1e9 weight"],
+                list(cols),
+                naive,
+            )
+        ],
+        table_view=True,
+        warnings=[f"The engine's warning, verbatim: “{w}”" for w in warnings],
+        quotes=[
+            {
+                "source": "the course module",
+                "text": "“Every row must keep at least one "
+                "allowed key, or the softmax computes 0/0 = NaN.”",
+            },
+            {
+                "source": "the queries/keys/values notes",
+                "text": "implementations “guard that row or accept a useless output”.",
+            },
+        ],
+    )
+
+
+EMPTY_ROW = LabFigure(
+    name="empty-row",
+    entry="D3",
+    title="A row with no allowed key",
+    intro="“<pad>” in front of the running example, padded and causal: position 0 may read "
+    "only itself, and itself is padding. What should its weights be?",
+    teaching="Every query needs at least one key to read. An empty row has no meaningful "
+    "answer, so implementations must guard it: the sources say NaN, this engine gives "
+    "zeros and a warning.",
+    build=build_empty_row,
+    badges=("our example",),
+    controls=(
+        choice(
+            "case",
+            "Example",
+            "pad-first",
+            (
+                ("pad-first", "<pad> I love LLMs (causal)"),
+                ("pad-key0", "S with key k0 padded (causal)"),
+            ),
+        ),
+        toggle("large", "Also show −1e9 instead of −∞", True),
+        matrix("S", "Scores S (for the second example)", S_DEFAULT, -10, 10, 0.1, labels=QUERIES),
+    ),
+)
+
+FIGURES = (MASK_KINDS, MASK_ORDER, EMPTY_ROW)

@@ -1,0 +1,344 @@
+/**
+ * grid.js — draws number grids described by the server (app/figures/grid.py) and keeps
+ * them up to date in place. No maths here: every colour, printed number and derivation
+ * comes in the description.
+ *
+ * API (stable: the main page, embeds and the lab pages use it)
+ *
+ *   renderGrid(host, desc, options?) -> HTMLElement
+ *     Draws grid description `desc` inside `host` (an element the grid owns alone) and
+ *     returns the drawn element: a <table class="grid"> when the description has `text`
+ *     (small grids), else a <canvas class="grid grid-canvas"> with one block per cell.
+ *     Called again on the same host it updates that element in place (only changed cells
+ *     are touched); a new shape or kind rebuilds it. The element has data-grid = desc.grid;
+ *     table cells carry data-row, data-col (0-based) and data-value (full precision,
+ *     "-Infinity" for a blocked cell). Header cells are <th scope> so a screen reader can
+ *     walk the table; cells are keyboard-explorable (one tab stop per grid, arrow keys,
+ *     Home/End); a canvas grid moves a cursor cell with the same keys.
+ *     options.onCell(info) is called when a cell is pointed at or focused, with
+ *       info = { desc, row, col, value, text, hover, element }, and with null when the
+ *       pointer leaves the grid.
+ *     options.scope (default: host.closest("[data-figure]") ?? document) is where
+ *       desc.uses looks for the grids to outline while a cell is hovered.
+ *
+ *   gridValue(element, row, col) -> number | null
+ *     The full-precision value of a cell of a drawn grid (table or canvas); -Infinity
+ *     for a blocked cell, null outside the grid.
+ *
+ *   outlineUses(scope, desc, row, col) / clearUses(scope)
+ *     Outline (class "used") the cells of other grids in `scope` that cell (row, col) of
+ *     `desc` was made from, as desc.uses describes; clear them again.
+ *
+ * Description fields read: grid, label, shape, rows, cols, row_title, col_title, values,
+ * text, color, palette, hover, uses, outline (see app/figures/grid.py).
+ */
+
+const described = new WeakMap(); // drawn element -> its current description
+const optionsOf = new WeakMap(); // drawn element -> options
+const CANVAS_MAX_CELL = 14;
+const CANVAS_MIN_CELL = 2;
+
+/* ---- shared helpers ---- */
+
+function labelInto(node, label) {
+  // "W^Q" -> W<sup>Q</sup>; anything else as text.
+  const match = /^(.*)\^(.+)$/.exec(label ?? "");
+  if (!match) {
+    node.textContent = label ?? "";
+    return;
+  }
+  const sup = document.createElement("sup");
+  sup.textContent = match[2];
+  node.replaceChildren(document.createTextNode(match[1]), sup);
+}
+
+function cellInfo(el, row, col) {
+  const desc = described.get(el);
+  if (!desc || row < 0 || col < 0 || row >= desc.shape[0] || col >= desc.shape[1]) return null;
+  const value = desc.values[row][col];
+  return {
+    desc,
+    row,
+    col,
+    value: value === null ? -Infinity : value,
+    text: desc.text?.[row]?.[col] ?? (value === null ? "−∞" : String(value)),
+    hover: desc.hover?.[row]?.[col] ?? null,
+    element: el,
+  };
+}
+
+export function gridValue(el, row, col) {
+  const info = cellInfo(el, row, col);
+  return info ? info.value : null;
+}
+
+function scopeOf(el) {
+  return optionsOf.get(el)?.scope ?? el.closest("[data-figure]") ?? document;
+}
+
+function pick(rule, row, col) {
+  if (rule === "i") return row;
+  if (rule === "j") return col;
+  return null;
+}
+
+export function clearUses(scope) {
+  for (const node of scope.querySelectorAll(".grid .used")) node.classList.remove("used");
+  for (const node of scope.querySelectorAll(".grid-cursor.used-box")) node.remove();
+}
+
+export function outlineUses(scope, desc, row, col) {
+  clearUses(scope);
+  for (const use of desc.uses ?? []) {
+    const target = scope.querySelector(`[data-grid="${CSS.escape(use.grid)}"]`);
+    if (!target) continue;
+    const r = pick(use.row, row, col);
+    const c = pick(use.col, row, col);
+    if (target.tagName === "TABLE") {
+      let selector = "td[data-row]";
+      if (r !== null) selector += `[data-row="${r}"]`;
+      if (c !== null) selector += `[data-col="${c}"]`;
+      for (const td of target.querySelectorAll(selector)) td.classList.add("used");
+    } else {
+      boxOnCanvas(target, r, c, "used-box");
+    }
+  }
+}
+
+function report(el, row, col) {
+  const info = cellInfo(el, row, col);
+  const options = optionsOf.get(el) ?? {};
+  const scope = scopeOf(el);
+  if (info) outlineUses(scope, info.desc, row, col);
+  else clearUses(scope);
+  options.onCell?.(info);
+}
+
+/* ---- tables (small grids, numbers printed) ---- */
+
+function buildTable(desc) {
+  const [rows, cols] = desc.shape;
+  const table = document.createElement("table");
+  table.className = "grid";
+  const caption = table.createCaption();
+  const name = document.createElement("span");
+  name.className = "grid-label";
+  const shape = document.createElement("span");
+  shape.className = "grid-shape";
+  const axes = document.createElement("span");
+  axes.className = "visually-hidden";
+  caption.append(name, " ", shape, axes);
+  const head = table.createTHead().insertRow();
+  head.append(Object.assign(document.createElement("td"), { className: "corner" }));
+  for (let j = 0; j < cols; j++) head.append(Object.assign(document.createElement("th"), { scope: "col" }));
+  const body = table.createTBody();
+  for (let i = 0; i < rows; i++) {
+    const tr = body.insertRow();
+    tr.append(Object.assign(document.createElement("th"), { scope: "row" }));
+    for (let j = 0; j < cols; j++) {
+      const td = tr.insertCell();
+      td.dataset.row = String(i);
+      td.dataset.col = String(j);
+      td.tabIndex = i === 0 && j === 0 ? 0 : -1;
+    }
+  }
+  table.addEventListener("pointerover", (event) => {
+    const td = event.target.closest?.("td[data-row]");
+    if (td) report(table, Number(td.dataset.row), Number(td.dataset.col));
+  });
+  table.addEventListener("pointerleave", () => {
+    if (!table.contains(document.activeElement)) report(table, -1, -1);
+  });
+  table.addEventListener("focusin", (event) => {
+    const td = event.target.closest?.("td[data-row]");
+    if (!td) return;
+    for (const other of table.querySelectorAll('td[tabindex="0"]')) if (other !== td) other.tabIndex = -1;
+    td.tabIndex = 0;
+    report(table, Number(td.dataset.row), Number(td.dataset.col));
+  });
+  table.addEventListener("focusout", (event) => {
+    if (!table.contains(event.relatedTarget)) report(table, -1, -1);
+  });
+  table.addEventListener("keydown", (event) => {
+    const td = event.target.closest?.("td[data-row]");
+    const next = td && move(event, Number(td.dataset.row), Number(td.dataset.col), described.get(table).shape);
+    if (!next) return;
+    event.preventDefault();
+    table.querySelector(`td[data-row="${next[0]}"][data-col="${next[1]}"]`)?.focus();
+  });
+  return table;
+}
+
+function move(event, row, col, [rows, cols]) {
+  const moves = {
+    ArrowUp: [row - 1, col], ArrowDown: [row + 1, col], ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1],
+    Home: [row, 0], End: [row, cols - 1], PageUp: [0, col], PageDown: [rows - 1, col],
+  };
+  const next = moves[event.key];
+  if (!next || next[0] < 0 || next[1] < 0 || next[0] >= rows || next[1] >= cols) return null;
+  return next;
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function updateTable(table, desc) {
+  const [rows, cols] = desc.shape;
+  labelInto(table.caption.querySelector(".grid-label"), desc.label);
+  setText(table.caption.querySelector(".grid-shape"), `${rows} × ${cols}`);
+  const titles = [desc.row_title && `rows: ${desc.row_title}`, desc.col_title && `columns: ${desc.col_title}`];
+  setText(table.caption.querySelector(".visually-hidden"), titles.some(Boolean) ? ` (${titles.filter(Boolean).join("; ")})` : "");
+  table.dataset.grid = desc.grid;
+  const headCells = table.tHead.rows[0].cells;
+  for (let j = 0; j < cols; j++) setText(headCells[j + 1], desc.cols[j]);
+  const bodyRows = table.tBodies[0].rows;
+  const outlined = new Set(desc.outline?.rows ?? []);
+  const outlinedCols = new Set(desc.outline?.cols ?? []);
+  const outlinedCells = new Set((desc.outline?.cells ?? []).map(([i, j]) => `${i},${j}`));
+  for (let i = 0; i < rows; i++) {
+    const tr = bodyRows[i];
+    setText(tr.cells[0], desc.rows[i]);
+    tr.classList.toggle("outlined", outlined.has(i));
+    const values = desc.values[i];
+    const colours = desc.color[i];
+    const texts = desc.text[i];
+    for (let j = 0; j < cols; j++) {
+      const td = tr.cells[j + 1];
+      const value = values[j];
+      const dataValue = value === null ? "-Infinity" : String(value);
+      if (td.dataset.value !== dataValue) td.dataset.value = dataValue;
+      setText(td, texts[j]);
+      const k = colours[j];
+      const [bg, ink] = k >= 0 ? desc.palette[k] : ["", ""];
+      if (td.dataset.bg !== bg) {
+        td.style.backgroundColor = bg;
+        td.style.color = ink;
+        td.dataset.bg = bg;
+      }
+      td.classList.toggle("blocked", k < 0);
+      td.classList.toggle("col-outlined", outlinedCols.has(j));
+      td.classList.toggle("cell-outlined", outlinedCells.has(`${i},${j}`));
+    }
+  }
+}
+
+/* ---- canvas (large grids: one block per cell, numbers on hover) ---- */
+
+function cellSize(host, cols) {
+  const width = host.clientWidth || 600;
+  return Math.max(CANVAS_MIN_CELL, Math.min(CANVAS_MAX_CELL, Math.floor(width / cols)));
+}
+
+function buildCanvas(desc) {
+  const wrap = document.createElement("div");
+  wrap.className = "grid grid-canvas";
+  wrap.tabIndex = 0;
+  wrap.setAttribute("role", "img");
+  const title = document.createElement("p");
+  title.className = "grid-title";
+  const canvas = document.createElement("canvas");
+  wrap.append(title, canvas);
+  wrap.addEventListener("pointermove", (event) => {
+    const { size } = wrap.dataset;
+    const rect = canvas.getBoundingClientRect();
+    const row = Math.floor((event.clientY - rect.top) / Number(size));
+    const col = Math.floor((event.clientX - rect.left) / Number(size));
+    setCursor(wrap, row, col);
+  });
+  wrap.addEventListener("pointerleave", () => setCursor(wrap, -1, -1));
+  wrap.addEventListener("keydown", (event) => {
+    const row = Number(wrap.dataset.cursorRow ?? 0);
+    const col = Number(wrap.dataset.cursorCol ?? 0);
+    const next = move(event, row, col, described.get(wrap).shape);
+    if (!next) return;
+    event.preventDefault();
+    setCursor(wrap, next[0], next[1]);
+  });
+  wrap.addEventListener("focus", () => setCursor(wrap, Number(wrap.dataset.cursorRow ?? 0), Number(wrap.dataset.cursorCol ?? 0)));
+  wrap.addEventListener("blur", () => setCursor(wrap, -1, -1));
+  return wrap;
+}
+
+function boxOnCanvas(wrap, row, col, kind) {
+  const desc = described.get(wrap);
+  if (!desc) return;
+  const size = Number(wrap.dataset.size);
+  const canvas = wrap.querySelector("canvas");
+  const box = document.createElement("div");
+  box.className = `grid-cursor ${kind}`;
+  const [rows, cols] = desc.shape;
+  const top = canvas.offsetTop + (row === null ? 0 : row * size);
+  const left = canvas.offsetLeft + (col === null ? 0 : col * size);
+  Object.assign(box.style, {
+    top: `${top}px`,
+    left: `${left}px`,
+    width: `${(col === null ? cols : 1) * size}px`,
+    height: `${(row === null ? rows : 1) * size}px`,
+  });
+  wrap.append(box);
+}
+
+function setCursor(wrap, row, col) {
+  for (const node of wrap.querySelectorAll(".grid-cursor.cursor")) node.remove();
+  const inside = cellInfo(wrap, row, col);
+  if (inside) {
+    wrap.dataset.cursorRow = String(row);
+    wrap.dataset.cursorCol = String(col);
+    boxOnCanvas(wrap, row, col, "cursor");
+  }
+  report(wrap, inside ? row : -1, inside ? col : -1);
+}
+
+function updateCanvas(wrap, desc, host) {
+  const [rows, cols] = desc.shape;
+  wrap.dataset.grid = desc.grid;
+  const title = wrap.querySelector(".grid-title");
+  labelInto(title, desc.label);
+  title.append(` ${rows} × ${cols}`);
+  wrap.setAttribute(
+    "aria-label",
+    `${desc.label} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`,
+  );
+  const size = cellSize(host, cols);
+  wrap.dataset.size = String(size);
+  const canvas = wrap.querySelector("canvas");
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = cols * size * ratio;
+  canvas.height = rows * size * ratio;
+  canvas.style.width = `${cols * size}px`;
+  canvas.style.height = `${rows * size}px`;
+  const g = canvas.getContext("2d");
+  g.setTransform(ratio, 0, 0, ratio, 0, 0);
+  g.clearRect(0, 0, cols * size, rows * size);
+  const fills = desc.palette.map((p) => p[0]);
+  for (let i = 0; i < rows; i++) {
+    const colours = desc.color[i];
+    for (let j = 0; j < cols; j++) {
+      const k = colours[j];
+      g.fillStyle = k >= 0 ? fills[k] : "rgba(128,128,128,0.35)";
+      g.fillRect(j * size, i * size, size, size);
+    }
+  }
+  for (const node of wrap.querySelectorAll(".grid-cursor.outline")) node.remove();
+  for (const r of desc.outline?.rows ?? []) boxOnCanvas(wrap, r, null, "outline");
+  for (const c of desc.outline?.cols ?? []) boxOnCanvas(wrap, null, c, "outline");
+}
+
+/* ---- entry point ---- */
+
+export function renderGrid(host, desc, options = {}) {
+  const kind = desc.text ? "TABLE" : "DIV";
+  let el = host.firstElementChild;
+  const old = el ? described.get(el) : null;
+  const reshaped = !old || old.shape[0] !== desc.shape[0] || old.shape[1] !== desc.shape[1];
+  if (!el || el.tagName !== kind || reshaped) {
+    el = kind === "TABLE" ? buildTable(desc) : buildCanvas(desc);
+    host.replaceChildren(el);
+  }
+  described.set(el, desc);
+  optionsOf.set(el, options);
+  if (kind === "TABLE") updateTable(el, desc);
+  else updateCanvas(el, desc, host);
+  return el;
+}

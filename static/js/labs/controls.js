@@ -1,0 +1,77 @@
+/**
+ * labs/controls.js — reads and writes the lab controls rendered by templates/labs/macros.html.
+ * A control is a [data-control] element with data-key (its URL key) and data-kind; its
+ * value travels as the URL text the server parses (app/figures/labs/controls.py): a
+ * number as typed, a toggle 1/0, a vector "2,1,0", a matrix "3,-3;1,1", a steps slider
+ * the listed value at its position, a multi choice "4,16,64". No parsing or maths here.
+ */
+
+const inputs = (el) => [...el.querySelectorAll('[data-part="value"]')];
+
+/** The URL text of one control as it stands now. */
+export function readControl(el, described) {
+  const kind = el.dataset.kind;
+  const parts = inputs(el);
+  switch (kind) {
+    case "toggle": return parts[0].checked ? "1" : "0";
+    case "steps": return described.choices[Number(parts[0].value)][0];
+    case "vector": return parts.map((i) => i.value.trim()).join(",");
+    case "multi": return parts.filter((i) => i.checked).map((i) => i.value).join(",");
+    case "matrix": {
+      const rows = [];
+      for (const i of parts) (rows[Number(i.dataset.row)] ??= []).push(i.value.trim());
+      return rows.map((r) => r.join(",")).join(";");
+    }
+    default: return parts[0].value.trim();
+  }
+}
+
+/** Show `text` (the server's canonical form) in the control, leaving a focused input alone. */
+export function writeControl(el, described, text) {
+  const kind = el.dataset.kind;
+  const parts = inputs(el);
+  const put = (input, value) => { if (document.activeElement !== input && input.value !== value) input.value = value; };
+  if (kind === "toggle") parts[0].checked = text === "1";
+  else if (kind === "steps") {
+    const index = described.choices.findIndex(([v]) => v === text);
+    if (index >= 0) { put(parts[0], String(index)); showStep(el, described); }
+  } else if (kind === "vector") text.split(",").forEach((v, i) => parts[i] && put(parts[i], v));
+  else if (kind === "matrix") {
+    const rows = text.split(";").map((r) => r.split(","));
+    for (const i of parts) put(i, rows[Number(i.dataset.row)]?.[Number(i.dataset.col)] ?? i.value);
+  } else if (kind === "multi") {
+    const on = new Set(text.split(","));
+    for (const i of parts) i.checked = on.has(i.value);
+  } else put(parts[0], text);
+  const range = el.querySelector('[data-part="range"]');
+  if (range && document.activeElement !== range) range.value = text;
+  syncDisabled(el.closest("form"));
+}
+
+/** A steps slider shows the listed value's label beside it (and to screen readers). */
+export function showStep(el, described) {
+  const input = inputs(el)[0];
+  const label = described.choices[Number(input.value)]?.[1] ?? "";
+  input.setAttribute("aria-valuetext", label);
+  const out = el.querySelector('[data-part="output"]');
+  if (out) out.textContent = label;
+}
+
+/** Controls with data-disabled-by="name" are disabled while toggle `name` is on. */
+export function syncDisabled(form) {
+  if (!form) return;
+  for (const el of form.querySelectorAll("[data-disabled-by]")) {
+    const toggle = form.querySelector(`[data-control="${el.dataset.disabledBy}"] [data-part="value"]`);
+    const off = Boolean(toggle?.checked);
+    for (const input of el.querySelectorAll("input")) input.disabled = off;
+    el.classList.toggle("is-disabled", off);
+  }
+}
+
+/** Mark a control as invalid with `message` (or clear it with null). */
+export function markControl(el, message) {
+  for (const input of el.querySelectorAll("input, select")) {
+    if (message) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
+}

@@ -1,0 +1,399 @@
+"""The lab pages in Chromium: every entry A1–C4 responds to its controls and shows the
+spec's anchors; keyboard use, links that reopen the same numbers, progress and Cancel,
+the share toolbar, embeds, no console errors, dark mode, 375 px, axe-core."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from page_helpers import open_page, wait_idle
+from playwright.sync_api import BrowserContext, Page, Route, expect
+from playwright.sync_api import Error as PlaywrightError
+
+from app.attention import run
+from app.figures.labs import LABS as REGISTRY
+from app.presets import get_preset
+from app.schemas import AttentionRequest
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
+LABS = ("one-query", "step-by-step", "why-scale")
+
+
+@pytest.fixture(scope="module")
+def lab_page(context: BrowserContext) -> Iterator[Page]:
+    page = context.new_page()
+    page.errors = []  # type: ignore[attr-defined]
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)  # type: ignore[attr-defined]
+    page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def lab(lab_page: Page, server_url: str) -> Any:
+    """open(path) opens a lab page and waits until every figure is drawn."""
+
+    def open_lab(path: str) -> Page:
+        lab_page.set_viewport_size({"width": 1280, "height": 900})
+        lab_page.emulate_media(color_scheme="light")
+        open_page(lab_page, server_url + path)
+        return lab_page
+
+    yield open_lab
+    assert lab_page.errors == []  # type: ignore[attr-defined]
+
+
+def caption(page: Page, fig: str) -> str:
+    return page.inner_text(f"#{fig} [data-role=caption]")
+
+
+def table_cells(page: Page, fig: str, which: str = "primary-tables") -> list[list[str]]:
+    rows = page.locator(f"#{fig} [data-role={which}] table").first.locator("tbody tr")
+    return [r.locator("td").all_inner_texts() for r in rows.all()]
+
+
+def commit(page: Page, selector: str, text: str) -> None:
+    page.fill(selector, text)
+    page.press(selector, "Enter")
+    wait_idle(page)
+
+
+# ---- one-query
+
+
+def test_a1_anchor_and_scores_change_the_weights(lab: Any) -> None:
+    page = lab("/labs/one-query")
+    assert [r[2] for r in table_cells(page, "softmax-table")] == ["0.665", "0.245", "0.090"]
+    commit(page, "#softmax-table--scores-0", "4")
+    weights = [r[2] for r in table_cells(page, "softmax-table")]
+    assert weights[0] != "0.665"
+    assert "scores=4%2C1%2C0" in page.url or "scores=4,1,0" in page.url
+    page.fill("#softmax-table--shift-range", "2")
+    wait_idle(page)
+    assert [r[2] for r in table_cells(page, "softmax-table")] == weights  # a common shift
+    assert "shift=2" in page.url
+
+
+def test_a1_keyboard_only(lab: Any) -> None:
+    page = lab("/labs/one-query")
+    page.focus("#softmax-table--values-2")
+    page.keyboard.press("Control+a")
+    page.keyboard.type("9")
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    assert table_cells(page, "softmax-table")[2][3] == "9.000"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "softmax-table--shift-range"
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    assert page.input_value("#softmax-table--shift") == "0.1"
+
+
+def test_a2_query_and_answer(lab: Any) -> None:
+    page = lab("/labs/one-query#alignment")
+    assert "k0 takes the largest weight" in caption(page, "alignment")
+    commit(page, "#alignment--q-0", "0")
+    commit(page, "#alignment--q-1", "1.5")
+    assert "k1 takes the largest weight" in caption(page, "alignment")
+    page.click("#alignment [data-role=reveal] summary")
+    answer = page.inner_text("#alignment [data-role=answer]")
+    assert answer.startswith("k1 gets the largest weight")
+    assert "perpendicular" in answer
+
+
+def test_a3_anchor_and_untied_values(lab: Any) -> None:
+    page = lab("/labs/one-query#worked-query")
+    assert [r[3] for r in table_cells(page, "worked-query")] == ["0.3369", "0.3019", "0.3611"]
+    assert "√d_k = √3 = 1.7321" in page.inner_text("#worked-query [data-role=readout]")
+    assert page.is_disabled("#worked-query--v-0-0")
+    page.uncheck("#worked-query--tied")
+    wait_idle(page)
+    assert page.is_enabled("#worked-query--v-0-0")
+    commit(page, "#worked-query--v-0-0", "2")
+    zeta = page.locator("#worked-query [data-role=primary-tables] table").nth(1).inner_text()
+    body = {**get_preset("who-is-the-best")["body"]}  # type: ignore[index]
+    body["v"] = [[2, 0.5, 0.6], *body["v"][1:]]
+    expected = run(AttentionRequest.model_validate(body).to_input()).output[0]
+    assert "(" + ", ".join(f"{x:.4f}" for x in expected) + ")" in zeta
+
+
+def test_a4_strength_moves_the_entropy(lab: Any) -> None:
+    page = lab("/labs/one-query#discriminate")
+    before = caption(page, "discriminate")
+    assert "Commit" in before
+    page.fill("#discriminate--c-range", "0.5")
+    wait_idle(page)
+    after = caption(page, "discriminate")
+    assert after != before
+    assert "Strength c = 0.5" in after
+    assert page.locator("#discriminate table.grid td[data-row]").count() == 9
+
+
+def test_a5_one_map_makes_scores_symmetric(lab: Any) -> None:
+    page = lab("/labs/one-query#two-maps")
+    badges = page.locator("#two-maps .grid-badge")
+    expect(badges.first).to_have_text("not symmetric")
+    page.select_option("#two-maps--maps", "one")
+    wait_idle(page)
+    expect(badges.first).to_have_text("symmetric")
+    page.hover("#two-maps [data-grid=scores] td[data-row='0'][data-col='2']")
+    mirror = page.locator("#two-maps [data-grid=scores] td[data-row='2'][data-col='0']")
+    expect(mirror).to_have_class("used")
+
+
+# ---- step-by-step
+
+
+def test_b1_steps_forward_and_back(lab: Any) -> None:
+    page = lab("/labs/step-by-step")
+    assert "= −9 − 9 = −18" in caption(page, "stepper")
+    page.click("#stepper [data-step-move='1']")
+    wait_idle(page)
+    assert "√2 ≈ 1.414, giving the scaled rows [−12.73, 0] and [0, 1.414]" in caption(
+        page, "stepper"
+    )
+    for _ in range(3):
+        page.click("#stepper [data-step-move='1']")
+        wait_idle(page)
+    assert "0.196·[0, −1] + 0.804·[1, 2] = [0.804, 1.413]" in caption(page, "stepper")
+    assert "step=5" in page.url  # "step" is only B1's, so its key is bare
+    page.click("#stepper [data-step-move='-1']")
+    wait_idle(page)
+    assert "weights [0.196, 0.804]" in caption(page, "stepper")
+    page.select_option("#stepper--mask", "none")
+    wait_idle(page)
+    assert page.locator("#stepper [data-grid=ghost]").count() == 0
+
+
+def test_b2_position_and_mask(lab: Any) -> None:
+    page = lab("/labs/step-by-step#per-position")
+    assert "Position 2 (LLMs) reads 3 of 3 keys" in caption(page, "per-position")
+    commit(page, "#per-position--focus", "1")
+    page.select_option("#per-position--mask", "causal")
+    wait_idle(page)
+    assert "Position 1 (love) reads 2 of 3 keys" in caption(page, "per-position")
+    outlined = page.locator("#per-position [data-grid=scores] td.cell-outlined")
+    assert outlined.count() == 2
+
+
+def test_b2_on_the_cross_attention_preset(lab: Any) -> None:
+    page = lab("/labs/step-by-step?preset=cross-attention&per-position.focus=1#per-position")
+    assert "L_Q × L_K = 2 × 4, not square" in caption(page, "per-position")
+
+
+# ---- why-scale
+
+
+def test_c1_slider_previews_then_refines(lab: Any) -> None:
+    page = lab("/labs/why-scale")
+    assert "20,000 draws of s = q·k at d_k = 64" in caption(page, "score-histogram")
+    page.focus("#score-histogram--dk")
+    page.keyboard.press("ArrowRight")  # input (preview) then change (full run)
+    wait_idle(page)
+    text = caption(page, "score-histogram")
+    assert "at d_k = 128" in text
+    assert "preview" not in text.lower()
+    assert "score-histogram.dk=128" in page.url
+    page.check("#score-histogram--scale")
+    wait_idle(page)
+    assert "against the N(0, 1) curve" in caption(page, "score-histogram")
+    quotes = page.inner_text("#score-histogram [data-role=quotes]")
+    assert "The course module measured" in quotes
+    assert "This run measured" in quotes
+
+
+def test_c1_reproduce_the_module(lab: Any) -> None:
+    page = lab("/labs/why-scale?reproduce=1")
+    page.click("#score-histogram details.tables summary")  # tables are built when opened
+    rows = page.locator("#score-histogram details.tables table tbody tr")
+    assert rows.count() == 4
+    assert "200,000 draws" in caption(page, "score-histogram")
+
+
+def test_c2_progress_and_cancel(lab: Any) -> None:
+    page = lab("/labs/why-scale#saturation")
+    assert "35 %" in page.inner_text("#saturation [data-role=quotes]")
+    assert "34.6 %" in caption(page, "saturation")  # this run, seed 0
+    before = caption(page, "saturation")
+    held: list[Route] = []  # the run's answer is held back, so Cancel always comes first
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/labs/why-scale/figures.ndjson*", hold)
+    try:
+        page.fill("#saturation--trials", "6")  # 10,000 trials
+        page.dispatch_event("#saturation--trials", "change")
+        progress = page.locator("#saturation [data-role=progress]")
+        progress.wait_for(state="visible", timeout=5000)
+        page.click("#saturation [data-action=cancel]")
+        wait_idle(page)
+        assert progress.is_hidden()
+        assert caption(page, "saturation") == before
+        assert "cancelled" in page.inner_text("#announce").lower()
+    finally:
+        page.unroute("**/labs/why-scale/figures.ndjson*")
+        for route in held:  # the cancelled fetch has usually released it already
+            with contextlib.suppress(PlaywrightError):
+                route.abort()
+
+
+def test_c2_a_large_run_completes_and_hides_the_bar(lab: Any) -> None:
+    page = lab("/labs/why-scale?trials=10000&saturation.keys=512#saturation")
+    assert "10,000 trials at d_k = 128 with 512 keys" in caption(page, "saturation")
+    assert page.locator("#saturation [data-role=progress]").is_hidden()
+
+
+def test_c3_widths_change_the_table(lab: Any) -> None:
+    page = lab("/labs/why-scale#scaling-table")
+    assert len(table_cells(page, "scaling-table")) == 5
+    page.uncheck("#scaling-table [data-control=dks] input[value='1024']")
+    wait_idle(page)
+    assert len(table_cells(page, "scaling-table")) == 4
+    assert "dks=4%2C16%2C64%2C256" in page.url or "dks=4,16,64,256" in page.url
+
+
+def test_c4_width_moves_the_marker(lab: Any) -> None:
+    page = lab("/labs/why-scale#flat-line")
+    assert "0.665, 0.245, 0.090 at every width" in caption(page, "flat-line")
+    page.focus("#flat-line--d")
+    page.keyboard.press("End")
+    wait_idle(page)
+    assert "At d = 1024" in caption(page, "flat-line")
+    assert "485,165,195.4098" in page.inner_text("#flat-line [data-role=readout]")
+
+
+# ---- across pages
+
+
+def test_a_link_reopens_the_same_numbers(lab: Any, server_url: str) -> None:
+    page = lab("/labs/why-scale")
+    commit(page, "#score-histogram--seed", "11")
+    first = caption(page, "score-histogram")
+    url = page.url
+    page.goto("about:blank")
+    open_page(page, url)
+    assert caption(page, "score-histogram") == first
+    assert page.input_value("#score-histogram--seed") == "11"
+
+
+def test_share_toolbar_link_embed_and_numpy(lab: Any, server_url: str) -> None:
+    page = lab("/labs/why-scale?trials=1000#saturation")
+    page.click("#saturation [data-share=link]")
+    expect(page.locator("#saturation [data-role=share-status]")).to_contain_text("copied")
+    link = page.evaluate("navigator.clipboard.readText()")
+    assert link == f"{server_url}/labs/why-scale?trials=1000#saturation"
+    page.click("#saturation [data-share=embed]")
+    expect(page.locator("#saturation [data-role=share-status]")).to_contain_text("Embed code")
+    snippet = page.evaluate("navigator.clipboard.readText()")
+    assert f'src="{server_url}/embed/labs/why-scale/saturation?trials=1000"' in snippet
+    page.click("#saturation [data-share=numpy]")
+    expect(page.locator("#saturation [data-role=share-status]")).to_contain_text("NumPy")
+    script = page.evaluate("navigator.clipboard.readText()")
+    assert "import numpy" in script
+    assert "'trials': 1000" in script
+    with page.expect_download() as download:
+        page.click("#saturation [data-share=png]")
+    assert download.value.suggested_filename == "attention-lab-saturation.png"
+
+
+@pytest.mark.parametrize(
+    ("path", "fig"), [("/labs/step-by-step", "per-position"), ("/labs/one-query", "two-maps")]
+)
+def test_grids_only_figures_save_png_and_svg(lab: Any, path: str, fig: str) -> None:
+    page = lab(f"{path}#{fig}")
+    for kind in ("png", "svg"):
+        with page.expect_download() as download:
+            page.click(f"#{fig} [data-share={kind}]")
+        assert download.value.suggested_filename == f"attention-lab-{fig}.{kind}"
+
+
+@pytest.mark.parametrize("figure", ["one-query/softmax-table", "step-by-step/stepper",
+                                    "why-scale/score-histogram"])  # fmt: skip
+def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, figure: str) -> None:
+    open_page(lab_page, f"{server_url}/embed/labs/{figure}")
+    assert lab_page.locator("[data-role=caption]").inner_text()
+    assert lab_page.locator(".js-plotly-plot, table.grid").count() >= 1
+    assert lab_page.errors == []  # type: ignore[attr-defined]
+
+
+def _axe(page: Page) -> list[dict[str, Any]]:
+    page.evaluate(AXE.read_text())
+    page.evaluate(
+        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
+                         await new Promise(r => setTimeout(r, 100)); }"""
+    )
+    assert page.locator("details.tables table.data-table").count() >= 1  # built when opened
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lab_id", LABS)
+def test_axe_dark_mode_and_phone_width(lab: Any, lab_id: str, scheme: str, artifacts: Path) -> None:
+    page = lab(f"/labs/{lab_id}")
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    page.reload()
+    wait_idle(page)
+    assert page.evaluate("document.documentElement.dataset.theme") == scheme
+    bad = _axe(page)
+    summary = [
+        (v["id"], [(n["target"], n.get("failureSummary")) for n in v["nodes"][:3]]) for v in bad
+    ]
+    assert bad == [], summary
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.reload()
+    wait_idle(page)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{lab_id} scrolls sideways by {overflow} px at 375 px"
+    page.screenshot(path=str(artifacts / f"lab-{lab_id}-{scheme}-375.png"), full_page=True)
+
+
+def test_index_and_404(lab_page: Page, server_url: str) -> None:
+    open_page(lab_page, server_url + "/labs")
+    cards = lab_page.locator(".lab-card")
+    assert cards.count() == 7
+    coming = sum(lab.status == "coming" for lab in REGISTRY)
+    assert lab_page.locator(".lab-card[data-status=coming]").count() == coming
+    lab_page.click("text=Why scale by √d_k")
+    wait_idle(lab_page)
+    assert lab_page.url.endswith("/labs/why-scale")
+    response = lab_page.goto(server_url + "/labs/nope")
+    assert response is not None
+    assert response.status == 404
+    assert lab_page.errors == [
+        "Failed to load resource: the server responded with a status of 404 (Not Found)"
+    ]  # type: ignore[attr-defined]
+    lab_page.errors.clear()  # type: ignore[attr-defined]
+
+
+PIXEL_JS = """([x, y]) => { const p = document.querySelector('#alignment .js-plotly-plot');
+  const fl = p._fullLayout; const r = p.getBoundingClientRect();
+  return [r.left + fl.xaxis._offset + fl.xaxis.l2p(x),
+          r.top + fl.yaxis._offset + fl.yaxis.l2p(y)]; }"""
+
+
+def test_a2_drag_the_tip_of_q(lab: Any) -> None:
+    page = lab("/labs/one-query#alignment")
+    page.locator("#alignment").scroll_into_view_if_needed()
+    start = page.evaluate(PIXEL_JS, [1, 0])
+    end = page.evaluate(PIXEL_JS, [0, 1.5])
+    page.mouse.move(start[0] - 1, start[1])
+    page.mouse.down()
+    page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=4)
+    page.mouse.move(end[0], end[1], steps=4)
+    page.mouse.up()
+    wait_idle(page)
+    page.wait_for_timeout(100)
+    wait_idle(page)
+    x, y = float(page.input_value("#alignment--q-0")), float(page.input_value("#alignment--q-1"))
+    assert abs(x) <= 0.1
+    assert abs(y - 1.5) <= 0.1
+    assert round(x / 0.05, 6).is_integer()  # snapped onto the 0.05 grid by the server
+    assert "k1 takes the largest weight" in caption(page, "alignment")

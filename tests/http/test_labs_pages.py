@@ -1,0 +1,240 @@
+"""GET /labs, /labs/{id}, /labs/{id}/figures.json and /embed/labs/{id}/{figure}: the index,
+the pages, 404s, bad links, URL state round trips and the embeds."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from html import unescape
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.figures.labs import LABS
+from app.main import create_app
+from app.settings import Settings
+
+READY = [lab.id for lab in LABS if lab.status == "ready"]
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(Settings()))
+
+
+def lab_state(html: str) -> dict[str, Any]:
+    found = re.search(r'<script type="application/json" id="lab-state">(.*?)</script>', html, re.S)
+    assert found, "no lab-state block"
+    return dict(json.loads(found.group(1)))
+
+
+def figures(client: TestClient, lab: str, **params: str) -> dict[str, Any]:
+    response = client.get(f"/labs/{lab}/figures.json?{urlencode(params)}")
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def cells(fig: dict[str, Any], table: int = 0) -> list[list[str]]:
+    return list(fig["tables"][table]["cells"])
+
+
+def test_index_lists_all_seven_labs_with_a_picture_each(client: TestClient) -> None:
+    html = client.get("/labs").text
+    ids = re.findall(r'<li class="lab-card" data-lab="([a-z-]+)" data-status="(\w+)"', html)
+    assert [i for i, _ in ids] == [
+        "one-query", "step-by-step", "why-scale", "masks", "order", "heads", "cost",
+    ]  # fmt: skip
+    status = dict(ids)
+    assert status == {lab.id: lab.status for lab in LABS}
+    for lab in LABS:
+        assert lab.summary in unescape(html)
+        linked = f'href="/labs/{lab.id}"' in html
+        assert linked == (lab.status == "ready"), lab.id
+    pictures = re.findall(r'<img src="([^"]+)"', html)
+    assert len(pictures) == 7
+    for src in pictures:
+        response = client.get(src)
+        assert response.status_code == 200, src
+        assert response.text.lstrip().startswith("<svg"), src
+
+
+def test_main_page_header_links_to_the_labs(client: TestClient) -> None:
+    assert '<a href="/labs">Labs</a>' in client.get("/").text
+
+
+@pytest.mark.parametrize("lab_id", READY)
+def test_each_ready_lab_page_has_its_figures_and_state(client: TestClient, lab_id: str) -> None:
+    response = client.get(f"/labs/{lab_id}")
+    assert response.status_code == 200
+    html = response.text
+    state = lab_state(html)
+    lab = next(lab for lab in LABS if lab.id == lab_id)
+    assert state["figures"] == [f.name for f in lab.figures]
+    assert state["query"] == {}
+    assert state["problem"] is None
+    assert 'aria-busy="true"' in html
+    for fig in lab.figures:
+        assert f'data-figure="{fig.name}"' in html
+        assert f"Copy embed code for {fig.entry}" in html
+        assert fig.teaching in unescape(html)
+    for tag in re.findall(r"<script\b[^>]*>", html):
+        assert "src=" in tag or 'type="application/json"' in tag, tag
+    assert not re.search(r"\son[a-z]+\s*=", html), "inline event handler"
+
+
+def test_unknown_lab_is_an_html_404(client: TestClient) -> None:
+    response = client.get("/labs/no-such-lab")
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "no lab “no-such-lab”" in response.text
+
+
+COMING = [lab.id for lab in LABS if lab.status == "coming"]
+
+
+@pytest.mark.skipif(not COMING, reason="every lab is ready")
+def test_a_coming_lab_says_so(client: TestClient) -> None:
+    response = client.get(f"/labs/{COMING[0]}")
+    assert response.status_code == 200
+    assert "coming" in response.text
+    assert "not built yet" in response.text
+
+
+def test_figures_json_of_a_coming_or_unknown_lab_is_404(client: TestClient) -> None:
+    for lab_id in COMING:
+        assert client.get(f"/labs/{lab_id}/figures.json").status_code == 404
+    assert client.get("/labs/nope/figures.json").status_code == 404
+
+
+def test_bad_values_in_a_link_open_the_defaults_and_say_which_key(client: TestClient) -> None:
+    html = client.get("/labs/one-query?scores=1,zwei,3&bogus=1&shift=2").text
+    state = lab_state(html)
+    assert "scores" in state["problem"]
+    assert "bogus" in state["problem"]
+    assert state["query"] == {"shift": "2"}  # the good key survives
+
+
+def test_figures_json_names_the_bad_key(client: TestClient) -> None:
+    for query, key in (("scores=1,2", "scores"), ("shift=9", "shift"), ("tied=2", "tied"),
+                       ("nope=1", "nope"), ("figures=nope", "figures"),
+                       ("alignment.q=nan,0", "alignment.q")):  # fmt: skip
+        response = client.get(f"/labs/one-query/figures.json?{query}")
+        assert response.status_code == 422, query
+        detail = response.json()["detail"][0]
+        assert detail["field"] == key, detail
+        assert detail["loc"] == ["query", key], detail
+
+
+def test_url_state_round_trip(client: TestClient) -> None:
+    """A state's canonical query reopens the same numbers, on the page and in an embed."""
+    first = figures(client, "one-query", scores="3,1,0.5", shift="1.5", theme="light")
+    query = first["query"]
+    assert query == {"scores": "3,1,0.5", "shift": "1.5"}
+    again = figures(client, "one-query", **query, theme="light")
+    assert again["figures"] == first["figures"]
+    assert lab_state(client.get(f"/labs/one-query?{urlencode(query)}").text)["query"] == query
+    link = first["links"]["softmax-table"]["link"]
+    assert urlsplit(link).query == urlencode(query)
+    assert link.endswith("#softmax-table")
+    embed_url = first["links"]["softmax-table"]["embed_url"]
+    html = client.get(urlsplit(embed_url).path + "?" + urlsplit(embed_url).query).text
+    caption = first["figures"]["softmax-table"]["caption"]
+    assert caption in html
+
+
+def test_defaults_are_left_out_of_links(client: TestClient) -> None:
+    data = figures(client, "one-query", scores="2,1,0", shift="0")
+    assert data["query"] == {}
+    assert data["links"]["alignment"]["link"].endswith("/labs/one-query#alignment")
+
+
+def test_embed_of_every_figure(client: TestClient) -> None:
+    for lab in LABS:
+        for fig in lab.figures:
+            response = client.get(f"/embed/labs/{lab.id}/{fig.name}")
+            assert response.status_code == 200, (lab.id, fig.name)
+            data = re.search(r'id="embed-data">(.*?)</script>', response.text, re.S)
+            assert data, fig.name
+            specs = json.loads(data.group(1))["specs"]
+            assert sorted(specs) == ["dark", "light"]  # theme=auto follows the host
+            assert specs["light"]["caption"] == specs["dark"]["caption"]
+
+
+def test_embed_reads_bare_control_names_and_page_keys(client: TestClient) -> None:
+    bare = client.get("/embed/labs/one-query/alignment?q=0,1&theme=light").text
+    keyed = client.get("/embed/labs/one-query/alignment?alignment.q=0,1&theme=light").text
+    assert "q = (0, 1)" in bare
+    assert bare == keyed
+    assert "alignment.q=0%2C1" in bare  # "Open in Attention Lab" keeps the state
+
+
+def test_embed_errors_are_html_and_name_the_parameter(client: TestClient) -> None:
+    missing = client.get("/embed/labs/one-query/nope")
+    assert missing.status_code == 404
+    assert "nope" in missing.text
+    assert client.get("/embed/labs/nope/alignment").status_code == 404
+    bad = client.get("/embed/labs/one-query/alignment?q=five,0")
+    assert bad.status_code == 400
+    assert "<code>q</code>" in bad.text
+
+
+def test_ndjson_streams_progress_then_the_same_answer(client: TestClient) -> None:
+    query = {"figures": "score-histogram", "reproduce": "1", "theme": "light"}
+    lines = [
+        json.loads(line)
+        for line in client.get(
+            f"/labs/why-scale/figures.ndjson?{urlencode(query)}"
+        ).text.splitlines()
+    ]
+    progress = [line["progress"] for line in lines[:-1]]
+    assert progress[0]["done"] == 0
+    assert [p["done"] for p in progress] == list(range(len(progress)))
+    assert progress[-1]["done"] == progress[-1]["total"] > 1
+    assert lines[-1]["result"] == figures(client, "why-scale", **query)
+
+
+def test_over_budget_runs_name_the_control(client: TestClient) -> None:
+    query = {"dks": "1,2,4,8,16,32,64,128,256,512,1024", "scaling-table.draws": "10000",
+             "scaling-table.keys": "128"}  # fmt: skip
+    for route in ("figures.json", "figures.ndjson"):
+        response = client.get(f"/labs/why-scale/{route}?{urlencode(query)}")
+        assert response.status_code == 422, route
+        assert response.json()["detail"][0]["field"] == "scaling-table.draws"
+        assert "reduce" in response.json()["detail"][0]["msg"]
+
+
+def test_copy_as_numpy_reproduces_the_figure(client: TestClient, tmp_path: Any) -> None:
+    """The script runs with numpy alone and prints the numbers the figure shows."""
+    query = {"saturation.seed": "7", "trials": "1000", "saturation.dk": "256"}
+    script = client.get(f"/labs/why-scale/numpy/saturation?{urlencode(query)}")
+    assert script.status_code == 200
+    path = tmp_path / "run.py"
+    path.write_text(script.text)
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          check=True, cwd=tmp_path)  # fmt: skip
+    printed = json.loads(done.stdout)
+    fig = figures(client, "why-scale", figures="saturation", **query)["figures"]["saturation"]
+    shown = fig["tables"][0]["cells"][0][0]  # unscaled share saturated, "… %"
+    assert shown == f"{100 * printed['unscaled']['saturated_fraction']:.1f} %"
+    assert client.get("/labs/why-scale/numpy/flat-line").status_code == 404
+
+
+def test_every_lab_figure_is_a_valid_plotly_figure_or_has_an_export(client: TestClient) -> None:
+    """Charts, and the Plotly version of grids-only figures (their PNG/SVG), are figures
+    plotly accepts, attribute names and all."""
+    import plotly.graph_objects as go
+
+    for lab in READY:
+        for theme in ("light", "dark"):
+            for name, fig in figures(client, lab, theme=theme)["figures"].items():
+                chart = fig["plot"] or fig.get("export")
+                assert chart is not None, (lab, name)
+                go.Figure(data=chart["data"], layout=chart["layout"])
+                if fig["plot"] is None:
+                    kinds = {t["type"] for t in fig["export"]["data"]}
+                    assert kinds == {"heatmap"}, (lab, name)
+                    assert len(fig["export"]["data"]) == len(fig["grids"])

@@ -1,0 +1,69 @@
+"""The Labs II figure descriptions (masks, order, heads, cost) for their default states and
+edited ones: every Plotly chart builds as a plotly.graph_objects.Figure (a misspelt
+attribute fails), every grid has labels for each row and column, and nothing is NaN."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import plotly.graph_objects as go
+import pytest
+
+from app.figures.labs import get_lab
+from app.figures.labs.base import FigureContext, figure_values
+from app.figures.style import theme
+from app.schemas import AttentionRequest
+
+STATES = {
+    "masks": [{}, {"pad": "0", "window": "2", "form": "allowed", "order": "after",
+                   "case": "pad-key0", "large": "0"}],
+    "order": [{}, {"perm": "3,0,4,1,2", "shuffle.positional": "1", "d": "64", "T": "40",
+                   "reverse": "1", "reversed.positional": "1"}],
+    "heads": [{}, {"head": "2", "stack": "tensor", "split-concat.heads": "4", "wo_identity": "1",
+                   "d_model": "1024", "head-width.heads": "64"}],
+    "cost": [{}, {"flops.n": "65536", "x2": "1", "biases": "1", "x4": "1", "all": "1",
+                  "growth.n": "131072"}],
+}  # fmt: skip
+
+
+def _attention(body: dict[str, Any]) -> Any:
+    from app.attention import run
+
+    return run(AttentionRequest.model_validate(body).to_input())
+
+
+def _finite(value: Any) -> None:
+    if isinstance(value, float):
+        assert math.isfinite(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _finite(v)
+    elif isinstance(value, list):
+        for v in value:
+            _finite(v)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(("lab_id", "n"), [(lab, i) for lab in STATES for i in range(2)])
+def test_figures_build_valid_charts_and_grids(lab_id: str, n: int, scheme: str) -> None:
+    lab = get_lab(lab_id)
+    assert lab is not None
+    assert lab.status == "ready"
+    ctx = FigureContext(theme=theme(scheme), run={"attention": _attention})
+    for fig in lab.figures:
+        spec = fig.build(figure_values(lab, fig, STATES[lab_id][n]), ctx)
+        assert spec["name"] == fig.name
+        assert spec["caption"]
+        assert spec["alt"]
+        _finite(spec)
+        json.dumps(spec, allow_nan=False)
+        if spec["plot"] is not None:
+            go.Figure(data=spec["plot"]["data"], layout=spec["plot"]["layout"])
+        for item in spec.get("grids", []):
+            desc = item["desc"]
+            rows, cols = desc["shape"]
+            assert len(desc["rows"]) == rows
+            assert len(desc["cols"]) == cols
+            assert item["heading"]

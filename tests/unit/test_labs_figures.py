@@ -1,0 +1,263 @@
+"""The lab figures (app/figures/labs): the spec's worked numbers exactly, the experiments'
+claims statistically (several seeds, bands from the standard error), URL text round trips."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.attention import run
+from app.figures.labs import LABS, FigureContext, get_lab
+from app.figures.labs.controls import ControlError, matrix, number, vector
+from app.figures.style import theme
+from app.labs.experiments import (
+    SaturationParams,
+    ScalingTableParams,
+    ScoreVarianceParams,
+    run_experiment,
+)
+from app.schemas import AttentionRequest
+
+PARAMS = {"score-variance": ScoreVarianceParams, "saturation": SaturationParams,
+          "scaling-table": ScalingTableParams}  # fmt: skip
+
+
+def attention(body: dict[str, Any]) -> Any:
+    return run(AttentionRequest.model_validate(body).to_input())
+
+
+def experiment(name: str, body: dict[str, Any]) -> dict[str, Any]:
+    p = dict(body)
+    if "d_ks" in p:
+        p["d_ks"] = tuple(p["d_ks"])
+    return run_experiment(PARAMS[name](**p))
+
+
+def ctx(body: dict[str, Any] | None = None, preview: bool = False) -> FigureContext:
+    from app.presets import RUNNING_EXAMPLE
+
+    return FigureContext(theme=theme("light"), preview=preview,
+                         run={"attention": attention, "experiment": experiment},
+                         body=body or RUNNING_EXAMPLE)  # fmt: skip
+
+
+def build(lab: str, name: str, **values: Any) -> dict[str, Any]:
+    found = get_lab(lab)
+    assert found is not None
+    fig = found.figure(name)
+    assert fig is not None
+    merged = {c.name: c.default for c in fig.controls} | values
+    return fig.build(merged, ctx())
+
+
+def cells(fig: dict[str, Any], i: int = 0) -> list[list[str]]:
+    return list(fig["tables"][i]["cells"])
+
+
+# ---- one-query
+
+
+def test_a1_anchor_weights_and_output() -> None:
+    fig = build("one-query", "softmax-table")
+    assert [r[2] for r in cells(fig)] == ["0.665", "0.245", "0.090"]
+    assert [r[1] for r in cells(fig)] == ["7.389", "2.718", "1.000"]
+    assert cells(fig, 1) == [["11.107"], ["1.425"]]  # e² + e + 1, and Σ w·v
+    assert "not all of it" in fig["caption"]
+
+
+def test_a1_shift_changes_exponentials_not_weights() -> None:
+    plain, shifted = (
+        build("one-query", "softmax-table"),
+        build("one-query", "softmax-table", shift=3.0),
+    )
+    assert [r[2] for r in cells(plain)] == [r[2] for r in cells(shifted)]
+    assert [r[1] for r in cells(plain)] != [r[1] for r in cells(shifted)]
+    assert "e^3.0 = 20.086" in shifted["caption"]
+
+
+def test_a2_answer_follows_the_query() -> None:
+    fig = build("one-query", "alignment")
+    assert [r[0] for r in cells(fig)] == ["1.000", "0.000", "−1.000"]
+    assert fig["reveal"]["answer"].startswith("k0 gets the largest weight")
+    assert "below zero" in fig["reveal"]["answer"]
+    up = build("one-query", "alignment", q=(0.0, 1.0))
+    assert up["reveal"]["answer"].startswith("k1 gets the largest weight")
+
+
+def test_a3_rebuilds_the_chapters_table() -> None:
+    fig = build("one-query", "worked-query")
+    assert [r[3] for r in cells(fig)] == ["0.3369", "0.3019", "0.3611"]
+    assert "√d_k = √3 = 1.7321" in fig["readout"]
+    untied = build(
+        "one-query", "worked-query", tied=False, v=((1.0, 0, 0), (0, 1.0, 0), (0, 0, 1.0))
+    )
+    assert cells(untied, 1) == [["(0.3369, 0.3019, 0.3611)"]]  # V = I: ζ is α itself
+
+
+def test_a4_queries_commit_and_the_neutral_one_averages() -> None:
+    fig = build("one-query", "discriminate")
+    entropy = [float(r[-1]) for r in cells(fig)]
+    assert entropy[2] == pytest.approx(math.log2(3), abs=1e-3)  # (1, 1, 1) matches all alike
+    assert entropy[0] < entropy[2] / 2
+    assert entropy[1] < entropy[2] / 2
+    weak = build("one-query", "discriminate", c=0.5)
+    assert float(cells(weak)[0][-1]) > entropy[0]  # a weaker query commits less
+    assert fig["badges"] == ["reconstructed"]
+
+
+@pytest.mark.parametrize(("maps", "scores", "weights"), [
+    ("two", "not symmetric", "not symmetric"), ("one", "symmetric", "not symmetric"),
+    ("none", "symmetric", "symmetric"),  # every x_i·x_i = 2 and x_i·x_j = 1 here
+])  # fmt: skip
+def test_a5_symmetry_badges(maps: str, scores: str, weights: str) -> None:
+    fig = build("one-query", "two-maps", maps=maps)
+    assert [g["badge"] for g in fig["grids"]] == [scores, weights]
+
+
+# ---- step-by-step
+
+PRINTED = {
+    1: ["= −9 − 9 = −18", "q1·k2 = 3·1 + −3·1 = 3 − 3 = 0", "q2·k1",
+        "q2·k2 = 1·1 + 1·1 = 1 + 1 = 2"],
+    2: ["√2 ≈ 1.414, giving the scaled rows [−12.73, 0] and [0, 1.414]"],
+    3: ["token 1 (position 0) is [−12.73, −∞], with weights [1, 0]"],
+    4: ["[e^0, e^1.414] = [1, 4.113], with sum 5.113 and weights [0.196, 0.804]"],
+    5: ["Output of token 1 (position 0): 1·[0, −1] = [0, −1]",
+        "0.196·[0, −1] + 0.804·[1, 2] = [0.804, 1.413]"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("step", range(1, 6))
+def test_b1_reproduces_the_modules_printed_steps(step: int) -> None:
+    fig = build("step-by-step", "stepper", step=step)
+    for text in PRINTED[step]:
+        assert text in fig["caption"], (text, fig["caption"])
+
+
+def test_b1_ghost_and_rounding_note() -> None:
+    fig = build("step-by-step", "stepper", step=5)
+    quotes = " ".join(q["text"] for q in fig["quotes"])
+    assert "token 1 would put 0.999997 of its weight on token 2" in quotes
+    assert "unrounded weights" in quotes
+    assert [g["desc"]["grid"] for g in fig["grids"]] == ["q", "k", "v", "output", "ghost"]
+    unmasked = build("step-by-step", "stepper", step=5, mask="none")
+    assert "ghost" not in [g["desc"]["grid"] for g in unmasked["grids"]]
+
+
+def test_b2_causal_shortens_the_sum() -> None:
+    fig = build("step-by-step", "per-position", focus=1, mask="causal")
+    assert "reads 2 of 3 keys (causal: j ≤ i)" in fig["caption"]
+    assert [r[-1] for r in cells(fig)] == ["in P(i)", "in P(i)", "outside P(i): greyed"]
+    full = build("step-by-step", "per-position", focus=1)
+    assert "reads 3 of 3 keys" in full["caption"]
+
+
+# ---- why-scale: statistical claims over several seeds
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_c1_var_over_dk_is_one_within_the_standard_error(seed: int) -> None:
+    draws = 20_000
+    fig = build("why-scale", "score-histogram", dk=64, seed=seed, draws=draws)
+    ratio = float(cells(fig)[0][0])
+    se = math.sqrt((2 + 6 / 64) / draws)
+    assert abs(ratio - 1) < 4 * se  # a 4-SE band: fails once in ~16,000 seeds
+
+
+def test_c1_reproduce_lists_the_module_widths_and_quotes_them() -> None:
+    fig = build("why-scale", "score-histogram", reproduce=True)
+    rows = fig["tables"][0]["row_headers"]
+    assert rows == ["d_k = 32", "d_k = 64", "d_k = 128", "d_k = 256"]
+    assert [r[3] for r in cells(fig)] == ["0.9987", "1.0040", "1.0029", "1.0038"]
+    sources = [q["source"] for q in fig["quotes"]]
+    assert sources == ["The course module measured", "This run measured"]
+
+
+@pytest.mark.parametrize("seed", [0, 5, 9])
+def test_c2_scaling_removes_saturation(seed: int) -> None:
+    fig = build("why-scale", "saturation", seed=seed)
+    unscaled, scaled = (float(r[0].rstrip(" %")) for r in cells(fig))
+    # 500 trials: the unscaled share sits near the module's 35 % (SE ≈ 2.1 points)
+    assert 25 < unscaled < 45
+    assert scaled == 0.0
+    assert cells(fig)[1][2] == "none saturated"
+
+
+def test_c3_raw_weights_pile_up_and_scaled_stay_put() -> None:
+    fig = build("why-scale", "scaling-table", seed=3)
+    rows = cells(fig)
+    raw_max = [float(r[2]) for r in rows]
+    scaled_max = [float(r[4]) for r in rows]
+    spread = [float(r[0]) for r in rows]
+    assert raw_max == sorted(raw_max)
+    assert raw_max[-1] > 0.9
+    assert max(scaled_max) - min(scaled_max) < 0.1
+    for a, b in itertools.pairwise(spread):  # each fourfold rise doubles it
+        assert 1.7 < b / a < 2.3
+
+
+def test_c4_flat_line_and_gap() -> None:
+    fig = build("why-scale", "flat-line", d=1024, gap=20.0)
+    assert [r[1] for r in cells(fig)] == ["0.665", "0.245", "0.090"]
+    assert cells(fig)[0][0] == "1.000"
+    assert "e^20 = 485,165,195.4098" in fig["readout"][0]
+
+
+def test_same_state_same_figure() -> None:
+    a = build("why-scale", "saturation", seed=4, trials=1000)
+    b = build("why-scale", "saturation", seed=4, trials=1000)
+    assert a == b
+
+
+def test_preview_runs_are_smaller() -> None:
+    fig = get_lab("why-scale").figure("score-histogram")  # type: ignore[union-attr]
+    values = {c.name: c.default for c in fig.controls}
+    assert fig.runs is not None
+    assert fig.runs(values, True)[0][1]["draws"] < fig.runs(values, False)[0][1]["draws"]
+
+
+# ---- registry and controls
+
+
+def test_registry_has_seven_labs_and_unique_figure_names() -> None:
+    assert [lab.id for lab in LABS] == ["one-query", "step-by-step", "why-scale", "masks",
+                                        "order", "heads", "cost"]  # fmt: skip
+    for lab in LABS:
+        names = [f.name for f in lab.figures]
+        assert len(names) == len(set(names))
+        assert len(set(lab.keys().values())) == len(lab.keys())
+
+
+@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=3, max_size=3))
+def test_vector_text_round_trip(xs: list[float]) -> None:
+    c = vector("v", "v", (0, 0, 0), -10, 10, 0.1)
+    assert c.parse(c.encode(tuple(xs))) == tuple(xs)
+
+
+@given(st.lists(st.lists(st.floats(-2, 2, allow_nan=False), min_size=2, max_size=2),
+                min_size=2, max_size=2))  # fmt: skip
+def test_matrix_text_round_trip(rows: list[list[float]]) -> None:
+    c = matrix("m", "m", ((0, 0), (0, 0)), -2, 2, 0.05)
+    value = tuple(tuple(r) for r in rows)
+    assert c.parse(c.encode(value)) == value
+
+
+@pytest.mark.parametrize("text", ["", "1,2", "a", "nan", "inf", "11", "1e400", "1;2"])
+def test_bad_number_text_names_the_key(text: str) -> None:
+    c = number("shift", "shift", 0, -10, 10, 0.1)
+    with pytest.raises(ControlError) as caught:
+        c.parse(text, "shift")
+    assert caught.value.key == "shift"
+
+
+def test_a_dragged_query_is_snapped_and_clamped() -> None:
+    q = get_lab("one-query").figure("alignment").controls[0]  # type: ignore[union-attr]
+    assert q.parse("0.98765,-0.0123") == (1.0, 0.0)
+    assert q.parse("7,-3") == (2.0, -2.0)
+    with pytest.raises(ControlError):
+        q.parse("1")

@@ -118,7 +118,11 @@ def terms(pairs: Sequence[tuple[str, str]]) -> str:
 
 
 def dot_grid(
-    left: list[list[str]], right_t: list[list[str]], result: list[list[str]], name: str
+    left: list[list[str]],
+    right_t: list[list[str]],
+    result: list[list[str]],
+    name: str,
+    first_row: int = 0,
 ) -> list[list[str]]:
     """Derivations of C = A Bᵀ cell by cell, e.g. 'q₁₁ = 0·0 + 0·0 + 1·1 + 1·1 = 2'.
 
@@ -127,7 +131,8 @@ def dot_grid(
     """
     return [
         [
-            f"{name}{sub2(i + 1, j + 1)} = {terms(list(zip(a, b, strict=True)))} = {result[i][j]}"
+            f"{name}{sub2(first_row + i + 1, j + 1)} = {terms(list(zip(a, b, strict=True)))}"
+            f" = {result[i][j]}"
             for j, b in enumerate(right_t)
         ]
         for i, a in enumerate(left)
@@ -230,14 +235,16 @@ def exp_sum(masked_row: list[float], exps_row: list[float], shift: float) -> str
     return text
 
 
-def output_grid(weights: Matrix, v: Matrix, output: Matrix) -> list[list[str]]:
-    """'z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63' per cell of Z = A V."""
+def output_grid(weights: Matrix, v: Matrix, output: Matrix, first_row: int = 0) -> list[list[str]]:
+    """'z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63' per cell of Z = A V (``weights``
+    and ``output`` may be a slice of rows starting at ``first_row``)."""
     a = [[weight(x) for x in row] for row in weights.tolist()]
     v_cols = [[factor(x) for x in col] for col in v.T.tolist()]
     z = output.tolist()
     return [
         [
-            f"z{sub2(i + 1, j + 1)} = Σ a·v = {terms(list(zip(a[i], col, strict=True)))}"
+            f"z{sub2(first_row + i + 1, j + 1)} = Σ a·v = "
+            f"{terms(list(zip(a[i], col, strict=True)))}"
             f" = {fixed(z[i][j])}"
             for j, col in enumerate(v_cols)
         ]

@@ -6,9 +6,9 @@ so the numpy and string work runs in the thread pool, not on the event loop.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 
 from app.attention import InputError, run
@@ -26,7 +26,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 @router.post(
     "/figures",
-    summary="Figures 3–13 as Plotly figures, computed from the state",
+    summary="Figures 3–13 as data (grids and Plotly figures), computed from the state",
     responses={
         200: {
             "description": "`figures` keyed by number (each with title, caption, readout, alt, "
@@ -41,9 +41,25 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
         },
     },
 )
-def figures(body: FiguresRequest, settings: SettingsDep) -> Response:
-    """Every figure's Plotly data and layout, captions, readouts and table alternatives,
-    for the given inputs and view. The browser draws them with `Plotly.react` as sent."""
+def figures(
+    body: FiguresRequest,
+    settings: SettingsDep,
+    draw: Annotated[
+        Literal["plotly", "grids", "tables"],
+        Query(
+            description="`plotly` (default): every figure has Plotly `data` and `layout` "
+            "(grid figures converted from their `panels`). `grids`: figures made of number "
+            "grids carry only `panels` (grid descriptions: values, colours, labels, "
+            "arithmetic), which the page draws itself; a lighter answer, in which grids "
+            "shared by several figures are sent once (`grids`, referred to as `ref`) and "
+            "the table alternatives of large grids are left out (`tables_deferred`). "
+            "`tables`: as `grids`, with every table alternative.",
+        ),
+    ] = "plotly",
+) -> Response:
+    """Every figure's description: `panels` of number grids (values, per-cell colours,
+    labels, the arithmetic of each cell) and, unless `draw=grids`, Plotly data and layout;
+    captions, readouts and table alternatives, for the given inputs and view."""
     check_limits(body, settings)
     stages = run(body.to_input())
     check_figure_limits(stages, settings)
@@ -51,7 +67,7 @@ def figures(body: FiguresRequest, settings: SettingsDep) -> Response:
     problem = check_view(stages, view)
     if problem:
         raise InputError(*problem)
-    payload = build_figures(stages, view)
+    payload = build_figures(stages, view, plotly=draw == "plotly", defer_tables=draw == "grids")
     state = body.model_dump(mode="json", exclude_none=True)
     state["view"] = {**state.get("view", {}), "focus": view.focus}
     payload["state"] = state

@@ -1,0 +1,192 @@
+"""The one converter from a figure description to a Plotly figure (data, layout, frames).
+
+The page draws number grids itself (``static/js/grid.js``); exports (PNG, SVG, standalone
+HTML), embeds and API clients that ask for Plotly get this conversion of the very same
+description, so both show the same numbers, colours, outlines and words.
+
+A description's ``panels`` is a list of rows; each row a list of items: ``{"grid": desc}``
+(``app.figures.grid``), ``{"op": "×"}`` or ``{"arrow": "÷ 2"}``. Rows stack top to bottom;
+within a row, items sit left to right with widths in proportion to their columns. Its
+``steps`` (Figure 3) become Plotly ``frames``: each step reveals the first ``show[name]``
+cells of a grid in reading order and outlines ``marks[name]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.figures.grid import SCALES
+from app.figures.style import (
+    FONT_FAMILY,
+    MONO_FAMILY,
+    Json,
+    Theme,
+    annotation,
+    base_layout,
+    outline,
+    theme,
+    ticks,
+)
+
+OP_UNITS = 1.6  # width of "×" or "=" in columns
+ARROW_UNITS = 3.2
+TITLE_PX = 44  # room above each row for the grids' names and shapes
+ROW_GAP_PX = 30
+
+
+def _label_html(label: str) -> str:
+    head, sep, sup = label.partition("^")
+    return f"{head}<sup>{sup}</sup>" if sep else label
+
+
+def _cell_px(rows: int) -> int:
+    return max(6, min(40, 300 // max(rows, 1)))
+
+
+def _text_size(rows: int, cols: int) -> int:
+    big = max(rows, cols)
+    return 14 if big <= 4 else 12 if big <= 8 else 10 if big <= 14 else 8
+
+
+def _shown(reveal: Any, cols: int) -> Callable[[int, int], bool]:
+    """Which cells a step shows: the first ``reveal`` in reading order, or
+    ``{"row": i, "cols": n}``: the first n cells of row i only."""
+    if isinstance(reveal, dict):
+        row, upto = reveal["row"], reveal["cols"]
+        return lambda i, j: i == row and j < upto
+    return lambda i, j: i * cols + j < reveal
+
+
+def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
+    """A heatmap of grid ``g`` on axis pair ``n``; ``reveal``: only some cells shown."""
+    rows, cols = g["shape"]
+    lo, mid, hi = SCALES[t.name][g["scale"]]
+    z = g["values"]
+    text = g["text"]
+    hover = g["hover"] or text
+    if reveal is not None:
+        keep = _shown(reveal, cols)
+        z = [[v if keep(i, j) else None for j, v in enumerate(r)] for i, r in enumerate(z)]
+        if text is not None:
+            text = [[s if keep(i, j) else "" for j, s in enumerate(r)] for i, r in enumerate(text)]
+    sfx = "" if n == 1 else str(n)
+    trace: Json = {
+        "type": "heatmap",
+        "z": z,
+        "x": list(range(cols)),
+        "y": list(range(rows)),
+        "colorscale": [[0.0, lo], [0.5, mid], [1.0, hi]],
+        "zmin": g["domain"][0],
+        "zmax": g["domain"][1],
+        "showscale": False,
+        "xgap": 1 if cols <= 24 else 0,
+        "ygap": 1 if rows <= 24 else 0,
+        "xaxis": f"x{sfx}",
+        "yaxis": f"y{sfx}",
+        "name": g["label"],
+        "hoverongaps": False,
+    }
+    if hover is not None:
+        trace["customdata"] = hover
+        trace["hovertemplate"] = "%{customdata}<extra>" + g["label"] + "</extra>"
+    else:
+        trace["hovertemplate"] = "%{z}<extra>" + g["label"] + "</extra>"
+    if text is not None:
+        trace["text"] = text
+        trace["texttemplate"] = "%{text}"
+        trace["textfont"] = {"family": MONO_FAMILY, "size": _text_size(rows, cols)}
+    return trace
+
+
+def _units(item: Json) -> float:
+    if "grid" in item:
+        return float(item["grid"]["shape"][1])
+    return ARROW_UNITS if "arrow" in item else OP_UNITS
+
+
+def _axes(t: Theme, g: Json, n: int, xdom: list[float], ydom: list[float]) -> Json:
+    rows, cols = g["shape"]
+    sfx = "" if n == 1 else str(n)
+    xv, xt = ticks(g["cols"])
+    yv, yt = ticks(g["rows"])
+    common = {"type": "linear", "tickmode": "array", "showgrid": False, "zeroline": False,
+              "ticks": "", "color": t.fg, "fixedrange": True, "ticklabeloverflow": "allow",
+              "tickfont": {"size": 11 if max(rows, cols) <= 12 else 9}}  # fmt: skip
+    x = {**common, "tickvals": xv, "ticktext": xt, "range": [-0.5, cols - 0.5],
+         "domain": xdom, "anchor": f"y{sfx}", "side": "top", "tickangle": 0}  # fmt: skip
+    y = {**common, "tickvals": yv, "ticktext": yt, "range": [rows - 0.5, -0.5],
+         "domain": ydom, "anchor": f"x{sfx}"}  # fmt: skip
+    return {f"xaxis{sfx}": x, f"yaxis{sfx}": y}
+
+
+def _outlines(t: Theme, g: Json, n: int, marks: Json) -> list[Json]:
+    rows, cols = g["shape"]
+    sfx = "" if n == 1 else str(n)
+    xr, yr = f"x{sfx}", f"y{sfx}"
+    out = [outline(t, -0.5, cols - 0.5, r - 0.5, r + 0.5, xr, yr) for r in marks.get("rows", [])]
+    out += [outline(t, c - 0.5, c + 0.5, -0.5, rows - 0.5, xr, yr) for c in marks.get("cols", [])]
+    for i, j in marks.get("cells", []):
+        out.append(outline(t, j - 0.5, j + 0.5, i - 0.5, i + 0.5, xr, yr))
+    return out
+
+
+def _build(fig: Json, t: Theme, step: Json | None) -> tuple[list[Json], Json]:
+    panels: list[list[Json]] = fig["panels"]
+    bands = [max(i["grid"]["shape"][0] for i in row if "grid" in i) for row in panels]
+    heights = [b * _cell_px(b) + TITLE_PX for b in bands]
+    total = sum(heights) + ROW_GAP_PX * (len(panels) - 1)
+    width_units = max(sum(_units(i) for i in row) for row in panels)
+    data: list[Json] = []
+    layout_axes: Json = {}
+    anns: list[Json] = []
+    shapes: list[Json] = []
+    top = total
+    n = 0
+    for row, h, band in zip(panels, heights, bands, strict=True):
+        left = 0.0
+        for item in row:
+            u = _units(item)
+            x0, x1 = left / width_units, (left + u) / width_units
+            if "grid" in item:
+                g = item["grid"]
+                n += 1
+                rows = g["shape"][0]
+                y1 = (top - TITLE_PX) / total
+                y0 = (top - TITLE_PX - (h - TITLE_PX) * rows / band) / total
+                shown = step["show"].get(g["grid"]) if step else None
+                data.append(_trace(g, t, n, shown))
+                layout_axes.update(_axes(t, g, n, [x0, x1], [y0, y1]))
+                marks = (step or {}).get("marks", {}).get(g["grid"], g.get("outline") or {})
+                shapes += _outlines(t, g, n, marks)
+                title = f"<b>{_label_html(g['label'])}</b>  {rows} × {g['shape'][1]}"
+                anns.append(annotation(title, (x0 + x1) / 2, top / total, t, yanchor="top"))
+            else:
+                text = item.get("op") or f"{item['arrow']} →"
+                mid = (top - TITLE_PX - (h - TITLE_PX) / 2) / total
+                size = 20 if "op" in item else 12
+                font = {"size": size, "color": t.fg}
+                anns.append(annotation(text, (x0 + x1) / 2, mid, t, font=font))
+            left += u
+        top -= h + ROW_GAP_PX
+    layout = base_layout(t, total + 40, "", annotations=anns, shapes=shapes, **layout_axes)
+    layout["margin"].update(t=20, b=20, l=70)
+    layout["font"]["family"] = FONT_FAMILY
+    return data, layout
+
+
+def convert(fig: Json, theme_name: str) -> Json:
+    """Fill ``data``, ``layout`` and (for steps) ``frames`` of a description with panels."""
+    if not fig.get("panels"):
+        return fig
+    t = theme(theme_name)
+    fig["data"], fig["layout"] = _build(fig, t, None)
+    steps: list[Json] | None = fig.get("steps")
+    if steps:
+        frames = []
+        for step in steps:
+            data, layout = _build(fig, t, step)
+            frames.append({"data": data, "layout": layout, "narration": step["narration"]})
+        fig["frames"] = frames
+        fig["data"], fig["layout"] = frames[-1]["data"], frames[-1]["layout"]
+    return fig

@@ -79,6 +79,18 @@ def weight(x: float, dp: int = 2) -> str:
     return f"{x:.{dp}f}"
 
 
+_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def small_weight(x: float, dp: int = 4) -> str:
+    """A weight to ``dp`` decimals, or in scientific notation when that would print a
+    non-zero weight as 0: 1.1 × 10⁻⁷, not 0.0000 (saturation is tiny, not zero)."""
+    if x != 0.0 and abs(x) < 0.5 * 10.0**-dp:
+        mantissa, exponent = f"{x:.1e}".split("e")
+        return f"{mantissa} × 10{str(int(exponent)).translate(_SUP)}"
+    return weight(x, dp)
+
+
 def exp_value(x: float) -> str:
     """An exponential e^s to 3 decimals (2.718, 12.182), scientific when huge or tiny."""
     if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-3):

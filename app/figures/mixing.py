@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.figures import fmt
+from app.figures import fmt, multihead
 from app.figures.context import Ctx, figure, table
-from app.figures.style import numbered
+from app.figures.style import Json, numbered
 
 
 def build_8(c: Ctx) -> dict[str, Any]:
     f = c.focus
-    panels = [
+    panels: list[list[Json]] = [
         [
             {"grid": c.grid("weights", rows=[f])},
             {"op": "×"},
@@ -22,6 +22,7 @@ def build_8(c: Ctx) -> dict[str, Any]:
             {"grid": c.grid("output", rows=[f])},
         ]
     ]
+    panels += multihead.rows(c)
     first = c.output_row(f)[0]
     cols_v = numbered(c.d_v)
     caption = (
@@ -33,6 +34,9 @@ def build_8(c: Ctx) -> dict[str, Any]:
         f"First entry of row {f + 1} of Z: {first}",
         f"Row {f + 1} of Z ({c.focus_token}): {fmt.listing(c.text_row('output', f))}.",
     ]
+    heads = multihead.sentence(c)
+    if heads:
+        readout.append(heads)
     return figure(
         8,
         f"A × V = Z{c.head_note}",

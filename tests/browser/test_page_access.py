@@ -205,6 +205,8 @@ def test_figure_3_plays_once_unless_motion_is_reduced(browser: Browser, server_u
             page = context.new_page()
             open_page(page, server_url + "/")
             play = page.locator("#fig-3 [data-step=play]")
+            # it plays when it comes into view (Figures 1 and 2 sit above it)
+            page.locator("#fig-3 .plot").scroll_into_view_if_needed()
             page.wait_for_timeout(400)
             assert play.get_attribute("aria-pressed") == str(plays).lower(), motion
             count = page.locator("#fig-3 [data-role=step-count]").inner_text()

@@ -92,3 +92,34 @@ def test_rows_figures_at_64_tokens_and_two_heads() -> None:
     two = figs(stages(heads=2), head=1)["figures"]
     assert "head 2 of 2" in two["8"]["title"]
     assert "head 2 of 2" in two["4"]["caption"]
+
+
+def test_figure_11_shows_a_concrete_cross_attention_beside_self_attention() -> None:
+    fig = figs(stages())["figures"]["11"]
+    validate(fig)
+    g = grids(fig)
+    assert g["weights"]["shape"] == [3, 3]
+    cross_w = g["cross.weights"]
+    assert cross_w["shape"] == [2, 4]
+    # FIGURES.md's suggested source: X plus (1, 1, 0, 1), queries rows 1-2 of X
+    assert cross_w["text"] == [["0.51", "0.19", "0.19", "0.11"], ["0.10", "0.46", "0.17", "0.28"]]
+    assert cross_w["cols"] == ["I", "love", "LLMs", "(extra)"]
+    now_cross = figs(cross())["figures"]["11"]
+    g2 = grids(now_cross)
+    assert g2["weights"]["shape"] == [2, 4]
+    assert g2["self.weights"]["shape"] == [2, 2]
+
+
+def test_figure_8_shows_heads_concat_w_o_and_the_final_output() -> None:
+    w_o = [[0, 0, 1, 1], [1, 1, 0, 0], [0, 1, -1, 1], [1, 0, 0, 0]]
+    s = stages(heads=2, w_o=np.array(w_o, dtype=float))
+    fig = figs(s)["figures"]["8"]
+    validate(fig)
+    g = grids(fig)
+    assert {"heads.0.weights", "heads.1.weights", "concat", "w_o", "final"} <= set(g)
+    np.testing.assert_allclose(np.asarray(g["final"]["values"]), s.output)
+    np.testing.assert_allclose(np.asarray(g["concat"]["values"]), s.concat)
+    assert g["final"]["hover"][0][0].startswith("o₁₁ = ")
+    assert g["concat"]["hover"][0][2].startswith("head 2's z₁₁")
+    assert any("2 heads" in line and "W^O" in line for line in fig["readout"])
+    assert "concat" not in grids(figs(stages())["figures"]["8"])  # one head: nothing extra

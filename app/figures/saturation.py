@@ -90,8 +90,8 @@ def build(c: Ctx) -> dict[str, Any]:
     sv = [fmt.num(v) for v in before.scores[0].tolist()]
     st = [fmt.num(v) for v in after.stretched[0].tolist()]
     anns = [
-        annotation(f"<b>scores {_vector(sv)}</b>", 0.0, 1.0, t, xanchor="left"),
-        annotation(f"<b>× {root_phrase(k)} → {_vector(st)}</b>", 0.55, 1.0, t, xanchor="left"),
+        annotation("<b>scores as they are</b>", 0.0, 1.0, t, xanchor="left"),
+        annotation(f"<b>× {root_phrase(k)}</b>", 0.55, 1.0, t, xanchor="left"),
     ]
     traces = [
         _bars(before, labels, 2, 1, t.roles["scores"], t),

@@ -208,8 +208,11 @@ function renderText(panel, n, fig) {
 const steppers = new Map();
 const drawn = new Map(); // figure number -> JSON of the figure now on screen
 
-/** True when `fig` is exactly what panel `key` already shows (then nothing is redrawn). */
+/** True when `fig` is exactly what panel `key` already shows (then nothing is redrawn).
+ * Grid figures are always updated: in place, only changed cells are touched, which costs
+ * less than serialising a large figure to compare it. */
 function unchanged(key, fig) {
+  if (fig.panels) return false;
   const text = JSON.stringify(fig);
   if (drawn.get(key) === text) return true;
   drawn.set(key, text);

@@ -228,6 +228,12 @@ function updateTable(table, desc) {
 
 /* ---- canvas (large grids: one block per cell, numbers on hover) ---- */
 
+/** "#rrggbb" -> [r, g, b, 255]: the palette's colours as canvas pixel bytes. */
+function rgba(hex) {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255, 255];
+}
+
 function cellSize(host, cols) {
   const width = host.clientWidth || 600;
   return Math.max(CANVAS_MIN_CELL, Math.min(CANVAS_MAX_CELL, Math.floor(width / cols)));
@@ -311,28 +317,34 @@ function updateCanvas(wrap, desc, host) {
     wrap.dataset.sizeKey = key;
   }
   const size = Number(wrap.dataset.size);
+  // One canvas pixel per cell, scaled up by CSS (image-rendering: pixelated): the whole
+  // grid is one putImageData, however many cells, and the backing store stays tiny.
   const canvas = wrap.querySelector("canvas");
-  const ratio = window.devicePixelRatio || 1;
-  const width = cols * size * ratio;
-  const height = rows * size * ratio;
-  if (canvas.width !== width || canvas.height !== height) {
-    canvas.width = width;
-    canvas.height = height;
-    canvas.style.width = `${cols * size}px`;
-    canvas.style.height = `${rows * size}px`;
+  if (canvas.width !== cols || canvas.height !== rows) {
+    canvas.width = cols;
+    canvas.height = rows;
   }
+  canvas.style.width = `${cols * size}px`;
+  canvas.style.height = `${rows * size}px`;
   const g = canvas.getContext("2d");
-  g.setTransform(ratio, 0, 0, ratio, 0, 0);
-  g.clearRect(0, 0, cols * size, rows * size);
-  const fills = desc.palette.map((p) => p[0]);
+  const image = g.createImageData(cols, rows);
+  const bytes = image.data;
+  const fills = desc.palette.map((p) => rgba(p[0]));
+  const blocked = [128, 128, 128, 90];
+  let at = 0;
   for (let i = 0; i < rows; i++) {
     const colours = desc.color[i];
     for (let j = 0; j < cols; j++) {
       const k = colours[j];
-      g.fillStyle = k >= 0 ? fills[k] : "rgba(128,128,128,0.35)";
-      g.fillRect(j * size, i * size, size, size);
+      const c = k >= 0 ? fills[k] : blocked;
+      bytes[at] = c[0];
+      bytes[at + 1] = c[1];
+      bytes[at + 2] = c[2];
+      bytes[at + 3] = c[3];
+      at += 4;
     }
   }
+  g.putImageData(image, 0, 0);
   for (const node of wrap.querySelectorAll(".grid-cursor.outline")) node.remove();
   for (const r of desc.outline?.rows ?? []) boxOnCanvas(wrap, r, null, "outline");
   for (const c of desc.outline?.cols ?? []) boxOnCanvas(wrap, null, c, "outline");

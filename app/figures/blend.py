@@ -126,7 +126,7 @@ def _z_row(c: Ctx) -> Json:
 def build_9(c: Ctx) -> dict[str, Any]:
     h, f = c.h, c.focus
     lo, hi = bounds(c)
-    column = c.output_row(f)[0]
+    column = c.output_cell(f, 0)
     eq = blend_equation(c)
     readout = [eq, f"Column 1 written out: {column}"]
     share = own_share(c)

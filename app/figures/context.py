@@ -160,6 +160,26 @@ class Ctx:
             return self.output_deriv[i]
         return fmt.output_grid(h.weights[i : i + 1], h.v, h.output[i : i + 1], i)[0]
 
+    def output_cell(self, i: int, j: int) -> str:
+        """``output_deriv[i][j]`` without formatting all of V when the grid is big."""
+        h = self.h
+        if "output_deriv" in self.__dict__ or h.output.size <= MAX_TEXT_CELLS:
+            return self.output_deriv[i][j]
+        out = h.output[i : i + 1, j : j + 1]
+        return fmt.output_grid(h.weights[i : i + 1], h.v[:, j : j + 1], out, i, j)[0][0]
+
+    def projection_cell(self, which: str, i: int, j: int) -> str:
+        """``projection_derivation(which)[i][j]`` without the whole grid when big."""
+        key = f"_deriv_{which}"
+        m = {"q": self.h.q, "k": self.h.k, "v": self.h.v}[which]
+        w = self.head_weight(which)
+        src = self.stages.source_x if which != "q" and self.stages.cross else self.stages.x
+        if key in self.__dict__ or m.size <= MAX_TEXT_CELLS or w is None or src is None:
+            return self.projection_derivation(which)[i][j]
+        text = [[fmt.num(float(m[i, j]))]]
+        left, right = fmt.factors(src[i : i + 1]), fmt.factors(w[:, j : j + 1].T)
+        return fmt.dot_grid(left, right, text, which, i, j)[0][0]
+
     def text_row(self, name: str, i: int) -> list[str]:
         """Row ``i`` of a stage's printed numbers, without formatting the whole grid."""
         if f"{name}_text" in self.__dict__:

@@ -135,6 +135,7 @@ def dot_grid(
     result: list[list[str]],
     name: str,
     first_row: int = 0,
+    first_col: int = 0,
 ) -> list[list[str]]:
     """Derivations of C = A Bᵀ cell by cell, e.g. 'q₁₁ = 0·0 + 0·0 + 1·1 + 1·1 = 2'.
 
@@ -143,7 +144,8 @@ def dot_grid(
     """
     return [
         [
-            f"{name}{sub2(first_row + i + 1, j + 1)} = {terms(list(zip(a, b, strict=True)))}"
+            f"{name}{sub2(first_row + i + 1, first_col + j + 1)} = "
+            f"{terms(list(zip(a, b, strict=True)))}"
             f" = {result[i][j]}"
             for j, b in enumerate(right_t)
         ]
@@ -247,7 +249,9 @@ def exp_sum(masked_row: list[float], exps_row: list[float], shift: float) -> str
     return text
 
 
-def output_grid(weights: Matrix, v: Matrix, output: Matrix, first_row: int = 0) -> list[list[str]]:
+def output_grid(
+    weights: Matrix, v: Matrix, output: Matrix, first_row: int = 0, first_col: int = 0
+) -> list[list[str]]:
     """'z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63' per cell of Z = A V (``weights``
     and ``output`` may be a slice of rows starting at ``first_row``)."""
     a = [[weight(x) for x in row] for row in weights.tolist()]
@@ -255,7 +259,7 @@ def output_grid(weights: Matrix, v: Matrix, output: Matrix, first_row: int = 0) 
     z = output.tolist()
     return [
         [
-            f"z{sub2(first_row + i + 1, j + 1)} = Σ a·v = "
+            f"z{sub2(first_row + i + 1, first_col + j + 1)} = Σ a·v = "
             f"{terms(list(zip(a[i], col, strict=True)))}"
             f" = {fixed(z[i][j])}"
             for j, col in enumerate(v_cols)

@@ -23,7 +23,7 @@ def build_8(c: Ctx) -> dict[str, Any]:
         ]
     ]
     panels += multihead.rows(c)
-    first = c.output_row(f)[0]
+    first = c.output_cell(f, 0)
     cols_v = numbered(c.d_v)
     caption = (
         f"Each row of Z is the matching row of A times V{c.head_note}: the weights of token "

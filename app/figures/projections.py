@@ -45,7 +45,7 @@ def build(c: Ctx) -> dict[str, Any]:
         caption = "Q, K and V were given directly (direct mode), so no projection is shown."
     f = c.focus
     readout = [
-        c.projection_row("q", 0)[0],
+        c.projection_cell("q", 0, 0),
         f"Row {f + 1} of Q ({c.focus_token}): {fmt.listing(c.text_row('q', f))}.",
     ]
     return figure(

@@ -62,7 +62,7 @@ def _step2(s: Steps) -> None:
     how = "three matrix products give" if c.stages.w_q is not None else "given directly:"
     text = (
         f"Step 2 of 6{c.head_note}: {how} Q ({c.l_q} × {c.d_k}), K ({c.l_k} × {c.d_k}) and "
-        f"V ({c.l_k} × {c.d_v}). {c.projection_row('q', c.focus)[0]}."
+        f"V ({c.l_k} × {c.d_v}). {c.projection_cell('q', c.focus, 0)}."
     )
     s.add(1, text, {"q": {"rows": [c.focus]}})
 
@@ -133,7 +133,7 @@ def _step6(s: Steps) -> None:
     for unit in _groups(c.d_v, per_entry):
         j = unit[-1]
         if per_entry:
-            say = f"Step 6 of 6: entry {j + 1} of z({c.focus_token}): {c.output_row(f)[j]}."
+            say = f"Step 6 of 6: entry {j + 1} of z({c.focus_token}): {c.output_cell(f, j)}."
         else:
             say = (
                 f"Step 6 of 6: entries {unit[0] + 1}–{j + 1} of z({c.focus_token}), each a "

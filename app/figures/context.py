@@ -17,7 +17,7 @@ from app.attention import HeadStages, Stages
 from app.attention.ops import Matrix
 from app.figures import fmt
 from app.figures import grid as gridmod
-from app.figures.style import MAX_TEXT_CELLS, Json, Theme, heatmap, numbered, theme, value_range
+from app.figures.style import MAX_TEXT_CELLS, Json, Theme, numbered, theme
 
 FIGURE_NUMBERS = tuple(range(3, 14))
 
@@ -298,30 +298,6 @@ class Ctx:
             name, label, values, rows=row_labels, cols=col_labels, theme=self.t.name,
             text=text_of() if small else None, hover=hover_of() if small and hover_of else None,
             uses=used, row_title=row_title, col_title=col_title,
-        )  # fmt: skip
-
-    # --- arrays for the wire -----------------------------------------------------------
-    def masked_z(self) -> list[list[float | None]]:
-        """The masked grid with None (a gap) where a cell is blocked."""
-        allowed = self.stages.allowed.tolist()
-        return [
-            [v if ok else None for v, ok in zip(row, arow, strict=True)]
-            for row, arow in zip(self.h.masked.tolist(), allowed, strict=True)
-        ]
-
-    def weights_heatmap(self, xaxis: str = "x", yaxis: str = "y") -> Json:
-        """A, on the fixed 0–1 weights scale, as Figures 6, 7 and 8 draw it."""
-        return heatmap(
-            self.h.weights, self.weights_text, self.weights_deriv, self.t.scales["weights"],
-            zmin=0.0, zmax=1.0, xaxis=xaxis, yaxis=yaxis, name="A",
-        )  # fmt: skip
-
-    def values_heatmap(self, xaxis: str = "x", yaxis: str = "y") -> Json:
-        """V on its own colour range, with each cell's projection on hover (Figures 8, 9)."""
-        lo, hi = value_range(self.h.v)
-        return heatmap(
-            self.h.v, self.v_text, self.projection_derivation("v"), self.t.scales["v"],
-            zmin=lo, zmax=hi, xaxis=xaxis, yaxis=yaxis, name="V",
         )  # fmt: skip
 
 

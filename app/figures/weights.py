@@ -12,10 +12,6 @@ from app.figures import fmt
 from app.figures.context import Ctx, figure, table
 
 
-def grid_height(rows: int, lo: int = 240, hi: int = 620, per: int = 44) -> int:
-    return max(lo, min(hi, 90 + per * rows))
-
-
 def focus_sentence(c: Ctx, row: int) -> str:
     """'love gives 0.63 of its attention to itself, 0.23 to LLMs, 0.14 to I'."""
     who = c.tokens[row]

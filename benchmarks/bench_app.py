@@ -1,14 +1,15 @@
 """The app as the benchmark serves it: ``create_app()`` plus one route that exists only
-here, ``POST /bench/constant/{case}``, which answers pre-encoded bytes of exactly the size
-of the real response for that case without reading the body. It is the floor the real
+here, ``POST /bench/constant/{case}``, which reads the body and answers pre-encoded bytes
+of exactly the size of the real response for that case. It is the floor the real
 endpoint is compared with (same server, same middleware, no parsing, maths or encoding).
 
-Serve with ``uvicorn benchmarks.bench_app:app`` from the repository root.
+Serve with ``uvicorn benchmarks.bench_app:app`` from the repository root; ``bare`` is the
+same constant route on a FastAPI app with nothing else (no middleware).
 """
 
 from __future__ import annotations
 
-from fastapi import Response
+from fastapi import FastAPI, Request, Response
 
 from app.main import create_app
 from benchmarks.cases import CASES, response_bytes
@@ -19,6 +20,24 @@ CONSTANT = {name: b"[0]" + b" " * (len(response_bytes(b)) - 3) for name, b in CA
 
 
 @app.post("/bench/constant/{case}", include_in_schema=False)
-async def constant(case: str) -> Response:
-    """Pre-encoded bytes of the real response's size; the body is never parsed."""
+async def constant(case: str, request: Request) -> Response:
+    """Pre-encoded bytes of the real response's size; the body is read, never parsed."""
+    await request.body()
+    return Response(CONSTANT[case], media_type="application/json")
+
+
+# A bare FastAPI app (no middleware, no access log): the issue's floor, "a bare FastAPI
+# endpoint that reads the body and returns fixed bytes". Serve as benchmarks.bench_app:bare.
+bare = FastAPI()
+
+
+@bare.get("/healthz", include_in_schema=False)
+async def bare_health() -> Response:
+    """Only for the benchmark to know the server is up."""
+    return Response(b"ok")
+
+
+@bare.post("/bench/constant/{case}", include_in_schema=False)
+async def bare_constant(case: str, request: Request) -> Response:
+    await request.body()
     return Response(CONSTANT[case], media_type="application/json")

@@ -1,9 +1,9 @@
-"""Figures 3–13 as plain Plotly figure dicts, built from the engine's stages on request.
+"""Figures 3–13 as data (grid descriptions; Plotly dicts for charts), built on request.
 
 PURE: imports numpy, the standard library and ``app.attention`` only (a test walks the
 imports). ``build_figures(stages, view)`` returns the body of ``POST /api/v1/figures``
 (CONTRACT.md) except ``state``, which the route echoes. Every number a figure prints is
-formatted here; the browser only calls ``Plotly.react`` and fills in text.
+formatted here; the browser draws grids with static/js/grid.js, charts with Plotly.react.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from app.figures import (
     saturation,
     shapes,
     stepper,
+    to_plotly,
     weights,
     wiring,
 )
-from app.figures.context import FIGURE_NUMBERS, Ctx, View
+from app.figures.context import FIGURE_NUMBERS, Ctx, View, resolve_tables
 
 __all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
 
@@ -72,21 +73,69 @@ def announce(c: Ctx) -> str:
     )
 
 
-def build_figures(stages: Stages, view: View) -> dict[str, Any]:
-    """Every requested figure (default 3 … 13) for ``stages`` as seen through ``view``."""
+def build_figures(
+    stages: Stages, view: View, *, plotly: bool = True, defer_tables: bool = True
+) -> dict[str, Any]:
+    """Every requested figure (default 3 … 13) for ``stages`` as seen through ``view``.
+
+    Figures made of number grids carry ``panels`` (grid descriptions, which the page draws
+    itself); with ``plotly`` they also get ``data``/``layout``/``frames`` from the one
+    converter (exports, embeds, API clients). Without it those stay empty: a lean edit,
+    which also defers the tables of large grids unless ``defer_tables`` is False."""
     problem = check_view(stages, view)
     if problem:
         raise ValueError(f"{problem[0]}: {problem[1]}")
     c = Ctx(stages, view)
     wanted = [n for n in view.figures if n in BUILDERS]
     warnings = list(stages.warnings)
-    return {
-        "figures": {str(n): BUILDERS[n](c) for n in wanted},
+    defer = defer_tables and not plotly
+    figures = {str(n): _finish(BUILDERS[n](c), view, plotly, defer) for n in wanted}
+    out: dict[str, Any] = {
+        "figures": figures,
         "tokens": c.tokens,
         "key_tokens": c.key_tokens,
         "warnings": warnings,
         "announce": announce(c),
     }
+    if not plotly:
+        out["grids"] = share_grids(figures)
+    return out
+
+
+def share_grids(figures: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The lean answer sends each stage's grid once: panels then hold ``{"ref": name,
+    "outline": …}`` and the descriptions sit in the returned dict (the page resolves them).
+    Figures whose grids are too large to print keep their table alternative for later
+    (``tables_deferred``, see ``_finish``): it is asked for when the reader opens it."""
+    shared: dict[str, Any] = {}
+    for fig in figures.values():
+        for row in fig.get("panels") or []:
+            for k, item in enumerate(row):
+                desc = item.get("grid")
+                if desc is None:
+                    continue
+                name = desc["grid"]
+                base = {**desc, "outline": {}}
+                if shared.get(name, base)["values"] is not base["values"]:
+                    continue  # a figure's own grid of that name (Figure 9's rows): keep inline
+                shared[name] = base
+                row[k] = {"ref": name, "outline": desc["outline"]}
+    return shared
+
+
+def _finish(fig: dict[str, Any], view: View, plotly: bool, defer: bool) -> dict[str, Any]:
+    """Plotly conversion when asked for; tables formatted unless a lean answer defers them."""
+    big = any(
+        item["grid"]["text"] is None for row in fig.get("panels") or [] for item in row
+        if "grid" in item
+    )  # fmt: skip
+    if defer and big and fig.get("tables"):
+        fig["tables"] = []
+        fig["tables_deferred"] = True
+    resolve_tables(fig)
+    if plotly:
+        return to_plotly.convert(fig, view.theme)
+    return fig
 
 
 def _heads(n: int) -> str:

@@ -1,7 +1,7 @@
-"""Figure 9: one output row as a blend, z(focus) = a₁·v₁ + a₂·v₂ + … with the real weights
-and value rows, one column written out, and each entry shown inside the range (smallest …
-largest) of its column of V, which a weighted average with non-negative weights summing
-to 1 can never leave.
+"""Figure 9: one output row as a blend, z(focus) = a₁·v₁ + a₂·v₂ + … = z as one line of
+weighted value rows (each row of V already multiplied by its weight) and their sum, one
+column written out, and each entry of z shown inside the range (smallest … largest) of its
+column of V, which a weighted average with non-negative weights summing to 1 never leaves.
 """
 
 from __future__ import annotations
@@ -10,24 +10,17 @@ from typing import Any
 
 import numpy as np
 
-from app.figures import fmt
+from app.figures import fmt, grid
 from app.figures.context import Ctx, figure, table
-from app.figures.style import (
-    Json,
-    annotation,
-    base_layout,
-    heatmap,
-    numbered,
-    subplot_axes,
-)
-from app.figures.weights import grid_height
+from app.figures.style import Json, numbered
 
 
 def blend_equation(c: Ctx) -> str:
     """'z(love) = 0.14·v(I) + 0.63·v(love) + 0.23·v(LLMs) = (1.63, 0.14, 0.23, 0.63)'."""
     f = c.focus
-    pairs = [(c.weights_text[f][j], f"v({c.key_tokens[j]})") for j in range(c.l_k)]
-    z = ", ".join(c.output_text[f][:8]) + (", …" if c.d_v > 8 else "")
+    a = c.text_row("weights", f)
+    pairs = [(a[j], f"v({c.key_tokens[j]})") for j in range(c.l_k)]
+    z = ", ".join(c.text_row("output", f)[:8]) + (", …" if c.d_v > 8 else "")
     return f"z({c.focus_token}) = {fmt.terms(pairs)} = ({z})"
 
 
@@ -50,109 +43,90 @@ def own_share(c: Ctx) -> str | None:
     )
 
 
-def _bounds_traces(c: Ctx, lo: Any, hi: Any) -> list[Json]:
-    """Per column j: a bar from the smallest to the largest V value, and z(focus)_j on it."""
-    t, f = c.t, c.focus
-    xs: list[float | None] = []
-    ys: list[float | None] = []
-    for j in range(c.d_v):
-        xs += [j, j, None]
-        ys += [float(lo[j]), float(hi[j]), None]
-    z = c.h.output[f].tolist()
+# Longest line of weighted rows; beyond it the largest weights are shown and the rest counted.
+MAX_TERMS = 5
+
+
+def _terms(c: Ctx) -> list[int]:
+    """The keys drawn as weighted rows: all, or the MAX_TERMS heaviest in key order."""
+    w = c.h.weights[c.focus]
+    if c.l_k <= MAX_TERMS + 1:
+        return list(range(c.l_k))
+    top = sorted(range(c.l_k), key=lambda j: (-w[j], j))[:MAX_TERMS]
+    return sorted(top)
+
+
+def _weighted(c: Ctx, j: int) -> Json:
+    """a_j · v_j as a 1 × d_v grid: the value row of key j scaled by the focus row's weight."""
+    f, h = c.focus, c.h
+    a = float(h.weights[f, j])
+    row = a * h.v[j : j + 1]
+    a_text = fmt.weight(a)
+    small = c.d_v <= grid.MAX_TEXT_COLS
+    v_row = c.text_row("v", j) if small else []
+    text = [[fmt.fixed(x) for x in row[0].tolist()]] if small else None
+    hover = (
+        [[f"{a_text} · {v} = {t}" for v, t in zip(v_row, text[0], strict=True)]]
+        if text is not None
+        else None
+    )
+    return grid.grid(
+        "weighted", f"{a_text} · v({c.key_tokens[j]})", row, rows=[c.key_tokens[j]],
+        cols=numbered(c.d_v), theme=c.t.name, role="z", text=text, hover=hover,
+        row_title="key token", col_title="d_v column",
+    )  # fmt: skip
+
+
+def _range_grid(c: Ctx, lo: Any, hi: Any) -> Json:
+    """Per column: the smallest value of V, z(focus), the largest value of V."""
+    f = c.focus
+    z = c.h.output[f]
+    values = np.vstack([lo, z, hi])
+    small = c.d_v <= grid.MAX_TEXT_COLS
+    z_text = c.text_row("output", f)
+    text = [[fmt.num(float(x)) for x in lo], z_text, [fmt.num(float(x)) for x in hi]]
     hover = [
-        f"column {j + 1}: {fmt.num(float(lo[j]))} ≤ {c.output_text[f][j]} ≤ {fmt.num(float(hi[j]))}"
-        for j in range(c.d_v)
-    ]
-    show_text = c.d_v <= 8
-    return [
-        {
-            "type": "scatter",
-            "x": xs,
-            "y": ys,
-            "mode": "lines+markers",
-            "xaxis": "x3",
-            "yaxis": "y3",
-            "line": {"color": t.roles["v"], "width": 6},
-            "hoverinfo": "skip",
-            "marker": {"symbol": "line-ew-open", "size": 14, "color": t.roles["v"]},
-            "name": "range of V's column",
-        },
-        {
-            "type": "scatter",
-            "x": list(range(c.d_v)),
-            "y": z,
-            "mode": "markers+text" if show_text else "markers",
-            "text": c.output_text[f],
-            "textposition": "middle right",
-            "xaxis": "x3",
-            "yaxis": "y3",
-            "marker": {
-                "symbol": "diamond",
-                "size": 12,
-                "color": t.roles["z"],
-                "line": {"color": t.outline, "width": 1},
-            },
-            "customdata": hover,
-            "hovertemplate": "%{customdata}<extra>z</extra>",
-            "textfont": {"color": t.fg},
-            "name": f"z({c.focus_token})",
-        },
-    ]
+        [f"column {j + 1}: {text[0][j]} ≤ {z_text[j]} ≤ {text[2][j]}" for j in range(c.d_v)]
+    ] * 3
+    return grid.grid(
+        "range", f"z({c.focus_token}) inside each column's range", values,
+        rows=["smallest in V", f"z({c.focus_token})", "largest in V"], cols=numbered(c.d_v),
+        theme=c.t.name, role="z", text=text if small else None, hover=hover if small else None,
+        outline={"rows": [1]}, row_title="", col_title="d_v column",
+    )  # fmt: skip
+
+
+def _line(c: Ctx) -> list[Json]:
+    """a₁·v₁ + a₂·v₂ + … = z(focus), one grid per weighted value row."""
+    shown = _terms(c)
+    line: list[Json] = []
+    for n, j in enumerate(shown):
+        if n:
+            line.append({"op": "+"})
+        line.append({"grid": _weighted(c, j)})
+    if len(shown) < c.l_k:
+        line.append({"arrow": f"+ {c.l_k - len(shown)} smaller terms"})
+    line.append({"op": "="})
+    line.append({"grid": _z_row(c)})
+    return line
+
+
+def _z_row(c: Ctx) -> Json:
+    f = c.focus
+    small = c.d_v <= grid.MAX_TEXT_COLS
+    return grid.grid(
+        "z_row", f"z({c.focus_token})", c.h.output[f : f + 1], rows=[c.focus_token],
+        cols=numbered(c.d_v), theme=c.t.name, role="z",
+        text=[c.text_row("output", f)] if small else None,
+        hover=[c.output_row(f)] if small else None, row_title="query token",
+        col_title="d_v column",
+    )  # fmt: skip
 
 
 def build_9(c: Ctx) -> dict[str, Any]:
-    t, h, f = c.t, c.h, c.focus
+    h, f = c.h, c.focus
     lo, hi = bounds(c)
-    rows = [f"{c.weights_text[f][j]} × {c.key_tokens[j]}" for j in range(c.l_k)]
-    cols = numbered(c.d_v)
-    z_hover = [c.output_deriv[f]]
-    traces = [
-        c.values_heatmap(),
-        heatmap(
-            h.output[f : f + 1],
-            [c.output_text[f]],
-            z_hover,
-            t.scales["z"],
-            zmin=float(h.output.min()),
-            zmax=float(h.output.max()) + 1e-12,
-            xaxis="x2",
-            yaxis="y2",
-            name=f"z({c.focus_token})",
-        ),
-        *_bounds_traces(c, lo, hi),
-    ]
-    axes: Json = {}
-    axes.update(subplot_axes(t, 1, [0.0, 0.55], [0.3, 1.0], cols, rows))
-    axes.update(subplot_axes(t, 2, [0.0, 0.55], [0.0, 0.16], cols, [f"z({c.focus_token})"]))
-    axes.update(subplot_axes(t, 3, [0.68, 1.0], [0.0, 1.0], cols, [], "column of V and z"))
-    axes["yaxis3"] = {
-        "type": "linear",
-        "anchor": "x3",
-        "domain": [0.0, 1.0],
-        "zeroline": False,
-        "color": t.fg,
-        "gridcolor": t.grid,
-        "fixedrange": True,
-        "ticklabeloverflow": "allow",  # no label box measuring on redraws (see style.axis)
-    }
-    axes["xaxis3"]["range"] = [-0.5, c.d_v - 0.5 + (0.6 if c.d_v <= 8 else 0)]
-    column = c.output_deriv[f][0]
-    anns = [
-        annotation(
-            "<b>value rows, each × its weight</b>", 0.0, 1.0, t, xanchor="left", yanchor="bottom"
-        ),
-        annotation(
-            "<b>z inside each column's range</b>",
-            0.68,
-            1.0,
-            t,
-            xanchor="left",
-            yanchor="bottom",
-            font={"size": 12, "color": t.fg},
-        ),
-    ]
-    layout = base_layout(t, grid_height(c.l_k, lo=300) + 60, "", annotations=anns, **axes)
-    layout["margin"].update(t=40, l=110)
+    column = c.output_cell(f, 0)
     eq = blend_equation(c)
     readout = [eq, f"Column 1 written out: {column}"]
     share = own_share(c)
@@ -170,21 +144,22 @@ def build_9(c: Ctx) -> dict[str, Any]:
         )
     caption = (
         f"z({c.focus_token}) is a weighted average of the value rows{c.head_note}: each row of "
-        f"V is multiplied by {c.focus_token}'s weight for that key and the results are added. "
-        "A weighted average can never leave the range of what it averages."
+        f"V is multiplied by {c.focus_token}'s weight for that key (the first line) and the "
+        "products are added. A weighted average never leaves the range of what it averages "
+        "(the grid below)."
     )
-    stats = [
-        [fmt.num(float(lo[j])), c.output_text[f][j], fmt.num(float(hi[j]))] for j in range(c.d_v)
-    ]
+    z_text = c.text_row("output", f)
+    stats = [[fmt.num(float(lo[j])), z_text[j], fmt.num(float(hi[j]))] for j in range(c.d_v)]
     return figure(
         9,
         f"One output row as a blend{c.head_note}",
         caption,
-        f"The {c.l_k} value rows, labelled with {c.focus_token}'s weights, blend into "
-        f"z({c.focus_token}); beside them, each entry of z inside its column's range. {eq}",
-        traces,
-        layout,
+        f"The {c.l_k} value rows, each multiplied by {c.focus_token}'s weight, add up to "
+        f"z({c.focus_token}); below, each entry of z inside its column's range. {eq}",
+        [],
+        {},
         readout=readout,
+        panels=[_line(c), [{"grid": _range_grid(c, lo, hi)}]],
         tables=[
             table(
                 f"z({c.focus_token}) and the range of each column of V",
@@ -193,5 +168,4 @@ def build_9(c: Ctx) -> dict[str, Any]:
                 stats,
             )
         ],
-        derivations={"0": c.projection_derivation("v"), "1": z_hover},
     )

@@ -6,6 +6,7 @@ same strings and derivations instead of recomputing them; that matters at 64 tok
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -15,7 +16,8 @@ import numpy as np
 from app.attention import HeadStages, Stages
 from app.attention.ops import Matrix
 from app.figures import fmt
-from app.figures.style import Json, Theme, heatmap, theme, value_range
+from app.figures import grid as gridmod
+from app.figures.style import MAX_TEXT_CELLS, Json, Theme, numbered, theme
 
 FIGURE_NUMBERS = tuple(range(3, 14))
 
@@ -153,6 +155,57 @@ class Ctx:
         self.__dict__[key] = out
         return out
 
+    def projection_row(self, which: str, i: int) -> list[str]:
+        """Row ``i`` of ``projection_derivation(which)``, without the whole grid when big."""
+        key = f"_deriv_{which}"
+        m = {"q": self.h.q, "k": self.h.k, "v": self.h.v}[which]
+        w = self.head_weight(which)
+        src = self.stages.source_x if which != "q" and self.stages.cross else self.stages.x
+        if key in self.__dict__ or m.size <= MAX_TEXT_CELLS or w is None or src is None:
+            return self.projection_derivation(which)[i]
+        text = [fmt.grid(m[i : i + 1])[0]]
+        return fmt.dot_grid(fmt.factors(src[i : i + 1]), fmt.factors(w.T), text, which, i)[0]
+
+    def output_row(self, i: int) -> list[str]:
+        """Row ``i`` of ``output_deriv``, without the whole grid when big."""
+        h = self.h
+        if "output_deriv" in self.__dict__ or h.output.size <= MAX_TEXT_CELLS:
+            return self.output_deriv[i]
+        return fmt.output_grid(h.weights[i : i + 1], h.v, h.output[i : i + 1], i)[0]
+
+    def output_cell(self, i: int, j: int) -> str:
+        """``output_deriv[i][j]`` without formatting all of V when the grid is big."""
+        h = self.h
+        if "output_deriv" in self.__dict__ or h.output.size <= MAX_TEXT_CELLS:
+            return self.output_deriv[i][j]
+        out = h.output[i : i + 1, j : j + 1]
+        return fmt.output_grid(h.weights[i : i + 1], h.v[:, j : j + 1], out, i, j)[0][0]
+
+    def projection_cell(self, which: str, i: int, j: int) -> str:
+        """``projection_derivation(which)[i][j]`` without the whole grid when big."""
+        key = f"_deriv_{which}"
+        m = {"q": self.h.q, "k": self.h.k, "v": self.h.v}[which]
+        w = self.head_weight(which)
+        src = self.stages.source_x if which != "q" and self.stages.cross else self.stages.x
+        if key in self.__dict__ or m.size <= MAX_TEXT_CELLS or w is None or src is None:
+            return self.projection_derivation(which)[i][j]
+        text = [[fmt.num(float(m[i, j]))]]
+        left, right = fmt.factors(src[i : i + 1]), fmt.factors(w[:, j : j + 1].T)
+        return fmt.dot_grid(left, right, text, which, i, j)[0][0]
+
+    def text_row(self, name: str, i: int) -> list[str]:
+        """Row ``i`` of a stage's printed numbers, without formatting the whole grid."""
+        if f"{name}_text" in self.__dict__:
+            return list(getattr(self, f"{name}_text")[i])
+        h = self.h
+        m = {"q": h.q, "k": h.k, "v": h.v, "scores": h.scores, "masked": h.masked,
+             "weights": h.weights, "output": h.output}[name]  # fmt: skip
+        if name == "weights":
+            return fmt.grid(m[i : i + 1], dp=2)[0]
+        if name == "output":
+            return [fmt.fixed(v) for v in m[i].tolist()]
+        return fmt.grid(m[i : i + 1])[0]
+
     def factors(self, m: Matrix) -> list[list[str]]:
         """``fmt.factors(m)``, once per matrix (X feeds K and V as well as Q)."""
         key = f"_factors_{id(m)}"
@@ -191,28 +244,73 @@ class Ctx:
     def output_deriv(self) -> list[list[str]]:
         return fmt.output_grid(self.h.weights, self.h.v, self.h.output)
 
-    # --- arrays for the wire -----------------------------------------------------------
-    def masked_z(self) -> list[list[float | None]]:
-        """The masked grid with None (a gap) where a cell is blocked."""
-        allowed = self.stages.allowed.tolist()
-        return [
-            [v if ok else None for v, ok in zip(row, arow, strict=True)]
-            for row, arow in zip(self.h.masked.tolist(), allowed, strict=True)
-        ]
+    # --- grid descriptions (app/figures/grid.py), built once per request -------------
+    @property
+    def masked_name(self) -> str:
+        """API name of the scaled grid as the softmax sees it: 'masked' when a mask is on."""
+        return "masked" if self.masked_any else "scaled"
 
-    def weights_heatmap(self, xaxis: str = "x", yaxis: str = "y") -> Json:
-        """A, on the fixed 0–1 weights scale, as Figures 6, 7 and 8 draw it."""
-        return heatmap(
-            self.h.weights, self.weights_text, self.weights_deriv, self.t.scales["weights"],
-            zmin=0.0, zmax=1.0, xaxis=xaxis, yaxis=yaxis, name="A",
-        )  # fmt: skip
+    def grid(self, name: str, **outline: list[Any]) -> Json:
+        """The grid description of stage ``name`` (x, source_x, w_q, w_k, w_v, q, k, v,
+        scores, scaled/masked, weights, output) for this head; ``outline`` (rows, cols,
+        cells) gives a figure its own outlined cells on a shallow copy."""
+        cache: dict[str, Json] = self.__dict__.setdefault("_grids", {})
+        if name not in cache:
+            cache[name] = self._make_grid(name)
+        return {**cache[name], "outline": outline} if outline else cache[name]
 
-    def values_heatmap(self, xaxis: str = "x", yaxis: str = "y") -> Json:
-        """V on its own colour range, with each cell's projection on hover (Figures 8, 9)."""
-        lo, hi = value_range(self.h.v)
-        return heatmap(
-            self.h.v, self.v_text, self.projection_derivation("v"), self.t.scales["v"],
-            zmin=lo, zmax=hi, xaxis=xaxis, yaxis=yaxis, name="V",
+    def _make_grid(self, name: str) -> Json:
+        st, h = self.stages, self.h
+        src = "source_x" if st.cross else "x"
+        keys = self.key_tokens
+        projected = st.w_q is not None
+        spec: tuple[Any, ...]
+        if name in ("x", "source_x"):
+            m = st.x if name == "x" else st.source_x
+            assert m is not None
+            spec = ("X" if name == "x" else "S", m, self.tokens if name == "x" else keys,
+                    numbered(m.shape[1]), lambda: fmt.grid(m), None, None,
+                    "tokens", "d_model column")  # fmt: skip
+        elif name in ("w_q", "w_k", "w_v"):
+            w = self.head_weight(name[2])
+            assert w is not None
+            d = "d_v" if name == "w_v" else "d_k"
+            spec = (f"W^{name[2].upper()}", w, numbered(w.shape[0]), numbered(w.shape[1]),
+                    lambda: fmt.grid(w), None, None, "d_model row", f"{d} column")  # fmt: skip
+        elif name in ("q", "k", "v"):
+            m = {"q": h.q, "k": h.k, "v": h.v}[name]
+            uses = gridmod.product_uses("x" if name == "q" else src, f"w_{name}")
+            spec = (name.upper(), m, self.tokens if name == "q" else keys,
+                    numbered(m.shape[1]), lambda: getattr(self, f"{name}_text"),
+                    lambda: self.projection_derivation(name), uses if projected else None,
+                    "tokens", f"d_{'v' if name == 'v' else 'k'} column")  # fmt: skip
+        elif name == "scores":
+            spec = ("Q Kᵀ", h.scores, self.tokens, keys, lambda: self.scores_text,
+                    lambda: self.scores_deriv, gridmod.product_uses("q", "k", "row"),
+                    "query tokens", "key tokens")  # fmt: skip
+        elif name in ("scaled", "masked"):
+            spec = (f"Q Kᵀ ÷ {self.divisor_text.split(' ≈ ')[0]}", h.masked, self.tokens, keys,
+                    lambda: self.masked_text, lambda: self.scaled_deriv,
+                    gridmod.same_cell("scores"), "query tokens", "key tokens")  # fmt: skip
+        elif name == "weights":
+            spec = ("A", h.weights, self.tokens, keys, lambda: self.weights_text,
+                    lambda: self.weights_deriv, gridmod.same_row(self.masked_name),
+                    "query tokens (attending from)", "key tokens (attending to)")  # fmt: skip
+        elif name == "output":
+            spec = ("Z", h.output, self.tokens, numbered(self.d_v), lambda: self.output_text,
+                    lambda: self.output_deriv, gridmod.product_uses("weights", "v"),
+                    "query tokens", "d_v column")  # fmt: skip
+        else:
+            raise KeyError(name)
+        label, values, row_labels, col_labels, text, hover, used, row_title, col_title = spec
+        text_of: Callable[[], list[list[str]]] = text
+        hover_of: Callable[[], list[list[str]]] | None = hover
+        shape = np.shape(values)
+        small = shape[0] * shape[1] <= gridmod.MAX_TEXT_CELLS and shape[1] <= gridmod.MAX_TEXT_COLS
+        return gridmod.grid(
+            name, label, values, rows=row_labels, cols=col_labels, theme=self.t.name,
+            text=text_of() if small else None, hover=hover_of() if small and hover_of else None,
+            uses=used, row_title=row_title, col_title=col_title,
         )  # fmt: skip
 
 
@@ -243,10 +341,25 @@ def figure(
         "tables": [],
         "frames": None,
         "derivations": {},
+        "panels": None,
+        "steps": None,
     }
     entry.update(extra)
     return entry
 
 
-def table(caption: str, cols: list[str], rows: list[str], cells: list[list[str]]) -> dict[str, Any]:
+def table(
+    caption: str,
+    cols: list[str],
+    rows: list[str],
+    cells: list[list[str]] | Callable[[], list[list[str]]],
+) -> dict[str, Any]:
+    """A table alternative; ``cells`` may be a callable, formatted only when the table is
+    sent (``resolve_tables``): a large state's lean answer defers its tables."""
     return {"caption": caption, "col_headers": cols, "row_headers": rows, "cells": cells}
+
+
+def resolve_tables(fig: dict[str, Any]) -> None:
+    for t in fig.get("tables") or []:
+        if callable(t["cells"]):
+            t["cells"] = t["cells"]()

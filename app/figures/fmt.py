@@ -79,6 +79,18 @@ def weight(x: float, dp: int = 2) -> str:
     return f"{x:.{dp}f}"
 
 
+_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def small_weight(x: float, dp: int = 4) -> str:
+    """A weight to ``dp`` decimals, or in scientific notation when that would print a
+    non-zero weight as 0: 1.1 × 10⁻⁷, not 0.0000 (saturation is tiny, not zero)."""
+    if x != 0.0 and abs(x) < 0.5 * 10.0**-dp:
+        mantissa, exponent = f"{x:.1e}".split("e")
+        return f"{mantissa} × 10{str(int(exponent)).translate(_SUP)}"
+    return weight(x, dp)
+
+
 def exp_value(x: float) -> str:
     """An exponential e^s to 3 decimals (2.718, 12.182), scientific when huge or tiny."""
     if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-3):
@@ -118,7 +130,12 @@ def terms(pairs: Sequence[tuple[str, str]]) -> str:
 
 
 def dot_grid(
-    left: list[list[str]], right_t: list[list[str]], result: list[list[str]], name: str
+    left: list[list[str]],
+    right_t: list[list[str]],
+    result: list[list[str]],
+    name: str,
+    first_row: int = 0,
+    first_col: int = 0,
 ) -> list[list[str]]:
     """Derivations of C = A Bᵀ cell by cell, e.g. 'q₁₁ = 0·0 + 0·0 + 1·1 + 1·1 = 2'.
 
@@ -127,7 +144,9 @@ def dot_grid(
     """
     return [
         [
-            f"{name}{sub2(i + 1, j + 1)} = {terms(list(zip(a, b, strict=True)))} = {result[i][j]}"
+            f"{name}{sub2(first_row + i + 1, first_col + j + 1)} = "
+            f"{terms(list(zip(a, b, strict=True)))}"
+            f" = {result[i][j]}"
             for j, b in enumerate(right_t)
         ]
         for i, a in enumerate(left)
@@ -230,14 +249,18 @@ def exp_sum(masked_row: list[float], exps_row: list[float], shift: float) -> str
     return text
 
 
-def output_grid(weights: Matrix, v: Matrix, output: Matrix) -> list[list[str]]:
-    """'z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63' per cell of Z = A V."""
+def output_grid(
+    weights: Matrix, v: Matrix, output: Matrix, first_row: int = 0, first_col: int = 0
+) -> list[list[str]]:
+    """'z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63' per cell of Z = A V (``weights``
+    and ``output`` may be a slice of rows starting at ``first_row``)."""
     a = [[weight(x) for x in row] for row in weights.tolist()]
     v_cols = [[factor(x) for x in col] for col in v.T.tolist()]
     z = output.tolist()
     return [
         [
-            f"z{sub2(i + 1, j + 1)} = Σ a·v = {terms(list(zip(a[i], col, strict=True)))}"
+            f"z{sub2(first_row + i + 1, first_col + j + 1)} = Σ a·v = "
+            f"{terms(list(zip(a[i], col, strict=True)))}"
             f" = {fixed(z[i][j])}"
             for j, col in enumerate(v_cols)
         ]

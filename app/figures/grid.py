@@ -38,8 +38,9 @@ import numpy as np
 
 Json = dict[str, Any]
 
-# Grids with more cells than this are drawn without text (one block per cell).
+# Grids with more cells (or columns) than this are drawn without text, one block per cell.
 MAX_TEXT_CELLS = 400
+MAX_TEXT_COLS = 16
 # Colours per scale (odd: the middle one is exactly 0 on a diverging scale).
 STEPS = 33
 LADDER = (1.0, 2.0, 5.0)
@@ -187,7 +188,7 @@ def grid(
     remap = np.full(STEPS + 1, -1, dtype=np.int64)
     remap[used] = np.arange(len(used))
     colours = palette(theme, role)
-    big = r * c > MAX_TEXT_CELLS
+    big = r * c > MAX_TEXT_CELLS or c > MAX_TEXT_COLS
     return {
         "grid": name,
         "label": label,
@@ -196,9 +197,11 @@ def grid(
         "cols": cols,
         "row_title": row_title,
         "col_title": col_title,
-        "values": _wire_values(m),
+        # large grids keep numpy arrays: orjson writes them ten times faster than lists
+        # (and turns a blocked cell's −inf into null just the same)
+        "values": np.ascontiguousarray(m) if big else _wire_values(m),
         "text": None if big else text,
-        "color": remap[idx].tolist(),
+        "color": np.ascontiguousarray(remap[idx]) if big else remap[idx].tolist(),
         "palette": [list(colours[i]) for i in used],
         "hover": None if big else hover,
         "uses": uses or [],

@@ -29,12 +29,12 @@ def _row(c: Ctx) -> tuple[np.ndarray[Any, Any], list[str], str]:
             c.key_tokens,
             f"row {c.focus + 1} ({c.focus_token}) of the scaled scores{c.head_note}",
         )
-    return np.asarray(TEXTBOOK), [f"slot {i}" for i in range(3)], "the textbook scores"
+    return np.asarray(TEXTBOOK), [f"score {i + 1}" for i in range(3)], "the textbook scores"
 
 
 def _bars(s: SoftmaxStage, labels: list[str], dp: int, n: int, color: str, t: Any) -> Json:
     sfx = "" if n == 1 else str(n)
-    text = [fmt.weight(w, dp) for w in s.weights[0].tolist()]
+    text = [fmt.small_weight(w, dp) for w in s.weights[0].tolist()]
     hover = fmt.weight_grid(s.stretched, s.exps, s.exp_shift, s.weights, dp)[0]
     return {
         "type": "bar",
@@ -90,8 +90,8 @@ def build(c: Ctx) -> dict[str, Any]:
     sv = [fmt.num(v) for v in before.scores[0].tolist()]
     st = [fmt.num(v) for v in after.stretched[0].tolist()]
     anns = [
-        annotation(f"<b>scores {_vector(sv)}</b>", 0.0, 1.0, t, xanchor="left"),
-        annotation(f"<b>× {fmt.num(k)} → {_vector(st)}</b>", 0.55, 1.0, t, xanchor="left"),
+        annotation("<b>scores as they are</b>", 0.0, 1.0, t, xanchor="left"),
+        annotation(f"<b>× {root_phrase(k)}</b>", 0.55, 1.0, t, xanchor="left"),
     ]
     traces = [
         _bars(before, labels, 2, 1, t.roles["scores"], t),
@@ -100,13 +100,20 @@ def build(c: Ctx) -> dict[str, Any]:
     layout = base_layout(t, 340, "", annotations=anns, bargap=0.3, **axes)
     layout["margin"].update(t=50)
     w0 = [fmt.weight(w) for w in before.weights[0].tolist()]
-    w1 = [fmt.weight(w, 4) for w in after.weights[0].tolist()]
+    w1 = [fmt.small_weight(w, 4) for w in after.weights[0].tolist()]
     b, a = stats_line(before, 2), stats_line(after, 4)
     readout = [
         f"{_vector(sv)} gives {_vector(w0)}; × {fmt.num(k)} gives {_vector(st)} and {_vector(w1)}.",
         f"Largest weight p: {b[0]} → {a[0]}. Entropy: {b[1]} → {a[1]} bits. "
         f"p(1 − p): {b[2]} → {a[2]}.",
     ]
+    square = round(k * k)
+    if k > 1 and abs(k * k - square) < 1e-9:
+        readout.append(
+            f"× {fmt.num(k)} is √{square}: a dot product of d_k = {square} numbers is "
+            f"typically about √{square} = {fmt.num(k)} times larger than one of a single pair, "
+            f"so this stretch is what skipping the division by √d_k does at d_k = {square}."
+        )
     if float(after.gradient_term[0]) < 0.01 <= float(before.gradient_term[0]):
         readout.append(
             "After stretching, p(1 − p) is below 0.01: the gradient through the largest weight "
@@ -142,6 +149,14 @@ def build(c: Ctx) -> dict[str, Any]:
         ],
         derivations={"0": [traces[0]["customdata"]], "1": [traces[1]["customdata"]]},
     )
+
+
+def root_phrase(k: float) -> str:
+    """'8 (= √64)' when the stretch is the square root of a whole number above 1."""
+    square = round(k * k)
+    if k > 1 and abs(k * k - square) < 1e-9:
+        return f"{fmt.num(k)} (= √{square})"
+    return fmt.num(k)
 
 
 def _effect(before: SoftmaxStage, after: SoftmaxStage, p0: str, p1: str) -> str:

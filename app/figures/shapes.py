@@ -14,7 +14,7 @@ from app.figures.diagram import Canvas, dims
 
 
 def build(c: Ctx) -> dict[str, Any]:
-    cv = Canvas(c.t, 40)
+    cv = Canvas(c.t, 26)
     t = c.t
     # one unit of length per row/column, capped so the largest side fits in 18 units
     unit = min(3.0, 18.0 / max(c.l_q, c.l_k, c.d_k, c.d_v))
@@ -25,7 +25,7 @@ def build(c: Ctx) -> dict[str, Any]:
         ("V", "v", c.l_k, c.d_v, 64.0),
         ("Z", "z", c.l_q, c.d_v, 84.0),
     ]
-    top = 34.0
+    top = 23.0
     for name, role, r, k, x in mats:
         w, h = max(k * unit, 2.5), max(r * unit, 2.5)
         cv.box(x, x + w, top - h, top, name, role=role, hover=f"{name}: {dims(r, k)}", size=12)
@@ -38,9 +38,8 @@ def build(c: Ctx) -> dict[str, Any]:
         f"L_Q = {c.l_q} and d_v = {c.d_v} are free: any number of queries, any value width.",
         f"Output Z: L_Q × d_v = {dims(c.l_q, c.d_v)}.",
     ]
-    for n, rule in enumerate(rules):
-        cv.label(f"{n + 1}. {rule}", 2, 10 - 2.6 * n, xanchor="left", size=12)
-    data, layout = cv.figure_parts(320)
+    # the rules are the readout under the figure (text that wraps on a phone), not labels
+    data, layout = cv.figure_parts(250)
     caption = (
         f"Shapes through one layer{c.head_note}: Q is {dims(c.l_q, c.d_k)}, K is "
         f"{dims(c.l_k, c.d_k)}, V is {dims(c.l_k, c.d_v)}, so the scores are "

@@ -13,6 +13,7 @@ cells of a grid in reading order and outlines ``marks[name]``.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -36,8 +37,10 @@ ROW_GAP_PX = 30
 
 
 def _label_html(label: str) -> str:
-    head, sep, sup = label.partition("^")
-    return f"{head}<sup>{sup}</sup>" if sep else label
+    """A grid's name as Plotly text: escaped (Figure 9's names hold token labels), with
+    "W^Q" written as W<sup>Q</sup>."""
+    head, sep, sup = html.escape(label, quote=False).partition("^")
+    return f"{head}<sup>{sup}</sup>" if sep else head
 
 
 def _cell_px(rows: int) -> int:
@@ -89,9 +92,9 @@ def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
     }
     if hover is not None:
         trace["customdata"] = hover
-        trace["hovertemplate"] = "%{customdata}<extra>" + g["label"] + "</extra>"
+        trace["hovertemplate"] = "%{customdata}<extra>" + _label_html(g["label"]) + "</extra>"
     else:
-        trace["hovertemplate"] = "%{z}<extra>" + g["label"] + "</extra>"
+        trace["hovertemplate"] = "%{z}<extra>" + _label_html(g["label"]) + "</extra>"
     if text is not None:
         trace["text"] = text
         trace["texttemplate"] = "%{text}"

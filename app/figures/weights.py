@@ -10,11 +10,6 @@ from typing import Any
 
 from app.figures import fmt
 from app.figures.context import Ctx, figure, table
-from app.figures.style import axis, base_layout, outline
-
-
-def grid_height(rows: int, lo: int = 240, hi: int = 620, per: int = 44) -> int:
-    return max(lo, min(hi, 90 + per * rows))
 
 
 def focus_sentence(c: Ctx, row: int) -> str:
@@ -60,8 +55,9 @@ def diagonal_sentence(c: Ctx) -> str | None:
     w = c.h.weights
     if all(w[i, i] >= w[i].max() for i in range(c.l_q)):
         return (
-            "Every token gives its largest share of attention to itself: "
-            "in each row the diagonal cell is the heaviest."
+            "With these numbers every token gives its largest share of attention to itself "
+            "(each row's heaviest cell is on the diagonal); that is not a rule: change X or "
+            "W^Q and another token can win."
         )
     return None
 
@@ -77,28 +73,33 @@ def row_stats(c: Ctx, i: int) -> list[str]:
     ]
 
 
-def build(c: Ctx) -> dict[str, Any]:
-    t = c.t
-    trace = c.weights_heatmap()
-    trace["colorbar"] = {"thickness": 10, "len": 0.8, "tickfont": {"color": t.fg}}
-    trace["showscale"] = True
-    f = c.focus
-    layout = base_layout(
-        t,
-        grid_height(c.l_q),
-        "",
-        xaxis=axis(t, c.key_tokens, "attending to (keys)", side="top"),
-        yaxis=axis(t, c.tokens, "attending from (queries)", reverse=True),
-        shapes=[outline(t, -0.5, c.l_k - 0.5, f - 0.5, f + 0.5)],
+def asymmetry_sentence(c: Ctx) -> str | None:
+    """Self-attention only: the pair (i, j) whose weights differ most, A_ij against A_ji."""
+    if c.stages.cross or c.l_q != c.l_k or c.l_q < 2:
+        return None
+    w = c.h.weights
+    gap = abs(w - w.T)
+    i, j = divmod(int(gap.argmax()), c.l_k)
+    if gap[i, j] < 0.005:
+        return "Here the weights happen to be symmetric: A_ij equals A_ji for every pair."
+    i, j = min(i, j), max(i, j)
+    a_ij, a_ji = fmt.weight(float(w[i, j])), fmt.weight(float(w[j, i]))
+    return (
+        f"The weights are not symmetric: {c.tokens[i]} gives {a_ij} to {c.tokens[j]} "
+        f"(A{fmt.sub2(i + 1, j + 1)}) but {c.tokens[j]} gives {a_ji} to {c.tokens[i]} "
+        f"(A{fmt.sub2(j + 1, i + 1)}): q·k is not k·q once Q and K are different projections."
     )
-    layout["margin"]["t"] = 60
+
+
+def build(c: Ctx) -> dict[str, Any]:
+    f = c.focus
     stats = [row_stats(c, i) for i in range(c.l_q)]
     focus_stats = stats[f]
     exps = fmt.exp_sum(c.h.masked[f].tolist(), c.h.exps[f].tolist(), float(c.h.exp_shift[f]))
     readout = [focus_sentence(c, f), f"Softmax of row {f + 1}: {exps}.", sums_sentence(c)]
-    diag = diagonal_sentence(c)
-    if diag:
-        readout.append(diag)
+    for extra in (diagonal_sentence(c), asymmetry_sentence(c)):
+        if extra:
+            readout.append(extra)
     readout.append(
         f"Row {f + 1} ({c.focus_token}): sum {focus_stats[0]}, entropy {focus_stats[1]} bits, "
         f"largest weight {focus_stats[2]} (to {focus_stats[3]})."
@@ -115,20 +116,20 @@ def build(c: Ctx) -> dict[str, Any]:
         6,
         f"The attention weight matrix{c.head_note}",
         caption,
-        f"Heatmap of the {shape} attention weights. {readout[0]}",
-        [trace],
-        layout,
+        f"Grid of the {shape} attention weights. {readout[0]}",
+        [],
+        {},
         readout=readout,
+        panels=[[{"grid": c.grid("weights", rows=[f])}]],
         tables=[
             table(
                 "A: attention weights (rows attend to columns)",
                 c.key_tokens,
                 c.tokens,
-                c.weights_text,
+                lambda: c.weights_text,
             ),
             table(
                 "Row statistics", ["sum", "entropy (bits)", "largest weight", "to"], c.tokens, stats
             ),
         ],
-        derivations={"0": c.weights_deriv},
     )

@@ -1,15 +1,24 @@
 """Figure 11: self- versus cross-attention, two wirings of the same engine, live.
 
-The panel that matches the current state is drawn solid and marked "current", with the
-current sizes; the other shows what its wiring would give.
+Two rows of grids, both concrete: self-attention (one sequence feeds Q, K and V; square
+weights) and cross-attention (a few query tokens against a longer source; weights not
+square). The row that matches the current state shows it; the other is computed from the
+same numbers: in self-attention, the cross row asks with the first two rows of X against
+the rows of X plus one more row (1, 1, 0, 1, …); in cross-attention, the self row lets the
+query sequence attend over itself. The wiring diagram is kept in the table alternative.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from app.attention import AttentionInput, HeadStages, InputError, run
+from app.figures import fmt, grid
 from app.figures.context import Ctx, figure, table
 from app.figures.diagram import Canvas, dims
+from app.figures.style import Json
 
 
 def _panel(cv: Canvas, c: Ctx, x0: float, cross: bool, active: bool) -> str:
@@ -81,12 +90,74 @@ def _panel(cv: Canvas, c: Ctx, x0: float, cross: bool, active: bool) -> str:
     return shape
 
 
+def _extra_row(d: int) -> np.ndarray[Any, Any]:
+    """(1, 1, 0, 1) for d_model = 4, the same pattern repeated for other widths."""
+    return np.resize(np.array([1.0, 1.0, 0.0, 1.0]), d)
+
+
+def _other(c: Ctx) -> tuple[HeadStages, list[str], list[str]] | None:
+    """The wiring the state is not in, computed from its numbers (None in direct mode)."""
+    st = c.stages
+    if st.x is None or st.w_q is None or st.w_k is None or st.w_v is None:
+        return None
+    try:
+        if st.cross:
+            tokens = list(st.tokens)
+            other = run(AttentionInput(x=st.x, w_q=st.w_q, w_k=st.w_k, w_v=st.w_v,
+                                       tokens=tuple(tokens), scale=st.scale))  # fmt: skip
+            return other.heads[0], tokens, tokens
+        queries = st.x[:2]
+        source = np.vstack([st.x, _extra_row(st.x.shape[1])])
+        q_tokens = list(st.tokens[:2])
+        k_tokens = [*st.tokens, "(extra)"]
+        other = run(AttentionInput(
+            x=queries, w_q=st.w_q, w_k=st.w_k, w_v=st.w_v, source_x=source,
+            tokens=tuple(q_tokens), source_tokens=tuple(k_tokens), scale=st.scale,
+        ))  # fmt: skip
+        return other.heads[0], q_tokens, k_tokens
+    except InputError:
+        return None
+
+
+def _weights_grid(c: Ctx, name: str, h: HeadStages, rows: list[str], cols: list[str]) -> Json:
+    small = h.weights.size <= grid.MAX_TEXT_CELLS and len(cols) <= grid.MAX_TEXT_COLS
+    return grid.grid(
+        name, "A", h.weights, rows=rows, cols=cols, theme=c.t.name, role="weights",
+        text=fmt.grid(h.weights, dp=2) if small else None,
+        row_title="query tokens", col_title="key tokens",
+    )  # fmt: skip
+
+
+def _panels(c: Ctx) -> list[list[Json]]:
+    st = c.stages
+    current = {"grid": c.grid("weights")}
+    other = _other(c)
+    if other is None:
+        return [[current]]
+    h, rows, cols = other
+    if st.cross:
+        self_row: list[Json] = [{"arrow": f"self: X ({c.l_q} tokens) feeds Q, K and V"},
+                    {"grid": _weights_grid(c, "self.weights", h, rows, cols)}]  # fmt: skip
+        cross_row: list[Json] = [
+            {"arrow": f"cross (now): {c.l_q} queries, {c.l_k} source tokens"},
+            current,
+        ]
+        return [self_row, cross_row]
+    extra = ", ".join(fmt.num(v) for v in _extra_row(st.x.shape[1]).tolist()[:6])  # type: ignore[union-attr]
+    self_row = [{"arrow": f"self (now): X ({c.l_q} tokens) feeds Q, K and V"}, current]
+    cross_row = [
+        {"arrow": f"cross: rows 1–2 of X ask; X plus a row ({extra}) answers"},
+        {"grid": _weights_grid(c, "cross.weights", h, rows, cols)},
+    ]
+    return [self_row, cross_row]
+
+
 def build(c: Ctx) -> dict[str, Any]:
     cv = Canvas(c.t, 40)
     cross = c.stages.cross
     self_shape = _panel(cv, c, 2, False, not cross)
     cross_shape = _panel(cv, c, 53, True, cross)
-    data, layout = cv.figure_parts(300)
+    panels = _panels(c)
     if cross:
         now = (
             f"Now: cross-attention. {c.l_q} query tokens ({', '.join(c.tokens[:6])}"
@@ -96,23 +167,27 @@ def build(c: Ctx) -> dict[str, Any]:
     else:
         now = (
             f"Now: self-attention. One sequence of {c.l_q} tokens feeds Q, K and V, so the "
-            f"weights are {c.l_q} × {c.l_q}, square. Give a source sequence to switch to "
-            "cross-attention."
+            f"weights are {c.l_q} × {c.l_q}, square. The second row asks with 2 of these "
+            "tokens against a source of "
+            f"{c.l_q + 1}: cross-attention, {2 if c.l_q >= 2 else c.l_q} × {c.l_q + 1}, "
+            "not square. Give a source sequence to switch the whole page to it."
         )
     caption = (
         "The same attention computation wired two ways: in self-attention one sequence gives "
         "the queries, keys and values; in cross-attention the queries come from one sequence "
-        "(a decoder) and the keys and values from another (an encoder). " + now
+        "(a decoder) and the keys and values from another (an encoder). Each row of weights "
+        "still sums to 1; only the shape changes. " + now
     )
     return figure(
         11,
         "Self- versus cross-attention",
         caption,
-        f"Two wiring diagrams: self-attention with weights {self_shape}, cross-attention with "
-        f"weights {cross_shape}. {now}",
-        data,
-        layout,
+        f"Two weight grids: self-attention ({self_shape}) and cross-attention ({cross_shape}). "
+        f"{now}",
+        [],
+        {},
         readout=[now],
+        panels=panels,
         tables=[
             table(
                 "Wirings",

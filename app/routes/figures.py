@@ -8,8 +8,9 @@ the event loop under the admission limit when heavy (``app.admission``).
 from __future__ import annotations
 
 import gzip
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app.admission import admitted, offload
@@ -28,13 +29,16 @@ router = APIRouter(prefix="/api/v1", tags=["figures"])
 GZIP_MIN_BYTES = 1000
 
 
-def _build(body: FiguresRequest, gzip_ok: bool) -> Response:
+Draw = Literal["plotly", "grids", "tables"]
+
+
+def _build(body: FiguresRequest, draw: Draw, gzip_ok: bool) -> Response:
     stages = run(body.to_input())
     view = (body.view or ViewRequest()).to_view(len(stages.tokens))
     problem = check_view(stages, view)
     if problem:
         raise InputError(*problem)
-    payload = build_figures(stages, view)
+    payload = build_figures(stages, view, plotly=draw == "plotly", defer_tables=draw == "grids")
     state = body.model_dump(mode="json", exclude_none=True)
     state["view"] = {**state.get("view", {}), "focus": view.focus}
     payload["state"] = state
@@ -49,7 +53,7 @@ def _build(body: FiguresRequest, gzip_ok: bool) -> Response:
 
 @router.post(
     "/figures",
-    summary="Figures 3–13 as Plotly figures, computed from the state",
+    summary="Figures 3–13 as data (grids and Plotly figures), computed from the state",
     responses={
         200: {
             "description": "`figures` keyed by number (each with title, caption, readout, alt, "
@@ -67,9 +71,24 @@ def _build(body: FiguresRequest, gzip_ok: bool) -> Response:
     },
     openapi_extra=body_doc(FiguresRequest),
 )
-async def figures(request: Request) -> Response:
-    """Every figure's Plotly data and layout, captions, readouts and table alternatives,
-    for the given inputs and view. The browser draws them with `Plotly.react` as sent."""
+async def figures(
+    request: Request,
+    draw: Annotated[
+        Draw,
+        Query(
+            description="`plotly` (default): every figure has Plotly `data` and `layout` "
+            "(grid figures converted from their `panels`). `grids`: figures made of number "
+            "grids carry only `panels` (grid descriptions: values, colours, labels, "
+            "arithmetic), which the page draws itself; a lighter answer, in which grids "
+            "shared by several figures are sent once (`grids`, referred to as `ref`) and "
+            "the table alternatives of large grids are left out (`tables_deferred`). "
+            "`tables`: as `grids`, with every table alternative.",
+        ),
+    ] = "plotly",
+) -> Response:
+    """Every figure's description: `panels` of number grids (values, per-cell colours,
+    labels, the arithmetic of each cell) and, unless `draw=grids`, Plotly data and layout;
+    captions, readouts and table alternatives, for the given inputs and view."""
     settings: Settings = request.app.state.settings
     async with admitted(body_cost(content_length(request))):
         body = await read_body(request, FiguresRequest, settings, input_cost)
@@ -80,4 +99,4 @@ async def figures(request: Request) -> Response:
         cost = figures_cost(shape, len(set(wanted)) if wanted else 11)
         check_cost(cost, settings, shape.reduce, field=shape.field)
         gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
-        return await offload(cost, _build, body, gzip_ok)
+        return await offload(cost, _build, body, draw, gzip_ok)

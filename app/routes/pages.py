@@ -45,6 +45,8 @@ templates.env.globals["oembed_link"] = oembed_link
 
 # Shown before the first response arrives; the server's own titles then replace them.
 FIGURE_TITLES = {
+    1: "One step after another, or every pair at once",
+    2: "Three generations of sequence models",
     3: "The whole computation, step by step",
     4: "Three projections of one X",
     5: "The dataflow of the equation",
@@ -55,6 +57,7 @@ FIGURE_TITLES = {
     10: "Everything on one line",
     11: "Self-attention versus cross-attention",
     12: "Softmax saturation",
+    13: "Shape rules",
 }
 
 
@@ -108,7 +111,10 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
         return fallback, message
     if state.view["focus"] >= _token_count(state.body):
         view = {**state.view, "focus": 0}
-        note = f"The link's focus token {state.view['focus']} does not exist; showing token 0."
+        note = (
+            f"The link's focus token (position {state.view['focus']}) does not exist; "
+            "showing the first token."
+        )
         return LinkState(body=state.body, view=view, preset_id=state.preset_id), note
     return state, None
 
@@ -122,7 +128,7 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
 def index(
     request: Request, params: Annotated[dict[str, str], Depends(link_params)]
 ) -> HTMLResponse:
-    """The page: matrix editor, toggles and Figures 3–12 for the state in the query."""
+    """The page: matrix editor, toggles and Figures 1–13 for the state in the query."""
     state, problem = load_state(params, request.app.state.settings)
     initial = {
         "body": state.body,

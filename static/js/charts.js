@@ -4,6 +4,7 @@
  * or keyboard-focused cell, and the Figure 3 stepper. No numbers are made here.
  */
 
+import { drawPanels, showStep } from "./panels.js";
 import { Stepper } from "./stepper.js";
 
 const plots = new WeakMap(); // plot element -> the figure dict it shows
@@ -16,6 +17,10 @@ function derivationAt(fig, trace, row, col) {
   const grid = fig?.derivations?.[String(trace)];
   const line = grid?.[row]?.[col];
   return typeof line === "string" ? line : null;
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 function showDerivation(panel, text) {
@@ -102,12 +107,30 @@ function renderTables(panel, fig) {
   }
 }
 
-function buildPending(panel) {
+let tableSource = null; // (figure number) -> Promise of that figure's tables
+
+/** Where deferred tables (large states) come from: set by the page. */
+export function setTableSource(source) {
+  tableSource = source;
+}
+
+async function buildPending(panel) {
   const fig = pendingTables.get(panel);
   if (!fig) return;
   pendingTables.delete(panel);
+  let specs = fig.tables ?? [];
+  if (fig.tables_deferred && tableSource) {
+    part(panel, "tables").textContent = "Loading the tables…";
+    try {
+      specs = await tableSource(Number(panel.dataset.figure));
+    } catch (error) {
+      part(panel, "tables").textContent = `The tables could not be loaded: ${error.message}`;
+      return;
+    }
+    if (pendingTables.has(panel)) return; // a newer state arrived meanwhile
+  }
   const grids = derivationGrids(fig);
-  const tables = (fig.tables ?? []).map((spec) => buildTable(spec, matchGrid(spec, grids)));
+  const tables = specs.map((spec) => buildTable(spec, matchGrid(spec, grids)));
   part(panel, "tables").replaceChildren(...tables);
 }
 
@@ -139,24 +162,57 @@ export function wireTables(root) {
 
 const DERIVATION_HINT =
   "Point at a cell, or move through the table below with the arrow keys, to see its arithmetic.";
+const GRID_HINT =
+  "Point at a cell, or Tab into a grid and move with the arrow keys, to see its arithmetic; the cells it used are outlined.";
+
+/** The line under a grid figure: the hovered or focused cell's arithmetic, else the hint. */
+function cellLine(panel) {
+  return (info) => {
+    if (!info) {
+      showDerivation(panel, GRID_HINT);
+      return;
+    }
+    const { desc, row, col } = info;
+    const where = `${desc.label.replace("^", "")} row ${row + 1} (${desc.rows[row]}), column ${col + 1} (${desc.cols[col]})`;
+    showDerivation(panel, info.hover ?? `${where}: ${info.value === -Infinity ? "−∞ (blocked)" : info.value}`);
+  };
+}
+
+/** Draw a grid figure, or (Figure 3) one of its steps. */
+function drawGrids(panel, fig, step = null) {
+  const plot = part(panel, "plot");
+  drawPanels(plot, fig, cellLine(panel));
+  if (fig.steps) showStep(plot, fig, step);
+  return Promise.resolve();
+}
 
 function renderText(panel, n, fig) {
   const line = part(panel, "derivation");
-  line.hidden = Object.keys(fig.derivations ?? {}).length === 0;
-  line.textContent = DERIVATION_HINT; // an older cell's arithmetic would now be stale
-  part(panel, "title").textContent = fig.title ?? "";
-  part(panel, "caption").textContent = fig.caption ?? "";
-  part(panel, "plot").setAttribute("aria-label", `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`);
-  const items = (fig.readout ?? []).map((line) => Object.assign(document.createElement("li"), { textContent: line }));
-  part(panel, "readout").replaceChildren(...items);
+  line.hidden = !fig.panels && Object.keys(fig.derivations ?? {}).length === 0;
+  setText(line, fig.panels ? GRID_HINT : DERIVATION_HINT); // older arithmetic would be stale
+  setText(part(panel, "title"), fig.title ?? "");
+  setText(part(panel, "caption"), fig.caption ?? "");
+  const label = `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`;
+  if (part(panel, "plot").getAttribute("aria-label") !== label) part(panel, "plot").setAttribute("aria-label", label);
+  // Lines are replaced only where their text changed: unchanged text costs no layout.
+  const list = part(panel, "readout");
+  const lines = fig.readout ?? [];
+  while (list.children.length > lines.length) list.lastElementChild.remove();
+  lines.forEach((line, i) => {
+    const item = list.children[i] ?? list.appendChild(document.createElement("li"));
+    setText(item, line);
+  });
   renderTables(panel, fig);
 }
 
 const steppers = new Map();
 const drawn = new Map(); // figure number -> JSON of the figure now on screen
 
-/** True when `fig` is exactly what panel `key` already shows (then nothing is redrawn). */
+/** True when `fig` is exactly what panel `key` already shows (then nothing is redrawn).
+ * Grid figures are always updated: in place, only changed cells are touched, which costs
+ * less than serialising a large figure to compare it. */
 function unchanged(key, fig) {
+  if (fig.panels) return false;
   const text = JSON.stringify(fig);
   if (drawn.get(key) === text) return true;
   drawn.set(key, text);
@@ -187,6 +243,11 @@ function drawOne(root, key, fig) {
   const panel = root.querySelector(`#fig-${key}`);
   if (!panel || unchanged(key, fig)) return null;
   renderText(panel, key, fig);
+  if (fig.panels) {
+    if (!fig.steps?.length) return drawGrids(panel, fig);
+    if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, (p, f, frame) => drawGrids(p, f, frame)));
+    return steppers.get(panel).load({ ...fig, frames: fig.steps });
+  }
   if (Array.isArray(fig.frames) && fig.frames.length) {
     if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, draw));
     return steppers.get(panel).load(fig);
@@ -194,12 +255,25 @@ function drawOne(root, key, fig) {
   return draw(panel, fig);
 }
 
+/** The lean answer sends each grid once: put the shared descriptions back in place. */
+function resolveRefs(figures, grids) {
+  for (const fig of Object.values(figures)) {
+    for (const row of fig.panels ?? []) {
+      row.forEach((item, k) => {
+        if (item.ref) row[k] = { grid: { ...grids[item.ref], outline: item.outline ?? {} } };
+      });
+    }
+  }
+}
+
 /**
  * Render the figures of one response: the panels on screen first, then the rest one by
  * one, yielding between them so the browser paints and typing stays responsive.
  * Stops early, returning false, as soon as `isCurrent()` says a newer state exists.
  */
-export async function renderFigures(root, figures, isCurrent = () => true) {
+export async function renderFigures(root, figures, isCurrent = () => true, grids = null) {
+  const started = performance.now();
+  if (grids) resolveRefs(figures, grids);
   const keys = Object.keys(figures);
   const onScreen = keys.filter((k) => visible.has(k));
   const firstPaint = drawn.size === 0;
@@ -210,7 +284,9 @@ export async function renderFigures(root, figures, isCurrent = () => true) {
     if (i === 0 && firstPaint) await yieldToBrowser();
   }
   performance.mark("attention-lab:visible-drawn");
-  let slice = -Infinity; // when the current run of drawing without a yield began
+  // When the current run of drawing without a yield began: grids draw in a few ms, so an
+  // edit usually finishes in one run and one paint; Plotly figures past SLICE_MS yield.
+  let slice = started;
   for (const key of keys.filter((k) => !visible.has(k))) {
     // Yield once per SLICE_MS, not after every figure: each yield lets the browser paint
     // a frame, and several paints per edit cost more than the figures between them.

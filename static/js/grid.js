@@ -25,9 +25,10 @@
  *     The full-precision value of a cell of a drawn grid (table or canvas); -Infinity
  *     for a blocked cell, null outside the grid.
  *
- *   outlineUses(scope, desc, row, col) / clearUses(scope)
+ *   outlineUses(scope, desc, row, col, near?) / clearUses(scope)
  *     Outline (class "used") the cells of other grids in `scope` that cell (row, col) of
- *     `desc` was made from, as desc.uses describes; clear them again.
+ *     `desc` was made from, as desc.uses describes (a grid inside `near` wins over one
+ *     elsewhere in `scope`); clear them again.
  *
  * Description fields read: grid, label, shape, rows, cols, row_title, col_title, values,
  * text, color, palette, hover, uses, outline (see app/figures/grid.py).
@@ -87,10 +88,12 @@ export function clearUses(scope) {
   for (const node of scope.querySelectorAll(".grid-cursor.used-box")) node.remove();
 }
 
-export function outlineUses(scope, desc, row, col) {
+export function outlineUses(scope, desc, row, col, near = null) {
   clearUses(scope);
   for (const use of desc.uses ?? []) {
-    const target = scope.querySelector(`[data-grid="${CSS.escape(use.grid)}"]`);
+    // The nearest grid of that name: the same row of a figure first (Figure 4 has X thrice).
+    const selector = `[data-grid="${CSS.escape(use.grid)}"]`;
+    const target = near?.querySelector(selector) ?? scope.querySelector(selector);
     if (!target) continue;
     const r = pick(use.row, row, col);
     const c = pick(use.col, row, col);
@@ -109,7 +112,7 @@ function report(el, row, col) {
   const info = cellInfo(el, row, col);
   const options = optionsOf.get(el) ?? {};
   const scope = scopeOf(el);
-  if (info) outlineUses(scope, info.desc, row, col);
+  if (info) outlineUses(scope, info.desc, row, col, el.closest(".panel-row"));
   else clearUses(scope);
   options.onCell?.(info);
 }
@@ -225,6 +228,12 @@ function updateTable(table, desc) {
 
 /* ---- canvas (large grids: one block per cell, numbers on hover) ---- */
 
+/** "#rrggbb" -> [r, g, b, 255]: the palette's colours as canvas pixel bytes. */
+function rgba(hex) {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255, 255];
+}
+
 function cellSize(host, cols) {
   const width = host.clientWidth || 600;
   return Math.max(CANVAS_MIN_CELL, Math.min(CANVAS_MAX_CELL, Math.floor(width / cols)));
@@ -237,25 +246,30 @@ function buildCanvas(desc) {
   wrap.setAttribute("role", "img");
   const title = document.createElement("p");
   title.className = "grid-title";
+  const box = document.createElement("div");
+  box.className = "canvas-box"; // positions cursor and outline boxes in cell units
   const canvas = document.createElement("canvas");
-  wrap.append(title, canvas);
+  box.append(canvas);
+  wrap.append(title, box);
   wrap.addEventListener("pointermove", (event) => {
-    const { size } = wrap.dataset;
+    const size = Number(wrap.dataset.size);
     const rect = canvas.getBoundingClientRect();
-    const row = Math.floor((event.clientY - rect.top) / Number(size));
-    const col = Math.floor((event.clientX - rect.left) / Number(size));
-    setCursor(wrap, row, col);
+    const row = Math.floor((event.clientY - rect.top) / size);
+    const col = Math.floor((event.clientX - rect.left) / size);
+    if (row !== Number(wrap.dataset.cursorRow) || col !== Number(wrap.dataset.cursorCol)) setCursor(wrap, row, col);
   });
   wrap.addEventListener("pointerleave", () => setCursor(wrap, -1, -1));
   wrap.addEventListener("keydown", (event) => {
-    const row = Number(wrap.dataset.cursorRow ?? 0);
-    const col = Number(wrap.dataset.cursorCol ?? 0);
+    const row = Math.max(0, Number(wrap.dataset.cursorRow ?? 0));
+    const col = Math.max(0, Number(wrap.dataset.cursorCol ?? 0));
     const next = move(event, row, col, described.get(wrap).shape);
     if (!next) return;
     event.preventDefault();
     setCursor(wrap, next[0], next[1]);
   });
-  wrap.addEventListener("focus", () => setCursor(wrap, Number(wrap.dataset.cursorRow ?? 0), Number(wrap.dataset.cursorCol ?? 0)));
+  wrap.addEventListener("focus", () =>
+    setCursor(wrap, Math.max(0, Number(wrap.dataset.cursorRow ?? 0)), Math.max(0, Number(wrap.dataset.cursorCol ?? 0))),
+  );
   wrap.addEventListener("blur", () => setCursor(wrap, -1, -1));
   return wrap;
 }
@@ -264,29 +278,24 @@ function boxOnCanvas(wrap, row, col, kind) {
   const desc = described.get(wrap);
   if (!desc) return;
   const size = Number(wrap.dataset.size);
-  const canvas = wrap.querySelector("canvas");
   const box = document.createElement("div");
   box.className = `grid-cursor ${kind}`;
   const [rows, cols] = desc.shape;
-  const top = canvas.offsetTop + (row === null ? 0 : row * size);
-  const left = canvas.offsetLeft + (col === null ? 0 : col * size);
   Object.assign(box.style, {
-    top: `${top}px`,
-    left: `${left}px`,
+    top: `${(row === null ? 0 : row) * size}px`,
+    left: `${(col === null ? 0 : col) * size}px`,
     width: `${(col === null ? cols : 1) * size}px`,
     height: `${(row === null ? rows : 1) * size}px`,
   });
-  wrap.append(box);
+  wrap.querySelector(".canvas-box").append(box);
 }
 
 function setCursor(wrap, row, col) {
   for (const node of wrap.querySelectorAll(".grid-cursor.cursor")) node.remove();
   const inside = cellInfo(wrap, row, col);
-  if (inside) {
-    wrap.dataset.cursorRow = String(row);
-    wrap.dataset.cursorCol = String(col);
-    boxOnCanvas(wrap, row, col, "cursor");
-  }
+  wrap.dataset.cursorRow = String(inside ? row : -1);
+  wrap.dataset.cursorCol = String(inside ? col : -1);
+  if (inside) boxOnCanvas(wrap, row, col, "cursor");
   report(wrap, inside ? row : -1, inside ? col : -1);
 }
 
@@ -300,30 +309,52 @@ function updateCanvas(wrap, desc, host) {
     "aria-label",
     `${desc.label} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`,
   );
-  const size = cellSize(host, cols);
-  wrap.dataset.size = String(size);
+  // The cell size is measured once per shape (reading a width forces a layout, which
+  // on a long page costs more than drawing), and again after the window is resized.
+  const key = `${cols}:${resizes}`;
+  if (wrap.dataset.sizeKey !== key) {
+    wrap.dataset.size = String(cellSize(host, cols));
+    wrap.dataset.sizeKey = key;
+  }
+  const size = Number(wrap.dataset.size);
+  // One canvas pixel per cell, scaled up by CSS (image-rendering: pixelated): the whole
+  // grid is one putImageData, however many cells, and the backing store stays tiny.
   const canvas = wrap.querySelector("canvas");
-  const ratio = window.devicePixelRatio || 1;
-  canvas.width = cols * size * ratio;
-  canvas.height = rows * size * ratio;
+  if (canvas.width !== cols || canvas.height !== rows) {
+    canvas.width = cols;
+    canvas.height = rows;
+  }
   canvas.style.width = `${cols * size}px`;
   canvas.style.height = `${rows * size}px`;
   const g = canvas.getContext("2d");
-  g.setTransform(ratio, 0, 0, ratio, 0, 0);
-  g.clearRect(0, 0, cols * size, rows * size);
-  const fills = desc.palette.map((p) => p[0]);
+  const image = g.createImageData(cols, rows);
+  const bytes = image.data;
+  const fills = desc.palette.map((p) => rgba(p[0]));
+  const blocked = [128, 128, 128, 90];
+  let at = 0;
   for (let i = 0; i < rows; i++) {
     const colours = desc.color[i];
     for (let j = 0; j < cols; j++) {
       const k = colours[j];
-      g.fillStyle = k >= 0 ? fills[k] : "rgba(128,128,128,0.35)";
-      g.fillRect(j * size, i * size, size, size);
+      const c = k >= 0 ? fills[k] : blocked;
+      bytes[at] = c[0];
+      bytes[at + 1] = c[1];
+      bytes[at + 2] = c[2];
+      bytes[at + 3] = c[3];
+      at += 4;
     }
   }
+  g.putImageData(image, 0, 0);
   for (const node of wrap.querySelectorAll(".grid-cursor.outline")) node.remove();
   for (const r of desc.outline?.rows ?? []) boxOnCanvas(wrap, r, null, "outline");
   for (const c of desc.outline?.cols ?? []) boxOnCanvas(wrap, null, c, "outline");
+  for (const [r, c] of desc.outline?.cells ?? []) boxOnCanvas(wrap, r, c, "outline");
 }
+
+let resizes = 0;
+window.addEventListener("resize", () => {
+  resizes += 1;
+});
 
 /* ---- entry point ---- */
 

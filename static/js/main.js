@@ -6,7 +6,7 @@
  */
 
 import { LatestOnly, getJSON, targetOf } from "./api.js";
-import { renderFigures, watchVisibility, wireTables } from "./charts.js";
+import { renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
 import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
@@ -14,7 +14,7 @@ import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
 import { toQuery } from "./state.js";
 
-const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 // Figures that explain or highlight the focus row (Figure 12 too when it shows that row);
 // a browser test checks this list against a full request.
 const FOCUS_FIGURES = [3, 4, 6, 7, 8, 9];
@@ -32,7 +32,7 @@ const app = {
   resetBody: clone(initial.body),
   resetPreset: initial.preset_id,
   needed: new Set(ALL),
-  client: new LatestOnly("/api/v1/figures"),
+  client: new LatestOnly("/api/v1/figures?draw=grids"),
   timer: null,
   seq: 0,
 };
@@ -74,7 +74,7 @@ async function update() {
     return;
   }
   clearServerErrors();
-  const complete = await renderFigures(main, result.data.figures, () => seq === app.seq);
+  const complete = await renderFigures(main, result.data.figures, () => seq === app.seq, result.data.grids);
   if (!complete || seq !== app.seq) return;
   for (const n of figures) app.needed.delete(n);
   for (const input of editorRoot.querySelectorAll("input[data-pending]")) {
@@ -82,8 +82,27 @@ async function update() {
     delete input.dataset.pending;
   }
   document.getElementById("announce").textContent = result.data.announce ?? "";
-  window.history.replaceState(null, "", `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`);
   setBusy(false);
+  mirrorURL();
+}
+
+// The URL follows the state once edits pause: replaceState costs about 10 ms on a long
+// page (and browsers throttle it), so it is not paid between an edit and its paint.
+// <main data-url="pending|synced"> says whether the URL shows the state yet.
+const URL_DELAY_MS = 120;
+let urlTimer = null;
+
+function syncURL() {
+  window.clearTimeout(urlTimer);
+  urlTimer = null;
+  window.history.replaceState(null, "", `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`);
+  main.dataset.url = "synced";
+}
+
+function mirrorURL() {
+  window.clearTimeout(urlTimer);
+  main.dataset.url = "pending";
+  urlTimer = window.setTimeout(syncURL, URL_DELAY_MS);
 }
 
 /* ---- server errors land on the cell, label or control they name ---- */
@@ -214,6 +233,19 @@ function setView(patch) {
   request(figures, !("stretch" in patch));
 }
 
+/** A large state's tables, asked for when the reader opens them (the edit path skips them). */
+async function tablesOf(n) {
+  const { focus, head, stretch, row } = app.view;
+  const view = { focus, head, stretch, softmax_row: row, theme: theme(), figures: [n] };
+  const response = await fetch("/api/v1/figures?draw=tables", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ ...app.body, view }),
+  });
+  if (!response.ok) throw new Error(`the server answered ${response.status}`);
+  return (await response.json()).figures[String(n)].tables;
+}
+
 function applyTheme() {
   document.documentElement.dataset.theme = theme();
 }
@@ -224,6 +256,7 @@ function start() {
   applyTheme();
   wireEditor();
   wireTables(main);
+  setTableSource(tablesOf);
   // The toolbars read the state at click time: the body and view the figures were asked for.
   wireShare(main, () => ({ state: { body: app.body, view: app.view }, presetId: app.presetId }));
   watchVisibility(main);
@@ -238,7 +271,10 @@ function start() {
       setBody(randomise(app.body, used), { structure: true });
     },
     cross: (on) => setBody(setCross(app.body, on), { structure: true }),
-    copy: copyLink,
+    copy: () => {
+      if (urlTimer) syncURL();
+      return copyLink();
+    },
   });
   darkQuery.addEventListener("change", () => {
     applyTheme();

@@ -129,12 +129,32 @@ function wrap(text, width = 105) {
 }
 
 /**
+ * A figure the page draws as grids, as the server's Plotly conversion of the same
+ * description (the one converter, app/figures/to_plotly.py): { data, layout }.
+ */
+async function plotlyTwin(figureEl, state) {
+  if (!state) return null;
+  const number = Number(figureEl.dataset.figure);
+  const { focus, head, stretch, row } = state.view;
+  const theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
+  const view = { focus, head, stretch, softmax_row: row, theme, figures: [number] };
+  const response = await fetch("/api/v1/figures", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ ...state.body, view }),
+  });
+  if (!response.ok) throw new Error(`the server answered ${response.status}`);
+  const fig = (await response.json()).figures[String(number)];
+  return { data: fig.data, layout: fig.layout };
+}
+
+/**
  * Save the figure inside `figureEl` (an element holding one Plotly plot, e.g. #fig-6) as
  * "png" or "svg" at slide size (1600 × 900), with its title and caption printed under
  * the plot exactly as the server wrote them.
  */
-export async function downloadImage(figureEl, format = "png") {
-  const plot = figureEl.querySelector(".js-plotly-plot");
+export async function downloadImage(figureEl, format = "png", state = null) {
+  const plot = figureEl.querySelector(".js-plotly-plot") ?? (await plotlyTwin(figureEl, state));
   if (!plot) throw new Error("this figure has no plot to save");
   const number = figureEl.id.replace(/^fig-/, "");
   const title = textOf(figureEl, ['[data-role="title"]', '[data-field="title"]', "h2", "h1"]);

@@ -42,7 +42,7 @@ async function shareAction(kind, bar, { state, presetId }) {
     case "link": return copyOrShow(bar, share.linkFor(state, presetId, n), `Link to Figure ${n}`);
     case "png":
     case "svg":
-      await share.downloadImage(panel, kind);
+      await share.downloadImage(panel, kind, state);
       return `Figure ${n} saved as ${kind.toUpperCase()}, 1600 × 900 pixels, caption included.`;
     case "numpy": return copyOrShow(bar, await share.numpySnippet(state), "NumPy script (run it with python to print every stage)");
     default: return `Saved ${await share.downloadStages(state, kind)}.`;

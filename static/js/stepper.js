@@ -30,7 +30,7 @@ export class Stepper {
       if (!entries.some((e) => e.isIntersecting) || !this.fig) return;
       observer.disconnect();
       if (!reducedMotion.matches && !this.timer) this.play(0);
-    }, { threshold: 0.5 });
+    }, { threshold: 0.2 });
     observer.observe(this.panel);
   }
 

@@ -18,7 +18,25 @@ def wait_idle(page: Page, timeout: float = 15_000) -> None:
 
     A selector, not ``wait_for_function``: that evaluates a string with eval(), which the
     site's Content-Security-Policy (script-src 'self') rightly refuses."""
-    page.locator("main[aria-busy='false']").wait_for(state="attached", timeout=timeout)
+    selector = "main[aria-busy='false']:not([data-url='pending'])"  # the URL follows too
+    page.locator(selector).wait_for(state="attached", timeout=timeout)
+
+
+GRID_JS = """([n, name]) => {
+  const grid = document.querySelector(`#fig-${n} [data-grid="${name}"]`);
+  if (!grid) return null;
+  const rows = [];
+  for (const td of grid.querySelectorAll('td[data-row]')) {
+    const i = Number(td.dataset.row);
+    (rows[i] ??= [])[Number(td.dataset.col)] = Number(td.dataset.value);
+  }
+  return rows;
+}"""
+
+
+def grid_values(page: Page, n: int, name: str) -> Any:
+    """The full-precision values (data-value) of grid `name` (an API stage name) in #fig-n."""
+    return page.evaluate(GRID_JS, [n, name])
 
 
 def figure_data(page: Page, n: int) -> Any:

@@ -3,6 +3,7 @@ table (headers, data attributes, colours, keyboard) or a canvas, updated in plac
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from playwright.sync_api import Page
 
 from app.figures import grid as g
+from app.serialize import encode
 
 pytestmark = pytest.mark.browser
 
@@ -107,7 +109,7 @@ def test_large_grid_is_a_canvas_with_values_on_hover(page: Page) -> None:
     m = np.linspace(-3, 3, n * n).reshape(n, n)
     labels = [f"t{i}" for i in range(n)]
     big = g.grid("scores", "QKᵀ", m, rows=labels, cols=labels, text=None, outline={"rows": [2]})
-    page.evaluate(DRAW_JS, [[big]])
+    page.evaluate(DRAW_JS, [[json.loads(encode(big))]])  # as on the wire (arrays -> lists)
     canvas = page.locator("#grid-test [data-grid=scores]")
     assert canvas.evaluate("el => el.querySelector('canvas') !== null")
     assert "30 × 30" in (canvas.get_attribute("aria-label") or "")

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from page_helpers import cell, figure_data, figure_tables, open_page, wait_idle
+from page_helpers import cell, figure_tables, grid_values, open_page, wait_idle
 from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route, expect
 
 from app.attention import run
@@ -56,7 +56,7 @@ def test_hostile_token_label_is_text_and_runs_nothing(page: Page) -> None:
         # Figures show labels as inert text: < > & become look-alikes (‹ › ＆) where
         # labels enter the figures, so Plotly cannot read them as its pseudo-HTML.
         shown = label_text(PAYLOAD)
-        ticks = page.locator("#fig-6 .ytick text, #fig-6 .xtick text").all_text_contents()
+        ticks = page.locator("#fig-6 table.grid th").all_text_contents()
         assert shown in ticks, ticks
         figure_tables(page, 6)  # opens and builds the tables
         headers = page.locator("#fig-6 table.data-table th").all_text_contents()
@@ -76,7 +76,7 @@ def test_keyboard_only_editing(page: Page) -> None:
     wait_idle(page)
     body = copy.deepcopy(RUNNING_EXAMPLE)
     body["x"][0][0] = 2
-    assert np.allclose(figure_data(page, 6)[0]["z"], weights_of(body))
+    assert np.allclose(grid_values(page, 6, "weights"), weights_of(body))
     page.keyboard.press("ArrowDown")
     assert active(page)["row"] == "1"
     page.keyboard.type("5")
@@ -85,11 +85,11 @@ def test_keyboard_only_editing(page: Page) -> None:
     assert page.input_value(cell("x", 1, 0)) == "0"
     page.keyboard.press("ArrowRight")
     assert active(page) == {"matrix": "x", "row": "1", "col": "1", "tag": "INPUT"}
-    assert np.allclose(figure_data(page, 6)[0]["z"], weights_of(body))
+    assert np.allclose(grid_values(page, 6, "weights"), weights_of(body))
 
 
 def test_invalid_entries_are_marked_and_figures_keep_the_last_valid_state(page: Page) -> None:
-    before = figure_data(page, 6)[0]["z"]
+    before = grid_values(page, 6, "weights")
     target = cell("w_k", 2, 1)
     page.fill(target, "abc")
     page.press(target, "Enter")
@@ -102,32 +102,30 @@ def test_invalid_entries_are_marked_and_figures_keep_the_last_valid_state(page: 
     assert page.get_attribute(target, "aria-invalid") == "true"
     reason = page.locator("#" + str(page.get_attribute(target, "aria-describedby")))
     assert "1000000" in reason.inner_text().replace(",", "").replace("1e6", "1000000")
-    assert figure_data(page, 6)[0]["z"] == before
+    assert grid_values(page, 6, "weights") == before
     page.press(target, "Escape")
     wait_idle(page)
     assert page.get_attribute(target, "aria-invalid") is None
 
 
-def test_derivations_show_on_keyboard_focus_of_heatmap_cells(page: Page, server_url: str) -> None:
-    page.focus("#fig-6 details summary")
-    page.keyboard.press("Enter")
-    page.wait_for_selector('#fig-6 table.data-table td[tabindex="0"]')
-    page.keyboard.press("Tab")
+def test_derivations_show_on_keyboard_focus_of_grid_cells(page: Page, server_url: str) -> None:
+    page.focus('#fig-6 [data-grid="weights"] td[tabindex="0"]')
     line = page.locator("#fig-6 [data-role=derivation]")
     first = line.inner_text()
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowRight")
     second = line.inner_text()
     assert first != second
+    # the cell the softmax used: row 2 of the scaled grid is outlined in Figure 7, not 6
     request = urllib.request.Request(
         f"{server_url}/api/v1/figures",
         data=json.dumps({**RUNNING_EXAMPLE, "view": {"figures": [6]}}).encode(),
         headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request) as response:
-        derivations = json.loads(response.read())["figures"]["6"]["derivations"]["0"]
-    assert first == derivations[0][0]
-    assert second == derivations[1][1]
+        hover = json.loads(response.read())["figures"]["6"]["panels"][0][0]["grid"]["hover"]
+    assert first == hover[0][0]
+    assert second == hover[1][1]
     assert "e^2.5" in second
     assert second.endswith("0.63")
 
@@ -211,6 +209,8 @@ def test_figure_3_plays_once_unless_motion_is_reduced(browser: Browser, server_u
             page = context.new_page()
             open_page(page, server_url + "/")
             play = page.locator("#fig-3 [data-step=play]")
+            # it plays when it comes into view (Figures 1 and 2 sit above it)
+            page.locator("#fig-3 .plot").scroll_into_view_if_needed()
             page.wait_for_timeout(400)
             assert play.get_attribute("aria-pressed") == str(plays).lower(), motion
             count = page.locator("#fig-3 [data-role=step-count]").inner_text()

@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 import pytest
-from page_helpers import cell, figure_data, open_page, set_cell, wait_idle
+from page_helpers import cell, grid_values, open_page, set_cell, wait_idle
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.attention import Stages, run
@@ -59,7 +59,7 @@ def clipboard(page: Page) -> str:
 
 
 def z_of_figure_6(page: Page) -> list[list[float]]:
-    return list(figure_data(page, 6)[0]["z"])
+    return list(grid_values(page, 6, "weights"))
 
 
 def test_every_figure_has_a_labelled_keyboard_toolbar(page: Page) -> None:

@@ -38,8 +38,11 @@ def test_index_hands_the_running_example_to_the_script(client: TestClient) -> No
     assert state["body"] == RUNNING_EXAMPLE
     assert state["preset_id"] == "i-love-llms"
     assert state["error"] is None
-    for n in range(3, 13):
+    for n in range(1, 14):  # the tutorial's Figures 1-13, in order
         assert f'id="fig-{n}"' in response.text
+    positions = [response.text.index(f'id="fig-{n}"') for n in range(1, 14)]
+    assert positions == sorted(positions)
+    assert "Figures 1–13" in response.text
 
 
 def test_page_has_no_inline_script_code_or_handlers(client: TestClient) -> None:
@@ -144,7 +147,7 @@ def test_page_carries_the_oembed_discovery_link(client: TestClient) -> None:
 
 def test_every_figure_has_a_share_toolbar_of_buttons(client: TestClient) -> None:
     html = client.get("/").text
-    for n in range(3, 13):
+    for n in range(3, 14):
         for label in (f"Copy embed code for Figure {n}", f"Copy link to Figure {n}",
                       f"Download Figure {n} as PNG", f"Download Figure {n} as SVG"):  # fmt: skip
             assert re.search(rf'<button type="button"[^>]*aria-label="{label}"', html), label

@@ -65,3 +65,18 @@ def no_nan(obj: Any) -> None:
     elif isinstance(obj, list | tuple):
         for v in obj:
             no_nan(v)
+
+
+def grids(fig: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A grid figure's descriptions by API name (the first of each name, rows in order)."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in fig["panels"] or []:
+        for item in row:
+            if "grid" in item:
+                found.setdefault(item["grid"]["grid"], item["grid"])
+    return found
+
+
+def ops(fig: dict[str, Any]) -> list[str]:
+    """The operators and arrow labels between a figure's grids, in reading order."""
+    return [i.get("op") or i["arrow"] for row in fig["panels"] for i in row if "grid" not in i]

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from figures_support import big, cross, figs, no_nan, stages, validate
+from figures_support import big, cross, figs, grids, no_nan, ops, stages, validate
 
 from app.figures import View, build_figures
 
@@ -67,20 +67,19 @@ def test_response_shape_and_every_figure_validates() -> None:
         no_nan(fig)
 
 
-def test_figure_6_z_is_full_precision_weights_and_text_is_2dp() -> None:
+def test_figure_6_values_are_full_precision_weights_and_text_is_2dp() -> None:
     s = stages()
     fig = figs(s)["figures"]["6"]
-    trace = fig["data"][0]
-    assert trace["type"] == "heatmap"
-    np.testing.assert_array_equal(np.asarray(trace["z"]), s.head.weights)
-    assert trace["text"] == [
+    a = grids(fig)["weights"]
+    np.testing.assert_array_equal(np.asarray(a["values"]), s.head.weights)
+    assert a["text"] == [
         ["0.58", "0.21", "0.21"],
         ["0.14", "0.63", "0.23"],
         ["0.23", "0.14", "0.63"],
     ]
-    assert trace["zmin"] == 0
-    assert trace["zmax"] == 1
-    assert fig["derivations"]["0"][1] == [
+    assert a["domain"] == [0, 1]
+    assert a["outline"] == {"rows": [1]}
+    assert a["hover"][1] == [
         "e^1 / 19.382 = 2.718 / 19.382 = 0.14",
         "e^2.5 / 19.382 = 12.182 / 19.382 = 0.63",
         "e^1.5 / 19.382 = 4.482 / 19.382 = 0.23",
@@ -91,60 +90,63 @@ def test_figure_6_z_is_full_precision_weights_and_text_is_2dp() -> None:
     assert fig["readout"][1] == (
         "Softmax of row 2: e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382."
     )
-    assert any("diagonal" in line for line in fig["readout"])
+    diagonal = next(line for line in fig["readout"] if "diagonal" in line)
+    assert "not a rule" in diagonal
+    assert any("not symmetric" in line and "0.23" in line and "0.14" in line
+               for line in fig["readout"])  # fmt: skip
     assert fig["tables"][0]["cells"][1] == ["0.14", "0.63", "0.23"]
-
-
-def test_figure_6_diagonal_sentence_only_when_true() -> None:
-    # rows 1 and 2 of X are identical, so token 2's largest weight cannot sit only on
-    # its own diagonal cell and token 1 looks mostly at token 3
-    x = np.array([[1.0, 0, 0, 0], [1.0, 0, 0, 0], [0, 0, 1.0, 0]])
-    w_k = np.eye(4)
-    w_q = np.array([[0, 0, 5.0, 0], [0] * 4, [5.0, 0, 0, 0], [0] * 4])
-    fig = figs(stages(x=x, w_q=w_q, w_k=w_k))["figures"]["6"]
-    assert not any("diagonal" in line for line in fig["readout"])
+    # the converter: the same numbers as a Plotly heatmap, outlined focus row
+    trace = fig["data"][0]
+    assert trace["type"] == "heatmap"
+    assert trace["text"] == a["text"]
+    assert (trace["zmin"], trace["zmax"]) == (0, 1)
+    assert [(sh["y0"], sh["y1"]) for sh in fig["layout"]["shapes"]] == [(0.5, 1.5)]
 
 
 def test_figure_7_divisor_follows_scaling_and_heads() -> None:
     fig = figs(stages())["figures"]["7"]
-    assert "÷ 2" in fig["layout"]["annotations"][1]["text"]
-    assert fig["derivations"]["1"][1] == ["2 ÷ 2 = 1", "5 ÷ 2 = 2.5", "3 ÷ 2 = 1.5"]
-    assert fig["derivations"]["0"][1][2] == "q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3"
-    assert fig["derivations"]["0"][2][1] == "q₃·k₂ = 1·0 + 0·2 + 1·0 + 2·1 = 2"
+    g = grids(fig)
+    assert ops(fig) == ["÷ 2", "softmax per row"]
+    assert g["scaled"]["hover"][1] == ["2 ÷ 2 = 1", "5 ÷ 2 = 2.5", "3 ÷ 2 = 1.5"]
+    assert g["scores"]["hover"][1][2] == "q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3"
+    assert g["scores"]["hover"][2][1] == "q₃·k₂ = 1·0 + 0·2 + 1·0 + 2·1 = 2"
+    assert any("keeps the order" in line for line in fig["readout"])
     off = figs(stages(scale=False))["figures"]["7"]
-    assert "÷ 1" in off["layout"]["annotations"][1]["text"]
+    assert ops(off)[0] == "÷ 1 (scaling off)"
     assert "divisor is 1" in off["caption"]
-    assert off["data"][2]["text"][1] == ["0.04", "0.84", "0.11"]
+    assert grids(off)["weights"]["text"][1] == ["0.04", "0.84", "0.11"]
     assert "÷ 1" in figs(stages(scale=False))["figures"]["6"]["caption"]
     assert "÷ √2 ≈ 1.414" in figs(stages(heads=2))["figures"]["6"]["caption"]
     two = figs(stages(heads=2), head=1)["figures"]["7"]
-    assert "√2" in two["layout"]["annotations"][1]["text"]
+    assert "√2" in ops(two)[0]
     assert "head 2 of 2" in two["title"]
 
 
 def test_causal_shows_minus_infinity_then_zero() -> None:
     out = figs(stages(mask="causal"))
     f7 = out["figures"]["7"]
-    assert f7["data"][1]["text"][0] == ["2", "−∞", "−∞"]
-    assert f7["data"][1]["z"][0][1] is None
-    assert f7["data"][2]["text"][0] == ["1", "0", "0"]
-    assert f7["data"][2]["text"][1] == ["0.18", "0.82", "0"]
+    g = grids(f7)
+    assert g["masked"]["text"][0] == ["2", "−∞", "−∞"]
+    assert g["masked"]["values"][0][1] is None
+    assert g["masked"]["color"][0][1] == -1
+    assert g["weights"]["text"][0] == ["1", "0", "0"]
+    assert g["weights"]["text"][1] == ["0.18", "0.82", "0"]
     assert "causal mask" in f7["caption"]
-    assert "−∞" in f7["derivations"]["1"][0][2]
+    assert "−∞" in g["masked"]["hover"][0][2]
+    assert f7["data"][1]["z"][0][1] is None  # converted: a gap
 
 
 def test_cross_attention_is_2_by_4_everywhere() -> None:
     out = figs(cross())
-    f6 = out["figures"]["6"]
-    assert np.asarray(f6["data"][0]["z"]).shape == (2, 4)
-    assert f6["data"][0]["text"] == [
+    a = grids(out["figures"]["6"])["weights"]
+    assert a["shape"] == [2, 4]
+    assert a["text"] == [
         ["0.51", "0.19", "0.19", "0.11"],
         ["0.10", "0.46", "0.17", "0.28"],
     ]
-    assert "itself" not in f6["readout"][0]
-    for trace in out["figures"]["7"]["data"]:
-        assert len(trace["text"]) == 2
-        assert len(trace["text"][0]) == 4
+    assert "itself" not in out["figures"]["6"]["readout"][0]
+    for g in grids(out["figures"]["7"]).values():
+        assert g["shape"] == [2, 4]
 
 
 def test_fully_blocked_row_warns_and_stays_zero() -> None:
@@ -152,24 +154,30 @@ def test_fully_blocked_row_warns_and_stays_zero() -> None:
     out = figs(stages(allowed=allowed), focus=0)
     assert out["warnings"]
     f6 = out["figures"]["6"]
-    assert f6["data"][0]["text"][0] == ["0", "0", "0"]
+    assert grids(f6)["weights"]["text"][0] == ["0", "0", "0"]
     assert "no key" in f6["readout"][0]
     no_nan(out)
 
 
-def test_64_tokens_hide_cell_text_but_keep_hover() -> None:
+def test_64_tokens_draw_blocks_without_text() -> None:
     out = figs(big(), focus=10)
     for n in ("6", "7"):
         fig = out["figures"][n]
         validate(fig)
         no_nan(fig)
-        trace = fig["data"][0]
-        assert "texttemplate" not in trace
-        assert len(trace["customdata"]) == 64
-    assert out["figures"]["7"]["derivations"] == {}  # big grids: derivations ride in customdata
-    deriv = out["figures"]["7"]["data"][0]["customdata"][0][0]
-    assert "more)" in deriv
-    assert len(deriv) < 160
+        for g in grids(fig).values():
+            assert g["text"] is None
+            assert g["hover"] is None
+            assert len(g["values"]) == 64
+        assert "texttemplate" not in fig["data"][0]
+
+
+def test_lean_build_has_no_plotly_for_grid_figures() -> None:
+    out = build_figures(stages(), View(), plotly=False)
+    for n in ("3", "4", "6", "7", "8"):
+        assert out["figures"][n]["panels"]
+        assert out["figures"][n]["data"] == []
+    assert out["figures"]["12"]["data"]  # charts stay Plotly
 
 
 def test_view_out_of_range_is_refused() -> None:

@@ -3,35 +3,50 @@
 from __future__ import annotations
 
 import numpy as np
-from figures_support import big, cross, figs, no_nan, stages, validate
+from figures_support import big, cross, figs, grids, no_nan, stages, validate
 
 
-def test_figure_3_frames_for_the_running_example() -> None:
+def test_figure_3_steps_for_the_running_example() -> None:
     fig = figs(stages())["figures"]["3"]
     validate(fig)
-    frames = fig["frames"]
-    # 1 X + 1 QKV + 9 cells + 1 scale + 1 softmax + 4 entries of z
-    assert len(frames) == 17
-    assert fig["data"] == frames[-1]["data"]
-    narr = [f["narration"] for f in frames]
+    steps = fig["steps"]
+    # 1 X + 1 QKV + 9 cells + 1 scale + 1 softmax + 4 entries of z + the rest
+    assert len(steps) == 18
+    assert len(fig["frames"]) == 18
+    narr = [s["narration"] for s in steps]
     assert "q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3" in narr[7]
     assert narr[11].startswith("Step 4 of 6: divide every score by √d_k = √4 = 2")
     assert "0.14, 0.63, 0.23; sum = 1" in narr[12]
-    assert narr[-1].endswith("Done: z(love) = (1.63, 0.14, 0.23, 0.63).")
     assert "z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63" in narr[13]
-    # step 3 fills in reading order: after the 5th cell exactly 5 cells are shown
-    grid = frames[6]["data"][2]["z"]
+    assert narr[-1].startswith("Done: z(love) = (1.63, 0.14, 0.23, 0.63).")
+    # at rest: the whole pipeline, every grid fully shown
+    assert steps[-1]["show"] == {}
+    assert [[i["grid"]["grid"] for i in row if "grid" in i] for row in fig["panels"]] == [
+        ["x", "q", "k", "v"], ["scores", "scaled", "weights"], ["output"],
+    ]  # fmt: skip
+    # step 3 fills in reading order and keeps what came before: after the 5th cell 5 shown
+    assert steps[6]["show"]["scores"] == 5
+    assert steps[6]["marks"]["q"] == {"rows": [1]}
+    assert steps[6]["marks"]["k"] == {"rows": [1]}
+    assert "q" not in steps[6]["show"]  # Q, K, V stay visible
+    grid = fig["frames"][6]["data"][4]["z"]
     assert sum(v is not None for row in grid for v in row) == 5
+    # step 6 reveals z(love) entry by entry
+    assert steps[14]["show"]["output"] == {"row": 1, "cols": 2}
+    assert steps[14]["marks"]["v"] == {"cols": [1]}
+    # the idle figure is the rest frame
+    assert fig["data"] == fig["frames"][-1]["data"]
 
 
 def test_figure_3_scaling_off_causal_and_focus() -> None:
     fig = figs(stages(scale=False, mask="causal"), focus=0)["figures"]["3"]
-    narr = [f["narration"] for f in fig["frames"]]
+    narr = [s["narration"] for s in fig["steps"]]
     assert any("skipped" in n and "divisor is 1" in n for n in narr)
-    step4 = next(f for f in fig["frames"] if f["narration"].startswith("Step 4"))
-    assert step4["data"][1]["text"][0] == ["4", "−∞", "−∞"]
-    step5 = next(f for f in fig["frames"] if f["narration"].startswith("Step 5"))
-    assert step5["data"][1]["text"][0] == ["1", "0", "0"]
+    assert grids(fig)["masked"]["text"][0] == ["4", "−∞", "−∞"]
+    assert grids(fig)["weights"]["text"][0] == ["1", "0", "0"]
+    step4 = next(s for s in fig["steps"] if s["narration"].startswith("Step 4"))
+    assert step4["show"]["weights"] == 0
+    assert "masked" not in step4["show"]
     assert "(row 1)" in fig["caption"]
 
 
@@ -39,7 +54,7 @@ def test_figure_3_big_grids_are_grouped() -> None:
     fig = figs(big(), focus=2)["figures"]["3"]
     validate(fig)
     no_nan(fig)
-    assert len(fig["frames"]) <= 24
+    assert len(fig["steps"]) <= 24
 
 
 def test_figure_5_scale_off_and_mask_box() -> None:

@@ -1,0 +1,161 @@
+"""Phones and colour: at 375 px every figure fits its box and every product stacks; text
+contrast is at least 4.5 : 1 in both themes, for HTML (axe-core) and for the text Plotly
+draws in SVG; grid cells keep their contrast after edits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from page_helpers import cell, open_page, set_cell
+from playwright.sync_api import Page
+
+from app.figures.grid import contrast
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
+# Figures 5 and 10 are wide Plotly diagrams that scroll sideways inside a labelled region.
+SCROLLING_DIAGRAMS = {5, 10}
+# Render every panel (off-screen ones skip rendering otherwise) so geometry and axe see all.
+SHOW_ALL = "[data-figure] { content-visibility: visible !important; }"
+
+WIDTHS_JS = """() => [...document.querySelectorAll('[data-figure]')].map(p => {
+  const box = p.getBoundingClientRect();
+  let widest = 0;
+  for (const el of p.querySelectorAll('*')) {
+    if (el.closest('.plot-scroll') && ['5', '10'].includes(p.dataset.figure)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width) widest = Math.max(widest, r.right - box.left);
+  }
+  return [Number(p.dataset.figure), Math.round(widest), Math.round(box.width)];
+})"""
+
+
+def phone(page: Page, server_url: str, scheme: str = "light") -> None:
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    page.set_viewport_size({"width": 375, "height": 800})
+    open_page(page, server_url + "/")
+    page.add_style_tag(content=SHOW_ALL)
+
+
+@pytest.fixture
+def restore(page: Page) -> Any:
+    yield page
+    page.emulate_media(color_scheme="light")
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_at_375_px_no_figure_is_wider_than_its_box(restore: Page, server_url: str) -> None:
+    page = restore
+    phone(page, server_url)
+    widths = page.evaluate(WIDTHS_JS)
+    assert sorted(n for n, _, _ in widths) == list(range(1, 14))
+    too_wide = [(n, w, box) for n, w, box in widths if w > box + 1]
+    assert too_wide == [], f"figure, widest content, box: {too_wide}"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_at_375_px_products_stack_as_columns(restore: Page, server_url: str) -> None:
+    page = restore
+    phone(page, server_url)
+    for n, names in ((4, ["x", "w_q", "q"]), (8, ["weights", "v", "output"]),
+                     (7, ["scores", "scaled", "weights"])):  # fmt: skip
+        boxes = [page.locator(f'#fig-{n} [data-grid="{g}"]').first.bounding_box() for g in names]
+        assert all(boxes), (n, boxes)
+        tops = [b["y"] for b in boxes if b]
+        assert tops == sorted(tops), f"Figure {n}: {names} do not run top to bottom"
+        lefts = {round(b["x"]) for b in boxes if b}
+        assert max(lefts) - min(lefts) < 80, f"Figure {n} is not one column: {lefts}"
+    wide = page.locator("#fig-4 .panel-row").first.bounding_box()
+    narrow = page.locator("#fig-4").bounding_box()
+    assert wide
+    assert narrow
+    assert wide["width"] <= narrow["width"]
+
+
+def _axe_contrast(page: Page) -> list[dict[str, Any]]:
+    page.evaluate(AXE.read_text())
+    result = page.evaluate(
+        "axe.run(document, {runOnly: ['color-contrast'], resultTypes: ['violations']})"
+    )
+    return list(result["violations"])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [375, 1440])
+def test_axe_colour_contrast_in_both_themes(
+    restore: Page, server_url: str, scheme: str, width: int
+) -> None:
+    page = restore
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    page.set_viewport_size({"width": width, "height": 900})
+    open_page(page, server_url + "/")
+    page.add_style_tag(content=SHOW_ALL)
+    set_cell(page, cell("x", 0, 0), "-2")  # negative numbers: the other end of the scales
+    page.add_style_tag(content=SHOW_ALL)
+    assert page.locator("table.grid td[data-value='-2']").count() >= 1
+    bad = _axe_contrast(page)
+    summary = [(v["id"], [n["target"] for n in v["nodes"][:5]]) for v in bad]
+    assert bad == [], summary
+
+
+RGB = re.compile(r"rgba?\((\d+),\s*(\d+),\s*(\d+)(?:,\s*([\d.]+))?\)")
+
+
+def _hex(css: str) -> str | None:
+    m = RGB.match(css)
+    if not m or (m.group(4) is not None and float(m.group(4)) == 0):
+        return None
+    return "#" + "".join(f"{int(m.group(i)):02x}" for i in (1, 2, 3))
+
+
+CELLS_JS = """() => [...document.querySelectorAll('table.grid td[data-row]')]
+  .filter(td => td.textContent.trim())
+  .map(td => [getComputedStyle(td).color, getComputedStyle(td).backgroundColor,
+              td.closest('[data-grid]').dataset.grid])"""
+
+SVG_TEXT_JS = """() => {
+  const out = [];
+  for (const panel of document.querySelectorAll('[data-figure]')) {
+    const bg = getComputedStyle(panel).backgroundColor;
+    for (const t of panel.querySelectorAll('.main-svg text')) {
+      if (!t.textContent.trim()) continue;
+      const style = getComputedStyle(t);
+      if (style.visibility === 'hidden' || style.display === 'none') continue;
+      out.push([panel.dataset.figure, t.textContent.slice(0, 30), style.fill,
+                parseFloat(style.fontSize), bg, t.closest('.hm, .bars, .textpoint') !== null]);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_in_grid_cells_and_svg_reaches_4_5_to_1(
+    restore: Page, server_url: str, scheme: str
+) -> None:
+    page = restore
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    open_page(page, server_url + "/?preset=i-love-llms&focus=1")
+    page.add_style_tag(content=SHOW_ALL)
+    cells = page.evaluate(CELLS_JS)
+    assert len(cells) > 100
+    pairs = [(g, _hex(fg) or "#000000", _hex(bg)) for fg, bg, g in cells]
+    low = [(g, fg, bg) for g, fg, bg in pairs if bg and contrast(fg, bg) < 4.5]
+    assert low == []
+    texts = page.evaluate(SVG_TEXT_JS)
+    assert texts, "no SVG text found (Figures 5, 10, 12, 13 draw with Plotly)"
+    failing = []
+    for fig, text, fill, size, bg, on_mark in texts:
+        if on_mark:  # text on bars: checked against its bar below, not the page
+            continue
+        fg_hex, bg_hex = _hex(fill), _hex(bg)
+        if not fg_hex or not bg_hex:
+            continue
+        need = 3.0 if size >= 24 else 4.5
+        if contrast(fg_hex, bg_hex) < need:
+            failing.append((fig, text, fill, bg))
+    assert failing == []

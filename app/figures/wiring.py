@@ -100,16 +100,17 @@ def _other(c: Ctx) -> tuple[HeadStages, list[str], list[str]] | None:
     st = c.stages
     if st.x is None or st.w_q is None or st.w_k is None or st.w_v is None:
         return None
+    # Labels from the context (c.tokens): already made inert text for Plotly.
     try:
         if st.cross:
-            tokens = list(st.tokens)
+            tokens = list(c.tokens)
             other = run(AttentionInput(x=st.x, w_q=st.w_q, w_k=st.w_k, w_v=st.w_v,
                                        tokens=tuple(tokens), scale=st.scale))  # fmt: skip
             return other.heads[0], tokens, tokens
         queries = st.x[:2]
         source = np.vstack([st.x, _extra_row(st.x.shape[1])])
-        q_tokens = list(st.tokens[:2])
-        k_tokens = [*st.tokens, "(extra)"]
+        q_tokens = list(c.tokens[:2])
+        k_tokens = [*c.tokens, "(extra)"]
         other = run(AttentionInput(
             x=queries, w_q=st.w_q, w_k=st.w_k, w_v=st.w_v, source_x=source,
             tokens=tuple(q_tokens), source_tokens=tuple(k_tokens), scale=st.scale,

@@ -332,6 +332,10 @@ def test_a_cancelled_stream_stops_drawing(monkeypatch: pytest.MonkeyPatch) -> No
         with pytest.raises(ClientDisconnect):  # Starlette's word for the OSError
             await create_app()(scope, receive, send)
 
-    anyio.run(call)
+    # In a thread of its own: in a full run Playwright's asyncio loop holds the main thread.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(anyio.run, call).result()
     assert lines[0].startswith(b'{"progress":{"done":0,"total":40}}')
     assert 2 <= len(drawn) <= 4  # a block or so past the last line sent, not 40

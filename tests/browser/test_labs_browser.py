@@ -150,25 +150,88 @@ def test_a5_one_map_makes_scores_symmetric(lab: Any) -> None:
 # ---- step-by-step
 
 
-def test_b1_steps_forward_and_back(lab: Any) -> None:
+def step_count(page: Page) -> str:
+    return page.inner_text("#stepper [data-role=step-count]")
+
+
+def test_b1_rests_on_the_final_frame_and_steps_back_and_forward(lab: Any) -> None:
     page = lab("/labs/step-by-step")
+    assert step_count(page) == "Step 5 of 5"  # idle: the final frame (no autoplay here)
+    assert "0.196·[0, −1] + 0.804·[1, 2] = [0.804, 1.413]" in caption(page, "stepper")
+    for _ in range(4):
+        page.click("#stepper [data-step=back]")
+    wait_idle(page)
+    assert step_count(page) == "Step 1 of 5"
     assert "= −9 − 9 = −18" in caption(page, "stepper")
-    page.click("#stepper [data-step-move='1']")
+    assert "step=1" in page.url  # "step" is only B1's, so its key is bare
+    derivation = page.inner_text("#stepper [data-role=derivation]")
+    assert derivation == "Highlighted: score[1, 1] = q2·k2 = 1·1 + 1·1 = 1 + 1 = 2"
+    outlined = page.locator("#stepper [data-grid=scores] td.cell-outlined")
+    assert outlined.count() == 1
+    assert (outlined.get_attribute("data-row"), outlined.get_attribute("data-col")) == ("1", "1")
+    page.click("#stepper [data-step=forward]")
     wait_idle(page)
     assert "√2 ≈ 1.414, giving the scaled rows [−12.73, 0] and [0, 1.414]" in caption(
         page, "stepper"
     )
-    for _ in range(3):
-        page.click("#stepper [data-step-move='1']")
-        wait_idle(page)
-    assert "0.196·[0, −1] + 0.804·[1, 2] = [0.804, 1.413]" in caption(page, "stepper")
-    assert "step=5" in page.url  # "step" is only B1's, so its key is bare
-    page.click("#stepper [data-step-move='-1']")
+    page.click("#stepper [data-step=forward]")
     wait_idle(page)
-    assert "weights [0.196, 0.804]" in caption(page, "stepper")
+    assert "token 1 (position 0) is [−12.73, −∞], with weights [1, 0]" in caption(page, "stepper")
+    ghost = page.locator("#stepper [data-grid=ghost] td[data-row]")
+    assert ghost.all_inner_texts() == ["0.0000", "1.0000"]  # 4 decimals; row 0 unmasked
     page.select_option("#stepper--mask", "none")
     wait_idle(page)
     assert page.locator("#stepper [data-grid=ghost]").count() == 0
+    assert step_count(page) == "Step 3 of 5"  # a toggle keeps the step
+
+
+def test_b1_play_and_replay_end_on_the_final_frame(
+    context: BrowserContext, server_url: str
+) -> None:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.clock.install()  # the player's ticks run on the test's clock, not the wall's
+    try:
+        open_page(page, server_url + "/labs/step-by-step?step=2")
+        assert step_count(page) == "Step 2 of 5"  # a link's step is kept, not autoplayed
+        page.click("#stepper [data-step=replay]")
+        assert step_count(page) == "Step 1 of 5"
+        assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "true"
+        page.clock.run_for(1400)
+        assert step_count(page) == "Step 2 of 5"
+        page.click("#stepper [data-step=play]")  # pause: the frame shown is recorded
+        wait_idle(page)
+        assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "false"
+        page.click("#stepper [data-step=play]")
+        page.clock.run_for(1400 * 5)
+        wait_idle(page)
+        assert step_count(page) == "Step 5 of 5"
+        assert page.inner_text("#stepper [data-step=play]") == "▶ Play"
+        assert "step=" not in page.url  # the final frame is the default state
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_b1_any_length_up_to_8(lab: Any) -> None:
+    page = lab("/labs/step-by-step")
+    page.select_option("#stepper--L", "5")
+    wait_idle(page)
+    assert page.locator("#stepper [data-control=q] tbody tr").count() == 5
+    assert page.inner_text("#stepper [data-control=q] tbody tr:nth-child(5) th") == "token 5"
+    assert page.locator("#stepper [data-grid=output] tbody tr").count() == 5
+    assert "L=5" in page.url
+    commit(page, "#stepper--q-4-0", "-4")  # a new row is editable and travels in the URL
+    assert "q=3%2C-3%3B1%2C1%3B2%2C0%3B0%2C2%3B-4%2C1" in page.url
+    assert page.input_value("#stepper--q-4-0") == "-4"
+    page.click("#stepper [data-step=back]")
+    wait_idle(page)
+    assert page.locator("#stepper [data-grid=weights] tbody tr").count() == 5
+    page.select_option("#stepper--L", "2")
+    wait_idle(page)
+    assert page.locator("#stepper [data-control=q] tbody tr").count() == 2
+    assert "q=" not in page.url  # back to the preset's own two rows
 
 
 def test_b2_position_and_mask(lab: Any) -> None:
@@ -312,6 +375,15 @@ def test_grids_only_figures_save_png_and_svg(lab: Any, path: str, fig: str) -> N
         with page.expect_download() as download:
             page.click(f"#{fig} [data-share={kind}]")
         assert download.value.suggested_filename == f"attention-lab-{fig}.{kind}"
+
+
+def test_b1_embed_has_the_player(lab_page: Page, server_url: str) -> None:
+    open_page(lab_page, f"{server_url}/embed/labs/step-by-step/stepper?step=4")
+    assert lab_page.inner_text("[data-role=step-count]") == "Step 4 of 5"
+    lab_page.click("[data-step=back]")
+    assert lab_page.inner_text("[data-role=step-count]") == "Step 3 of 5"
+    assert "[−12.73, −∞]" in lab_page.inner_text("[data-role=caption]")
+    assert lab_page.errors == []  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("figure", ["one-query/softmax-table", "step-by-step/stepper",

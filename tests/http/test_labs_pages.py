@@ -238,3 +238,48 @@ def test_every_lab_figure_is_a_valid_plotly_figure_or_has_an_export(client: Test
                     kinds = {t["type"] for t in fig["export"]["data"]}
                     assert kinds == {"heatmap"}, (lab, name)
                     assert len(fig["export"]["data"]) == len(fig["grids"])
+
+
+# ---- B1: any length from 2 to 8, the player's frames
+
+
+def test_b1_length_resizes_the_matrices_on_the_page_and_in_links(client: TestClient) -> None:
+    html = client.get("/labs/step-by-step?L=4").text
+    assert html.count('data-row="3" data-col="1"') == 3  # Q, K and V each get row 3
+    assert 'id="stepper--q-3-0"' in html
+    data = figures(client, "step-by-step", L="4", figures="stepper", theme="light")
+    assert data["query"]["L"] == "4"
+    assert data["query"]["q"] == "3,-3;1,1;2,0;0,2"  # the preset's rows, then ours
+    assert data["values"]["stepper"]["stepper.focus"] == "1"
+    frames = data["figures"]["stepper"]["frames"]
+    assert [f["step"] for f in frames] == [1, 2, 3, 4, 5]
+    assert data["figures"]["stepper"]["step"] == 5
+    shapes = {g["desc"]["grid"]: g["desc"]["shape"] for g in frames[3]["grids"]}
+    assert shapes == {"masked": [4, 4], "weights": [4, 4], "ghost": [1, 4]}
+    again = figures(client, "step-by-step", **data["query"], figures="stepper", theme="light")
+    assert again["figures"] == data["figures"]  # the link reopens the same frames
+
+
+def test_b1_bad_lengths_and_rows_name_the_key(client: TestClient) -> None:
+    for query, key in (("L=9", "L"), ("L=1", "L"), ("q=" + ";".join(["1,1"] * 9), "q"),
+                       ("v=1,2,3", "v"), ("stepper.focus=8", "stepper.focus")):  # fmt: skip
+        response = client.get(f"/labs/step-by-step/figures.json?{query}")
+        assert response.status_code == 422, query
+        assert response.json()["detail"][0]["field"] == key
+
+
+def test_b1_focus_past_the_end_is_the_last_position(client: TestClient) -> None:
+    data = figures(client, "step-by-step", L="3", **{"stepper.focus": "7"}, figures="stepper")
+    assert data["values"]["stepper"]["stepper.focus"] == "2"
+    assert data["query"]["stepper.focus"] == "2"
+
+
+def test_b1_embed_sends_the_frames_and_the_player(client: TestClient) -> None:
+    html = client.get("/embed/labs/step-by-step/stepper?L=3&step=2&theme=light").text
+    assert 'data-step="play"' in html
+    assert 'data-step="replay"' in html
+    spec = json.loads(re.search(r'id="embed-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    fig = spec["specs"]["light"]
+    assert fig["step"] == 2
+    assert len(fig["frames"]) == 5
+    assert fig["frames"][0]["grids"][-1]["desc"]["shape"] == [3, 3]

@@ -7,6 +7,7 @@ import itertools
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -52,6 +53,8 @@ def build(lab: str, name: str, **values: Any) -> dict[str, Any]:
     fig = found.figure(name)
     assert fig is not None
     merged = {c.name: c.default for c in fig.controls} | values
+    if fig.normalize is not None:
+        merged = fig.normalize(merged)
     return fig.build(merged, ctx())
 
 
@@ -144,9 +147,86 @@ def test_b1_ghost_and_rounding_note() -> None:
     quotes = " ".join(q["text"] for q in fig["quotes"])
     assert "token 1 would put 0.999997 of its weight on token 2" in quotes
     assert "unrounded weights" in quotes
-    assert [g["desc"]["grid"] for g in fig["grids"]] == ["q", "k", "v", "output", "ghost"]
+    assert [g["desc"]["grid"] for g in fig["grids"]] == ["weights", "v", "output", "ghost"]
     unmasked = build("step-by-step", "stepper", step=5, mask="none")
     assert "ghost" not in [g["desc"]["grid"] for g in unmasked["grids"]]
+
+
+def test_b1_frames_reproduce_every_printed_step_and_rest_on_the_last() -> None:
+    fig = build("step-by-step", "stepper")  # the default: the final frame, as Figure 3
+    assert fig["step"] == 5
+    assert [f["step"] for f in fig["frames"]] == [1, 2, 3, 4, 5]
+    assert fig["caption"] == fig["frames"][-1]["caption"]
+    for frame in fig["frames"]:
+        for text in PRINTED[frame["step"]]:
+            assert text in frame["caption"], (text, frame["caption"])
+
+
+HIGHLIGHTED = {
+    1: "score[1, 1] = q2·k2 = 1·1 + 1·1 = 1 + 1 = 2",
+    2: "scaled[1, 1] = 2 ÷ √2 ≈ 1.414 = 1.4142",
+    3: "masked[1, 1] = scaled[1, 1] = 1.4142 (allowed)",
+    4: "weight[1, 1] = e^1.4142 ÷ Σ = 4.1133 ÷ 5.1133 = 0.8044",
+    5: "output[1, 0] = 0.1956·0.0000 + 0.8044·1.0000 = 0.8044",
+}
+
+
+def test_b1_highlighted_cell_and_its_arithmetic() -> None:
+    fig = build("step-by-step", "stepper")
+    for frame in fig["frames"]:
+        step = frame["step"]
+        assert frame["grid_hint"] == "Highlighted: " + HIGHLIGHTED[step]
+        stage = next(g["desc"] for g in frame["grids"] if g["heading"].startswith("Step"))
+        assert stage["outline"]["rows"] == [1]
+        assert stage["outline"]["cells"] == [[1, 1] if step < 5 else [1, 0]]
+    blocked = build("step-by-step", "stepper", step=3)["grids"][1]["desc"]["hover"][0][1]
+    assert blocked == "masked[0, 1] = −∞: key 1 comes after query 0 (causal: j ≤ i)"
+
+
+def _reference(q: Any, k: Any, v: Any, causal: bool) -> tuple[Any, Any]:
+    s = np.asarray(q) @ np.asarray(k).T / math.sqrt(2)
+    if causal:
+        s = np.where(np.tril(np.ones_like(s)) > 0, s, -np.inf)
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    w = e / e.sum(axis=1, keepdims=True)
+    return w, w @ np.asarray(v)
+
+
+@pytest.mark.parametrize("L", range(2, 9))
+@pytest.mark.parametrize("mask", ["none", "causal"])
+def test_b1_any_length_from_2_to_8(L: int, mask: str) -> None:
+    fig = build("step-by-step", "stepper", L=L, mask=mask, focus=7)
+    stepper = get_lab("step-by-step").figure("stepper")  # type: ignore[union-attr]
+    values = stepper.normalize({c.name: c.default for c in stepper.controls} | {"L": L})  # type: ignore[misc]
+    assert len(values["q"]) == len(values["k"]) == len(values["v"]) == L
+    assert values["q"][:2] == ((3.0, -3.0), (1.0, 1.0))  # the preset's rows stay first
+    weights, output = _reference(values["q"], values["k"], values["v"], mask == "causal")
+    frame = fig["frames"][3]
+    drawn = next(g["desc"] for g in frame["grids"] if g["desc"]["grid"] == "weights")
+    assert drawn["shape"] == [L, L]
+    np.testing.assert_allclose(np.array(drawn["values"], dtype=float), weights, atol=1e-12)
+    out = next(g["desc"] for g in fig["frames"][4]["grids"] if g["desc"]["grid"] == "output")
+    np.testing.assert_allclose(np.array(out["values"], dtype=float), output, atol=1e-12)
+    assert out["outline"]["rows"] == [L - 1]  # focus 7 is clamped to the last position
+    assert ("ghost" in [g["desc"]["grid"] for g in frame["grids"]]) == (mask == "causal")
+    assert len(fig["frames"][0]["narration"]) == L * L
+    if L > 2:  # the caption keeps to the highlighted row; every line is in the tables
+        assert fig["frames"][0]["caption"].count("q") == L
+        assert len(fig["tables"][1]["cells"]) == sum(len(f["narration"]) for f in fig["frames"])
+
+
+def test_b1_matrix_rows_follow_l_and_are_bounded() -> None:
+    stepper = get_lab("step-by-step").figure("stepper")  # type: ignore[union-attr]
+    q = next(c for c in stepper.controls if c.name == "q")
+    assert q.parse("1,2;3,4;5,6") == ((1, 2), (3, 4), (5, 6))
+    with pytest.raises(ControlError, match="1 to 8 rows of 2 numbers"):
+        q.parse(";".join(["1,2"] * 9))
+    with pytest.raises(ControlError, match="1 to 8 rows of 2 numbers"):
+        q.parse("1,2,3")
+    edited = stepper.normalize(  # type: ignore[misc]
+        {c.name: c.default for c in stepper.controls} | {"L": 3, "q": ((9.0, 9.0),)}
+    )
+    assert edited["q"] == ((9.0, 9.0), (1.0, 1.0), (2.0, 0.0))
 
 
 def test_b2_causal_shortens_the_sum() -> None:

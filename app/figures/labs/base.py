@@ -54,6 +54,9 @@ class LabFigure:
     # The experiment runs the figure needs: (values, preview) -> [(name, API body)]
     runs: Callable[[Mapping[str, Any], bool], list[tuple[str, Json]]] | None = None
     uses_body: bool = False  # reads the page's `preset`/`s` attention state
+    # Makes parsed values consistent with each other (e.g. a matrix resized to a chosen
+    # length); applied by ``figure_values``, so links, controls and figures agree.
+    normalize: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def figure_values(
         if text is None and embed:
             text, key = params.get(c.name), c.name
         values[c.name] = c.default if text is None else c.parse(text, key)
-    return values
+    return fig.normalize(values) if fig.normalize is not None else values
 
 
 def state_query(

@@ -125,10 +125,13 @@ class Control:
     def _matrix(self, key: str, text: str) -> tuple[tuple[float, ...], ...]:
         rows = tuple(self._vector(key, r, None) for r in text.split(";"))
         want_rows, want_cols = self.shape
-        if len(rows) != want_rows or any(len(r) != want_cols for r in rows):
+        # extra["rows"] = (lo, hi): the number of rows may vary (a chosen length L)
+        lo_rows, hi_rows = self.extra.get("rows", (want_rows, want_rows))
+        if not lo_rows <= len(rows) <= hi_rows or any(len(r) != want_cols for r in rows):
+            count = str(want_rows) if lo_rows == hi_rows else f"{lo_rows} to {hi_rows}"
             raise ControlError(
                 key,
-                f"needs {want_rows} rows of {want_cols} numbers "
+                f"needs {count} rows of {want_cols} numbers "
                 "(numbers separated by commas, rows by semicolons)",
             )
         return rows
@@ -168,6 +171,7 @@ class Control:
             "shape": list(self.shape),
             "choices": [[self._text(v), label] for v, label in self.choices],
             "drag_preview": self.drag_preview,
+            "labels": list(self.labels),
         }
 
 

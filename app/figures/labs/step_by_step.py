@@ -54,6 +54,17 @@ def _grid4(
 
 # ---------------------------------------------------------------- B1 the stepper
 
+MAX_L = 8
+# Rows for positions 2 … 7 when the learner picks L > 2 (ours; d_k = 2): the first two
+# rows are the preset's, so L = 2 is the course module's example exactly.
+EXTRA_Q = ((2, 0), (0, 2), (-1, 1), (1, -2), (0.5, 0.5), (-2, -1))
+EXTRA_K = ((2, 1), (-1, 2), (0, -2), (1, 0), (-2, -1), (0.5, 1.5))
+EXTRA_V = ((2, 0), (-1, 1), (0, 2), (1, 1), (-2, 0), (0.5, -0.5))
+DEFAULTS = {"q": TWO["q"], "k": TWO["k"], "v": TWO["v"]}
+EXTRA = {"q": EXTRA_Q, "k": EXTRA_K, "v": EXTRA_V}
+TOKENS = tuple(f"token {i + 1}" for i in range(MAX_L))
+ALL_LINES = 4  # a step's caption holds every line up to this many, else the focus row's
+
 
 def _dot(q: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> str:
     terms = [f"{n(float(a))}·{n(float(b))}" for a, b in zip(q, k, strict=True)]
@@ -62,39 +73,67 @@ def _dot(q: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> str:
     return f"{' + '.join(terms)} = {joined} = {n(float(q @ k))}"
 
 
-def _narration(step: int, h: Any, tok: list[str], mask: str, scale: bool) -> list[str]:
+Line = tuple[int | None, str]  # (the row it is about, or None for the whole step; text)
+
+
+def _lines(step: int, h: Any, tok: list[str], mask: str, scale: bool) -> list[Line]:
     L = len(tok)
     name = [f"{t} (position {i})" for i, t in enumerate(tok)]
     if step == 1:
-        return [f"q{i + 1}·k{j + 1} = {_dot(h.q[i], h.k[j])}" for i in range(L) for j in range(L)]
+        return [
+            (i, f"q{i + 1}·k{j + 1} = {_dot(h.q[i], h.k[j])}") for i in range(L) for j in range(L)
+        ]
     if step == 2:
         if not scale:
-            return ["Scaling is off: the divisor is 1, so the scaled scores are the scores."]
-        rows = " and ".join(vec(r) for r in h.scaled)
-        return [f"√{h.d_k} ≈ {n(h.divisor)}, giving the scaled rows {rows}."]
+            return [
+                (None, "Scaling is off: the divisor is 1, so the scaled scores are the scores.")
+            ]
+        head = f"√{h.d_k} ≈ {n(h.divisor)}"
+        if L <= 2:
+            return [
+                (None, f"{head}, giving the scaled rows {' and '.join(vec(r) for r in h.scaled)}.")
+            ]
+        return [(None, f"{head}: every score is divided by it.")] + [
+            (i, f"The scaled row of {name[i]} is {vec(h.scaled[i])}.") for i in range(L)
+        ]
     if step == 3:
         if mask == "none":
-            return ["No mask: every query sees every key, so the scores pass unchanged."]
+            return [(None, "No mask: every query sees every key, so the scores pass unchanged.")]
         return [
-            f"The causal row of {name[i]} is {vec(h.masked[i])}, with weights {vec(h.weights[i])}."
+            (
+                i,
+                f"The causal row of {name[i]} is {vec(h.masked[i])}, "
+                f"with weights {vec(h.weights[i])}.",
+            )
             for i in range(L)
         ]
     if step == 4:
-        lines = []
+        lines: list[Line] = []
         for i in range(L):
             allowed = np.isfinite(h.masked[i])
             ex = np.where(allowed, np.exp(np.where(allowed, h.masked[i], 0.0)), 0.0)
             powers = ", ".join(f"e^{n(float(s))}" for s in h.masked[i][allowed])
             lines.append(
-                f"Row of {name[i]}: [{powers}] = {vec(ex[allowed])}, with sum "
-                f"{n(float(ex.sum()))} and weights {vec(h.weights[i])}."
+                (
+                    i,
+                    f"Row of {name[i]}: [{powers}] = {vec(ex[allowed])}, with sum "
+                    f"{n(float(ex.sum()))} and weights {vec(h.weights[i])}.",
+                )
             )
         return lines
-    out = []
+    out: list[Line] = []
     for i in range(L):
         parts = [f"{n(float(w))}·{vec(h.v[j])}" for j, w in enumerate(h.weights[i]) if w > 0]
-        out.append(f"Output of {name[i]}: {' + '.join(parts)} = {vec(h.output[i])}.")
+        out.append((i, f"Output of {name[i]}: {' + '.join(parts)} = {vec(h.output[i])}."))
     return out
+
+
+def _shown(lines: list[Line], focus: int) -> list[str]:
+    """The lines a step's caption holds: all of them for a small example, else the
+    step's own line and the highlighted row's (the rest are in the tables)."""
+    if len(lines) <= ALL_LINES:
+        return [text for _, text in lines]
+    return [text for row, text in lines if row is None or row == focus]
 
 
 STAGE = {
@@ -104,94 +143,96 @@ STAGE = {
     4: ("weights", "Weights"),
     5: ("output", "Output"),
 }
+SOURCE = {2: "scores", 3: "scaled", 4: "masked"}  # the grid each step reads
 
 
-def _stage_grid(step: int, h: Any, tok: list[str], t: Any, focus: int) -> Json:
+def _arith(step: int, h: Any, i: int, j: int, scale: bool) -> str:
+    """The arithmetic behind cell (i, j) of the step's grid (positions from 0)."""
+    if step == 1:
+        return f"score[{i}, {j}] = q{i + 1}·k{j + 1} = {_dot(h.q[i], h.k[j])}"
+    if step == 2:
+        div = f"√{h.d_k} ≈ {n(h.divisor)}" if scale else "1 (scaling off)"
+        return (
+            f"scaled[{i}, {j}] = {n(float(h.scores[i, j]))} ÷ {div} = {d4(float(h.scaled[i, j]))}"
+        )
+    if step == 3:
+        if not np.isfinite(h.masked[i, j]):
+            return f"masked[{i}, {j}] = −∞: key {j} comes after query {i} (causal: j ≤ i)"
+        return f"masked[{i}, {j}] = scaled[{i}, {j}] = {d4(float(h.masked[i, j]))} (allowed)"
+    if step == 4:
+        if not np.isfinite(h.masked[i, j]):
+            return f"weight[{i}, {j}] = 0: the score was −∞"
+        allowed = np.isfinite(h.masked[i])
+        total = float(np.exp(h.masked[i][allowed]).sum())
+        e = float(np.exp(h.masked[i, j]))
+        return (
+            f"weight[{i}, {j}] = e^{d4(float(h.masked[i, j]))} ÷ Σ = {d4(e)} ÷ {d4(total)} "
+            f"= {d4(float(h.weights[i, j]))}"
+        )
+    terms = [f"{d4(float(w))}·{d4(float(h.v[k, j]))}" for k, w in enumerate(h.weights[i]) if w > 0]
+    return f"output[{i}, {j}] = {' + '.join(terms) or '0'} = {d4(float(h.output[i, j]))}"
+
+
+def _cells(step: int, h: Any, scale: bool, shape: tuple[int, int]) -> list[list[str]]:
+    return [[_arith(step, h, i, j, scale) for j in range(shape[1])] for i in range(shape[0])]
+
+
+def _frame(step: int, h: Any, ghost: Any, tok: list[str], t: Any, v: Mapping[str, Any]) -> Json:
+    """One step of the player: its grids (the cells in use outlined), its narration and
+    the arithmetic line of the highlighted cell (the focus row's diagonal cell, or the
+    first entry of the focus output)."""
+    mask, scale, focus = str(v["mask"]), bool(v["scale"]), int(v["focus"])
+    L = len(tok)
+    keys = [f"k{j} {tk}" for j, tk in enumerate(tok)]
+    dk_cols = [f"d_k {c}" for c in range(h.q.shape[1])]
+    dv_cols = [f"d_v {c}" for c in range(h.v.shape[1])]
+    hi = (focus, focus if step < 5 else 0)
+    grids: list[Json] = []
+
+    def add(name: str, label: str, m: Any, rows: list[str], cols: list[str], **kw: Any) -> None:
+        heading = kw.pop("heading", label)
+        badge = kw.pop("badge", "")
+        grids.append(grid_item(_grid4(name, label, m, rows, cols, t, **kw), heading, badge))
+
     name, heading = STAGE[step]
     m = getattr(h, name)
-    keys = [f"k{j} {tk}" for j, tk in enumerate(tok)]
-    uses = {
-        1: product_uses("q", "k", "row"),
-        2: same_cell("scores"),
-        3: same_cell("scaled"),
-        4: same_row("masked"),
-        5: [{"grid": "weights", "row": "i", "col": None}, {"grid": "v", "row": None, "col": None}],
-    }[step]
-    cols = keys if step < 5 else [f"d_v {c}" for c in range(m.shape[1])]
-    hover = [
-        [f"{heading}[{tok[i]}, {cols[j]}] = {m[i, j]:.10g}" for j in range(m.shape[1])]
-        for i in range(m.shape[0])
-    ]
-    desc = _grid4(
-        name,
-        heading,
-        m,
-        tok,
-        cols,
-        t,
-        uses=uses,
-        hover=hover,
-        outline={"rows": [focus]},
-        row_title="queries",
-    )
-    return grid_item(desc, f"Step {step}")
-
-
-def build_stepper(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    t, step, mask, scale = ctx.theme, int(v["step"]), str(v["mask"]), bool(v["scale"])
-    body = {
-        **TWO,
-        "q": [list(r) for r in v["q"]],
-        "k": [list(r) for r in v["k"]],
-        "v": [list(r) for r in v["v"]],
-        "mask": mask,
-        "scale": scale,
-    }
-    st = ctx.run["attention"](body)
-    h, tok = st.head, list(st.tokens)
-    focus = int(v["focus"])
-    grids = [
-        grid_item(_grid4("q", "Q", h.q, tok, [f"d_k {c}" for c in range(h.q.shape[1])], t)),
-        grid_item(
-            _grid4(
-                "k",
-                "K",
-                h.k,
-                [f"k{j} {tk}" for j, tk in enumerate(tok)],
-                [f"d_k {c}" for c in range(h.k.shape[1])],
-                t,
-            ),
-            "K",
-        ),
-    ]
-    if step == 5:
-        grids.append(
-            grid_item(_grid4("v", "V", h.v, tok, [f"d_v {c}" for c in range(h.v.shape[1])], t))
-        )
-    grids.append(_stage_grid(step, h, tok, t, focus))
+    if step == 1:
+        add("q", "Q", h.q, tok, dk_cols, outline={"rows": [focus]})
+        add("k", "K", h.k, keys, dk_cols, outline={"rows": [hi[1]]})
+        uses = product_uses("q", "k", "row")
+    elif step < 5:
+        src = SOURCE[step]
+        prev = getattr(h, src)
+        add(src, STAGE[step - 1][1], prev, tok, keys,
+            outline={"rows": [focus]} if step == 4 else {"cells": [list(hi)]},
+            hover=_cells(step - 1, h, scale, prev.shape), row_title="queries")  # fmt: skip
+        uses = same_row(src) if step == 4 else same_cell(src)
+    else:
+        add("weights", "Weights", h.weights, tok, keys, outline={"rows": [focus]},
+            hover=_cells(4, h, scale, h.weights.shape), row_title="queries")  # fmt: skip
+        add("v", "V", h.v, keys, dv_cols, outline={"cols": [hi[1]]})
+        uses = [
+            {"grid": "weights", "row": "i", "col": None},
+            {"grid": "v", "row": None, "col": "j"},
+        ]
+    add(name, heading, m, tok, keys if step < 5 else dv_cols, heading=f"Step {step}: {heading}",
+        uses=uses, hover=_cells(step, h, scale, m.shape), row_title="queries",
+        outline={"rows": [focus], "cells": [list(hi)]})  # fmt: skip
+    quotes: list[Json] = []
     if mask == "causal" and step >= 3:
-        ghost = ctx.run["attention"]({**body, "mask": "none"}).head
-        desc = _grid4(
-            "ghost",
-            "without the mask",
-            ghost.weights[:1],
-            tok[:1],
-            [f"k{j} {tk}" for j, tk in enumerate(tok)],
-            t,
+        add("ghost", "without the mask", ghost.weights[:1], tok[:1], keys,
+            heading=f"Ghost: {tok[0]}'s weights without the mask", badge="unmasked",
+            hover=[[_arith(4, ghost, 0, j, scale) for j in range(L)]])  # fmt: skip
+        top = int(np.argmax(ghost.weights[0]))
+        said = (
+            " (the module: “nearly all of token 1's weight would go to token 2”)" if L == 2 else ""
         )
-        grids.append(grid_item(desc, f"Ghost: {tok[0]}'s weights without the mask", "unmasked"))
-    lines = _narration(step, h, tok, mask, scale)
-    caption = f"Step {step} of 5, {STEPS[step - 1][1][2:]}. " + " ".join(lines)
-    quotes = []
-    if mask == "causal" and step >= 3:
-        ghost_w = ctx.run["attention"]({**body, "mask": "none"}).head.weights[0]
         quotes.append(
             {
                 "source": "Without the mask",
                 "kind": "run",
-                "text": f"{tok[0]} would put {float(ghost_w[-1]):.6f} of its weight on "
-                f"{tok[-1]} (the module: “nearly all of token 1's weight would "
-                "go to token 2”).",
+                "text": f"{tok[0]} would put {float(ghost.weights[0, top]):.6f} of its weight "
+                f"on {tok[top]}{said}.",
             }
         )
     if step == 5:
@@ -203,25 +244,65 @@ def build_stepper(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 "kind": "run",
                 "text": "The outputs use the unrounded weights ("
                 + ", ".join(f"{x:.6f}" for x in w)
-                + f"): "
-                f"{vec(h.output[focus])} to 4 figures. Multiplying by the 3-decimal "
+                + f"): {vec(h.output[focus])} to 4 figures. Multiplying by the 3-decimal "
                 f"weights instead gives {vec(rounded)}, which can differ in the last digit.",
             }
         )
+    lines = _lines(step, h, tok, mask, scale)
+    shown = _shown(lines, focus)
+    more = "" if len(shown) == len(lines) else " The other rows are in the tables."
+    caption = f"Step {step} of 5, {STEPS[step - 1][1][2:]}. " + " ".join(shown) + more
+    return {
+        "step": step,
+        "caption": caption,
+        "alt": f"Step {step}: {' '.join(shown)}",
+        "grids": grids,
+        "quotes": quotes,
+        "narration": [text for _, text in lines],
+        "grid_hint": "Highlighted: " + _arith(step, h, *hi, scale),
+    }
+
+
+def build_stepper(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    t, step, mask, scale = ctx.theme, int(v["step"]), str(v["mask"]), bool(v["scale"])
+    L = int(v["L"])
+    body = {
+        **TWO,
+        "tokens": list(TOKENS[:L]),
+        "q": [list(r) for r in v["q"]],
+        "k": [list(r) for r in v["k"]],
+        "v": [list(r) for r in v["v"]],
+        "mask": mask,
+        "scale": scale,
+    }
+    st = ctx.run["attention"](body)
+    h, tok = st.head, list(st.tokens)
+    ghost = ctx.run["attention"]({**body, "mask": "none"}).head if mask == "causal" else None
+    frames = [_frame(s, h, ghost, tok, t, v) for s, _ in STEPS]
+    here = frames[step - 1]
     out_rows = [[d4(float(x)) for x in r] for r in h.output]
+    narration = table(
+        "What each step says",
+        ["narration"],
+        [f"step {f['step']}, line {k + 1}" for f in frames for k in range(len(f["narration"]))],
+        [[line] for f in frames for line in f["narration"]],
+    )
     return lab_figure(
         STEPPER,
-        caption=caption,
-        grids=grids,
-        alt=f"Step {step}: {' '.join(lines)}",
+        caption=here["caption"],
+        grids=here["grids"],
+        alt=here["alt"],
         readout=[f"output of {tk}: {vec(r)}" for tk, r in zip(tok, h.output, strict=True)],
         tables=[
-            table("Output (4 decimals)", [f"d_v {c}" for c in range(h.v.shape[1])], tok, out_rows)
+            table("Output (4 decimals)", [f"d_v {c}" for c in range(h.v.shape[1])], tok, out_rows),
+            narration,
         ],
-        quotes=quotes,
-        narration=lines,
+        quotes=here["quotes"],
+        narration=here["narration"],
+        grid_hint=here["grid_hint"],
         step=step,
         steps=len(STEPS),
+        frames=frames,
     )
 
 
@@ -229,31 +310,49 @@ def _m(rows: Any) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(x) for x in r) for r in rows)
 
 
+def resize(rows: Any, name: str, L: int) -> tuple[tuple[float, ...], ...]:
+    """``rows`` cut or extended to L rows: the given rows first, then our extra rows."""
+    given = _m(rows)[:L]
+    extra = _m(DEFAULTS[name])[len(given) :] + _m(EXTRA[name])
+    return given + extra[: L - len(given)]
+
+
+def normalize_stepper(v: dict[str, Any]) -> dict[str, Any]:
+    """Q, K and V with exactly L rows; the highlighted row within 0 … L − 1."""
+    L = int(v["L"])
+    out = {**v, **{name: resize(v[name], name, L) for name in ("q", "k", "v")}}
+    out["focus"] = min(int(v["focus"]), L - 1)
+    return out
+
+
+def _matrix_control(name: str, label: str) -> Any:
+    return matrix(name, label, _m(TWO[name]), -10, 10, 0.1, labels=TOKENS,
+                  extra={"rows": (1, MAX_L)})  # fmt: skip
+
+
 STEPPER = LabFigure(
     name="stepper",
     entry="B1",
-    title="Two tokens through every step",
+    title="Tokens through every step",
     intro="The course module's whole computation on two tokens, one step at a time: scores, "
     "scale, mask, softmax, weighted sum. Its printed dot products and value rows are "
     "reproduced; its Q and K are not printed, so ours are rebuilt to match. The module "
-    "counts from 1: token 1 is position 0.",
+    "counts from 1: token 1 is position 0. Pick L up to 8 to add tokens (rows 3 … 8 are "
+    "our example); play the steps, or step with ◀ ▶.",
     teaching="Each step is plain arithmetic. The mask acts between scaling and softmax (−∞, "
     "then 0), and every toggle ripples through the later steps.",
     build=build_stepper,
     badges=("reconstructed",),
+    normalize=normalize_stepper,
     controls=(
-        steps("step", "Step", 1, [s for s, _ in STEPS], names=[label for _, label in STEPS]),
+        steps("step", "Step", 5, [s for s, _ in STEPS], names=[label for _, label in STEPS]),
+        choice("L", "Tokens L", 2, [(i, str(i)) for i in range(2, MAX_L + 1)]),
         toggle("scale", "Divide by √d_k", True),
         choice("mask", "Mask", "causal", [("none", "none"), ("causal", "causal")]),
-        choice(
-            "focus",
-            "Highlight the row of",
-            1,
-            [(0, "token 1 (position 0)"), (1, "token 2 (position 1)")],
-        ),
-        matrix("q", "Q", _m(TWO["q"]), -10, 10, 0.1, labels=tuple(TWO["tokens"])),
-        matrix("k", "K", _m(TWO["k"]), -10, 10, 0.1, labels=tuple(TWO["tokens"])),
-        matrix("v", "V", _m(TWO["v"]), -10, 10, 0.1, labels=tuple(TWO["tokens"])),
+        integer("focus", "Highlight the row of position (from 0)", 1, 0, MAX_L - 1),
+        _matrix_control("q", "Q"),
+        _matrix_control("k", "K"),
+        _matrix_control("v", "V"),
     ),
 )
 

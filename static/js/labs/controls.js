@@ -38,7 +38,8 @@ export function writeControl(el, described, text) {
   } else if (kind === "vector") text.split(",").forEach((v, i) => parts[i] && put(parts[i], v));
   else if (kind === "matrix") {
     const rows = text.split(";").map((r) => r.split(","));
-    for (const i of parts) put(i, rows[Number(i.dataset.row)]?.[Number(i.dataset.col)] ?? i.value);
+    resizeMatrix(el, described, rows.length);
+    for (const i of inputs(el)) put(i, rows[Number(i.dataset.row)]?.[Number(i.dataset.col)] ?? i.value);
   } else if (kind === "multi") {
     const on = new Set(text.split(","));
     for (const i of parts) i.checked = on.has(i.value);
@@ -46,6 +47,28 @@ export function writeControl(el, described, text) {
   const range = el.querySelector('[data-part="range"]');
   if (range && document.activeElement !== range) range.value = text;
   syncDisabled(el.closest("form"));
+}
+
+/** A matrix whose number of rows follows another control (B1's L): add rows (copies of
+ * the last, relabelled) or remove them until the editor has `count` rows. */
+function resizeMatrix(el, described, count) {
+  const body = el.querySelector("table.matrix-input tbody") ?? el.querySelector("table.matrix-input");
+  const rows = () => [...body.querySelectorAll(":scope > tr")];
+  while (rows().length > count && rows().length > 1) rows().at(-1).remove();
+  while (rows().length < count) {
+    const r = rows().length;
+    const tr = rows().at(-1).cloneNode(true);
+    const name = described?.labels?.[r] ?? String(r);
+    tr.querySelector("th").textContent = name;
+    for (const input of tr.querySelectorAll("input")) {
+      const c = input.dataset.col;
+      input.dataset.row = String(r);
+      input.id = input.id.replace(/-\d+-(\d+)$/, `-${r}-$1`);
+      input.setAttribute("aria-label", `${described?.label ?? ""} ${name}, column ${c}`);
+      input.removeAttribute("aria-invalid");
+    }
+    body.append(tr);
+  }
 }
 
 /** A steps slider shows the listed value's label beside it (and to screen readers). */

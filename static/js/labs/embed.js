@@ -5,6 +5,7 @@
  *   { type: "attention-lab:height", figure: "<lab id>/<figure>", height: <px> }
  */
 
+import { Player } from "./player.js";
 import { renderFigure } from "./render.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
@@ -17,10 +18,16 @@ function theme() {
   return darkQuery.matches ? "dark" : "light";
 }
 
+let player = null;
+
 async function draw() {
   main.setAttribute("aria-busy", "true");
   document.documentElement.dataset.theme = theme();
-  await renderFigure(panel, data.specs[theme()] ?? Object.values(data.specs)[0]);
+  const fig = data.specs[theme()] ?? Object.values(data.specs)[0];
+  if (fig.frames) {
+    player ??= new Player(panel); // B1: the same player as on the lab page
+    await player.load(fig);
+  } else await renderFigure(panel, fig);
   main.setAttribute("aria-busy", "false");
 }
 

@@ -9,6 +9,7 @@
 
 import { copyText } from "../share.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
+import { Player } from "./player.js";
 import { part, renderFigure } from "./render.js";
 import { wireShare } from "./share.js";
 
@@ -161,7 +162,9 @@ export async function request(name, { preview = false } = {}) {
     if (!preview) lab.committed = { ...data.query };
     lab.links[name] = data.links[name];
     lab.exports[name] = data.figures[name].export ?? null;
-    await renderFigure(panels.get(name), data.figures[name], { onDrag: (control, x, y) => dragged(name, control, x, y) });
+    const options = { onDrag: (control, x, y) => dragged(name, control, x, y) };
+    if (data.figures[name].frames) await playerOf(name, options).load(data.figures[name]);
+    else await renderFigure(panels.get(name), data.figures[name], options);
     for (const hook of lab.hooks) hook(name, data.figures[name], preview);
     performance.measure(`lab:${name}${preview ? ":preview" : ""}`, { start: started });
     if (!preview) window.history.replaceState(null, "", pageUrl());
@@ -171,6 +174,27 @@ export async function request(name, { preview = false } = {}) {
     if (lab.inFlight.get(name) === controller) lab.inFlight.delete(name);
     busy();
   }
+}
+
+const players = new Map(); // figure -> Player, for figures sent as frames (B1)
+
+/** The player of figure `name`: a frame the reader settles on becomes its `step` control. */
+function playerOf(name, options) {
+  if (!players.has(name)) {
+    const panel = panels.get(name);
+    players.set(name, new Player(panel, {
+      options,
+      onSettle: (index) => {
+        const el = panel.querySelector('[data-control="step"]');
+        const input = el?.querySelector('[data-part="value"]');
+        if (!input || input.value === String(index)) return;
+        input.value = String(index);
+        showStep(el, described[el.dataset.key]);
+        now(name);
+      },
+    }));
+  }
+  return players.get(name);
 }
 
 /** A shape dragged on the chart: its position becomes the vector control's text. */

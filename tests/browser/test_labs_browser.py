@@ -313,6 +313,24 @@ def test_c2_a_large_run_completes_and_hides_the_bar(lab: Any) -> None:
     assert page.locator("#saturation [data-role=progress]").is_hidden()
 
 
+def test_c2_share_against_log2_dk_chart_and_its_table(lab: Any) -> None:
+    page = lab("/labs/why-scale#saturation")
+    traces = page.evaluate(
+        "() => document.querySelector('#saturation .js-plotly-plot').data"
+        ".filter(t => t.xaxis === 'x3').map(t => t.x.length)"
+    )
+    assert traces == [7, 7]
+    page.click("#saturation details.tables summary")  # the table alternative
+    sweep = page.locator("#saturation details.tables table").nth(1)
+    assert sweep.locator("tbody tr").count() == 7
+    assert sweep.locator("tbody tr").first.locator("th").inner_text() == "d_k = 16"
+    assert "the scaled share is at most 0.0 %" in caption(page, "saturation")
+    page.uncheck("#saturation--sweep")
+    wait_idle(page)
+    assert page.locator("#saturation details.tables table").count() == 1
+    assert "sweep=0" in page.url
+
+
 def test_c3_widths_change_the_table(lab: Any) -> None:
     page = lab("/labs/why-scale#scaling-table")
     assert len(table_cells(page, "scaling-table")) == 5

@@ -216,10 +216,16 @@ def test_copy_as_numpy_reproduces_the_figure(client: TestClient, tmp_path: Any) 
     path.write_text(script.text)
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
                           check=True, cwd=tmp_path)  # fmt: skip
-    printed = json.loads(done.stdout)
+    printed = json.loads(done.stdout.splitlines()[0])  # the chosen d_k's run comes first
     fig = figures(client, "why-scale", figures="saturation", **query)["figures"]["saturation"]
     shown = fig["tables"][0]["cells"][0][0]  # unscaled share saturated, "… %"
     assert shown == f"{100 * printed['unscaled']['saturated_fraction']:.1f} %"
+    sweep = [json.loads(line) for line in done.stdout.splitlines()]  # one run per width
+    assert len(sweep) == 7
+    by_width = sorted(zip([256, 16, 32, 64, 128, 512, 1024], sweep, strict=True))
+    assert [row[1] for row in fig["tables"][1]["cells"]] == [
+        f"{100 * run['unscaled']['saturated_fraction']:.1f} %" for _, run in by_width
+    ]
     assert client.get("/labs/why-scale/numpy/flat-line").status_code == 404
 
 

@@ -268,6 +268,40 @@ def test_c2_scaling_removes_saturation(seed: int) -> None:
     assert cells(fig)[1][2] == "none saturated"
 
 
+@pytest.mark.parametrize("seed", [0, 3, 8])
+def test_c2_share_saturated_against_log2_dk(seed: int) -> None:
+    fig = build("why-scale", "saturation", seed=seed, trials=2000)
+    sweep = fig["tables"][1]
+    assert sweep["row_headers"] == [f"d_k = {2**i}" for i in range(4, 11)]
+    assert [r[0] for r in sweep["cells"]] == [str(i) for i in range(4, 11)]
+    unscaled = [float(r[1].rstrip(" %")) / 100 for r in sweep["cells"]]
+    scaled = [float(r[2].rstrip(" %")) / 100 for r in sweep["cells"]]
+    assert scaled == [0.0] * 7
+    # 2,000 trials: SE ≤ √(0.25/2000) ≈ 0.011; neighbours 4 widths apart differ by ≫ 4 SE
+    for a, b in zip(unscaled, unscaled[4:], strict=False):
+        assert b - a > 4 * 0.0112
+    assert unscaled[3] == float(cells(fig)[0][0].rstrip(" %")) / 100  # the d_k = 128 run
+    lines = [tr for tr in fig["plot"]["data"] if tr.get("xaxis") == "x3"]
+    assert [tr["x"] for tr in lines] == [[float(i) for i in range(4, 11)]] * 2
+    assert lines[0]["y"] == pytest.approx(unscaled, abs=5.01e-4)  # shown to 0.1 %
+    assert fig["plot"]["layout"]["xaxis3"]["ticktext"][0] == "16"
+    marker = [sh for sh in fig["plot"]["layout"]["shapes"] if sh["xref"] == "x3"]
+    assert marker[0]["x0"] == 7.0  # log₂ 128
+
+
+def test_c2_sweep_off_is_two_histograms_and_one_run() -> None:
+    fig = build("why-scale", "saturation", sweep=False)
+    assert len(fig["tables"]) == 1
+    assert "xaxis3" not in fig["plot"]["layout"]
+    sat = get_lab("why-scale").figure("saturation")  # type: ignore[union-attr]
+    values = {c.name: c.default for c in sat.controls}
+    assert sat.runs is not None
+    runs = sat.runs(values, False)
+    assert [b["d_k"] for _, b in runs] == [128, 16, 32, 64, 256, 512, 1024]
+    assert len(sat.runs(values | {"sweep": False}, False)) == 1
+    assert {b["trials"] for _, b in sat.runs(values, True)} == {200}  # preview: small runs
+
+
 def test_c3_raw_weights_pile_up_and_scaled_stay_put() -> None:
     fig = build("why-scale", "scaling-table", seed=3)
     rows = cells(fig)

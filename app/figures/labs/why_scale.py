@@ -271,16 +271,101 @@ SCORE_HISTOGRAM = LabFigure(
 TRIALS = [100, 200, 500, 1_000, 2_000, 5_000, 10_000]
 
 
-def saturation_runs(v: Mapping[str, Any], preview: bool) -> list[tuple[str, Json]]:
+SWEEP = POW2[4:]  # the widths of the share-against-log₂ d_k chart: 16 … 1024
+
+
+def _saturation_body(v: Mapping[str, Any], d_k: int, preview: bool) -> Json:
     trials = min(int(v["trials"]), PREVIEW_TRIALS) if preview else int(v["trials"])
-    body = {
-        "d_k": int(v["dk"]),
+    return {
+        "d_k": d_k,
         "keys": int(v["keys"]),
         "trials": trials,
         "threshold": float(v["threshold"]),
         "seed": int(v["seed"]),
     }
-    return [("saturation", body)]
+
+
+def saturation_runs(v: Mapping[str, Any], preview: bool) -> list[tuple[str, Json]]:
+    """The run at the chosen d_k first; with ``sweep``, one run (same seed, trials, keys
+    and threshold) per other width of SWEEP."""
+    main = [("saturation", _saturation_body(v, int(v["dk"]), preview))]
+    if not v.get("sweep"):
+        return main
+    others = [d for d in SWEEP if d != int(v["dk"])]
+    return main + [("saturation", _saturation_body(v, d, preview)) for d in others]
+
+
+def _sweep_chart(
+    v: Mapping[str, Any], ctx: FigureContext, shares: list[tuple[int, float, float]]
+) -> tuple[list[Json], Json, Json]:
+    """The share saturated against log₂ d_k, unscaled and scaled: traces on x3/y3, the
+    axes, and the table alternative."""
+    t, thr, d_k = ctx.theme, float(v["threshold"]), int(v["dk"])
+    xs = [math.log2(d) for d, _, _ in shares]
+    data = []
+    for n, (label, colour) in enumerate(
+        (("unscaled", t.roles["k"]), ("scaled ÷ √d_k", t.roles["q"]))
+    ):
+        ys = [row[1 + n] for row in shares]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "x": xs,
+                "y": ys,
+                "name": f"share saturated, {label}",
+                "line": {"color": colour, "width": 2, "dash": "solid" if n == 0 else "dash"},
+                "marker": {"color": colour, "size": 7, "symbol": "circle" if n == 0 else "square"},
+                "hovertext": [
+                    f"d_k = {d} (log₂ d_k = {x:g}): {100 * y:.1f} % of trials saturated, {label}"
+                    for (d, _, _), x, y in zip(shares, xs, ys, strict=True)
+                ],
+                "hoverinfo": "text",
+                "xaxis": "x3",
+                "yaxis": "y3",
+                "showlegend": False,
+            }
+        )
+    axes = {
+        "xaxis3": charts.value_axis(
+            t,
+            "d_k (log₂ scale)",
+            [xs[0] - 0.3, xs[-1] + 0.3],
+            anchor="y3",
+            tickmode="array",
+            tickvals=xs,
+            ticktext=[str(d) for d, _, _ in shares],
+        ),
+        "yaxis3": charts.value_axis(
+            t,
+            "share saturated",
+            [0, 1.05],
+            domain=[0, 0.26],
+            anchor="x3",
+            tickformat=".0%",
+        ),
+    }
+    marker = {
+        "type": "line",
+        "xref": "x3",
+        "yref": "y3 domain",
+        "x0": math.log2(d_k),
+        "x1": math.log2(d_k),
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": t.fg, "dash": "dot", "width": 1},
+    }
+    axes["marker"] = marker
+    tab = table(
+        f"Share of trials with p_max > {thr:g}, against d_k",
+        ["log₂ d_k", "unscaled", "scaled"],
+        [f"d_k = {d}" for d, _, _ in shares],
+        [
+            [f"{x:g}", f"{100 * a:.1f} %", f"{100 * b:.1f} %"]
+            for (_, a, b), x in zip(shares, xs, strict=True)
+        ],
+    )
+    return data, axes, tab
 
 
 def _side_text(side: Json) -> str:
@@ -294,7 +379,7 @@ def _side_text(side: Json) -> str:
 
 def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     t = ctx.theme
-    ((name, body),) = saturation_runs(v, ctx.preview)
+    (name, body), *_ = saturation_runs(v, ctx.preview)
     res = ctx.run["experiment"](name, body)
     thr, trials = float(v["threshold"]), int(body["trials"])
     data = []
@@ -341,18 +426,51 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             ("scaled: softmax(s/√d_k)", "x2", "y2"),
         )
     ]
+    shares: list[tuple[int, float, float]] = []
+    if v.get("sweep"):
+        for d in SWEEP:
+            r = (
+                res
+                if d == int(v["dk"])
+                else ctx.run["experiment"]("saturation", _saturation_body(v, d, ctx.preview))
+            )
+            shares.append(
+                (d, float(r["unscaled"]["saturated_fraction"]),
+                 float(r["scaled"]["saturated_fraction"]))
+            )  # fmt: skip
+    # Without the sweep: two histograms; with it, a third panel below them.
+    top, middle = ([0.58, 0.94], [0, 0.36]) if not shares else ([0.77, 0.97], [0.43, 0.63])
+    extra: Json = {}
+    sweep_tab = None
+    if shares:
+        sweep_data, axes, sweep_tab = _sweep_chart(v, ctx, shares)
+        data += sweep_data
+        shapes.append(axes.pop("marker"))
+        extra = axes
+        notes.append(
+            {
+                "text": "share saturated against log₂ d_k (solid unscaled, dashed scaled)",
+                "x": 0,
+                "y": 1.0,
+                "xref": "x3 domain",
+                "yref": "y3 domain",
+                "showarrow": False,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "font": {"color": t.fg},
+            }
+        )
     layout = charts.layout(
         t,
-        440,
+        700 if shares else 440,
         charts.value_axis(t, "", [0, 1], anchor="y", matches="x2", showticklabels=True),
-        charts.value_axis(t, "trials", None, domain=[0.58, 0.94], rangemode="tozero", anchor="x"),
+        charts.value_axis(t, "trials", None, domain=top, rangemode="tozero", anchor="x"),
         xaxis2=charts.value_axis(t, "largest weight p_max", [0, 1], anchor="y2"),
-        yaxis2=charts.value_axis(
-            t, "trials", None, domain=[0, 0.36], rangemode="tozero", anchor="x2"
-        ),
+        yaxis2=charts.value_axis(t, "trials", None, domain=middle, rangemode="tozero", anchor="x2"),
         shapes=shapes,
         annotations=notes,
         bargap=0,
+        **extra,
     )
     u, s = res["unscaled"], res["scaled"]
     caption = (
@@ -361,6 +479,13 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         f"than {thr:g} on one key; scaled, {100 * float(s['saturated_fraction']):.1f} %."
         + (" A preview; release the slider for the full run." if ctx.preview else "")
     )
+    if shares:
+        first, last = shares[0], shares[-1]
+        caption += (
+            f" Across d_k = {first[0]} … {last[0]} (same seed), the unscaled share goes from "
+            f"{100 * first[1]:.1f} % to {100 * last[1]:.1f} %; the scaled share is at most "
+            f"{100 * max(r[2] for r in shares):.1f} %."
+        )
     rows = ["unscaled", "scaled"]
     cells = []
     for side in (u, s):
@@ -390,14 +515,20 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         SATURATION,
         caption=caption,
         plot={"data": data, "layout": layout},
-        alt="Histograms of the largest weight per trial, unscaled above and scaled below.",
+        alt="Histograms of the largest weight per trial, unscaled above and scaled below"
+        + (
+            "; below them, the share of saturated trials against log₂ d_k, unscaled and scaled."
+            if shares
+            else "."
+        ),
         tables=[
             table(
                 f"Saturation at p_max > {thr:g}",
                 ["saturated", "mean p_max", "mean p(1 − p), saturated"],
                 rows,
                 cells,
-            )
+            ),
+            *([sweep_tab] if sweep_tab else []),
         ],
         readout=[f"unscaled: {_side_text(u)}", f"scaled: {_side_text(s)}"],
         quotes=quotes,
@@ -423,5 +554,6 @@ SATURATION = LabFigure(
         steps("trials", "Trials", 500, TRIALS, names=[thousands(x) for x in TRIALS]),
         number("threshold", "Threshold", 0.99, 0.5, 0.999, 0.001),
         integer("seed", "Seed", 0, 0, SEED_MAX),
+        toggle("sweep", "Chart the share saturated against log₂ d_k (a run per width)", True),
     ),
 )

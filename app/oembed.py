@@ -82,6 +82,27 @@ def parse_site_url(url: str, base_url: str) -> tuple[int, dict[str, str]]:
     raise OEmbedError(404, "url", "the URL is neither the main page (/) nor an embed (/embed/N)")
 
 
+def parse_lab_url(url: str, base_url: str) -> tuple[str, str | None, dict[str, str]] | None:
+    """(lab id, figure or None, query params) of a lab page (``/labs/<id>?…#<figure>``) or
+    lab embed (``/embed/labs/<id>/<figure>?…``) URL on this site; None for any other path
+    (the figure URLs above); OEmbedError for another site."""
+    parts, base = urlsplit(url), urlsplit(base_url)
+    path = parts.path
+    figure: str | None
+    if path.startswith("/embed/labs/"):
+        segments = path.removeprefix("/embed/labs/").split("/")
+        if len(segments) != 2 or not all(segments):
+            return None
+        lab_id, figure = segments
+    elif path.startswith("/labs/") and path.count("/") == 2 and path != "/labs/":
+        lab_id, figure = path.removeprefix("/labs/"), (parts.fragment or None)
+    else:
+        return None
+    if parts.scheme not in {"http", "https"} or parts.netloc.lower() != base.netloc.lower():
+        raise OEmbedError(404, "url", f"only URLs of this site ({base.netloc}) can be embedded")
+    return lab_id, figure, dict(parse_qsl(parts.query))
+
+
 def oembed_response(
     *, src: str, title: str, size: tuple[int, int], provider_url: str,
     maxwidth: int | None, maxheight: int | None,

@@ -30,6 +30,7 @@ from app.oembed import (
     frame_size,
     oembed_link,
     oembed_response,
+    parse_lab_url,
     site_base,
 )
 from app.oembed import parse_site_url as parse_url
@@ -196,7 +197,13 @@ def _bound(name: str, value: str | None) -> int | None:
 async def oembed(
     request: Request,
     settings: SettingsDep,
-    url: Annotated[str, Query(description="A page (/?…#fig-N) or embed (/embed/N?…) URL.")] = "",
+    url: Annotated[
+        str,
+        Query(
+            description="A page (/?…#fig-N) or embed (/embed/N?…) URL, or a lab page "
+            "(/labs/{id}?…#{figure}) or lab embed (/embed/labs/{id}/{figure}?…) URL."
+        ),
+    ] = "",
     format: Annotated[str, Query(description="json (xml answers 501)")] = "json",
     maxwidth: Annotated[str | None, Query(description="Largest width in px.")] = None,
     maxheight: Annotated[str | None, Query(description="Largest height in px.")] = None,
@@ -211,6 +218,11 @@ async def oembed(
         if not url:
             raise OEmbedError(404, "url", "give the url of a page or an embed of this site")
         base = site_base(request)
+        lab_target = parse_lab_url(url, base)
+        if lab_target is not None:  # a lab page or lab embed: app/routes/labs.py answers
+            from app.routes.labs import lab_oembed
+
+            return lab_oembed(request, *lab_target, base=base, bounds=bounds)
         number, params = parse_url(url, base)
         if number not in BUILDERS:
             raise OEmbedError(404, "url", f"there is no Figure {number} to embed")

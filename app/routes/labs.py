@@ -477,6 +477,62 @@ def numpy_export(lab_id: str, figure: str, request: Request) -> Response:
     return Response("\n".join(scripts), media_type="text/x-python; charset=utf-8")
 
 
+def embed_state(lab: Lab, fig: LabFigure, params: Mapping[str, str]) -> dict[str, str]:
+    """The canonical query of one figure's embed: its controls that differ from the
+    default (page keys), the main-page state it reads, and the theme unless ``auto``."""
+    values = figure_values(lab, fig, params, embed=True)
+    extra = {k: params[k] for k in BODY_KEYS if fig.uses_body and params.get(k)}
+    if params.get("theme", "auto") != "auto":
+        extra["theme"] = params["theme"]
+    return state_query(lab, {fig.name: values}, extra)
+
+
+def lab_oembed(
+    request: Request,
+    lab_id: str,
+    figure: str | None,
+    params: dict[str, str],
+    *,
+    base: str,
+    bounds: tuple[int | None, int | None],
+) -> JSONResponse:
+    """The oEmbed answer for a lab page (its ``#figure``, default the first) or a lab
+    embed URL: the same iframe as the figure's Embed button. Nothing runs; the state is
+    checked (a bad value is a 404 naming ``url``, as for the figures)."""
+    from app.oembed import DEFAULT_WIDTH, OEmbedError, oembed_response
+    from app.routes.embed import _oembed_error
+
+    try:
+        lab = get_lab(lab_id)
+        if lab is None or lab.status != "ready":
+            raise OEmbedError(404, "url", f"there is no lab {lab_id!r} with figures to embed")
+        fig = lab.figure(figure) if figure else lab.figures[0]
+        if fig is None:
+            names = ", ".join(f.name for f in lab.figures)
+            raise OEmbedError(404, "url", f"the lab {lab_id} has no figure {figure!r} ({names})")
+        try:
+            _theme(params)
+            query = embed_state(lab, fig, params)
+            if fig.uses_body:
+                body_of(params, request.app.state.settings)
+        except ControlError as exc:
+            raise OEmbedError(404, "url", f"the URL's {exc.key}: {exc.message}") from None
+    except OEmbedError as exc:
+        return _oembed_error(exc)
+    q = urlencode(query)
+    src = f"{base}/embed/labs/{lab.id}/{fig.name}" + (f"?{q}" if q else "")
+    title = f"Attention Lab, {fig.entry}: {fig.title}"
+    answer = oembed_response(
+        src=src,
+        title=title,
+        size=(DEFAULT_WIDTH, EMBED_HEIGHT),
+        provider_url=base + "/",
+        maxwidth=bounds[0],
+        maxheight=bounds[1],
+    )
+    return JSONResponse(answer)
+
+
 @router.get("/embed/labs/{lab_id}/{figure}", response_class=HTMLResponse)
 def embed(lab_id: str, figure: str, request: Request) -> Response:
     """One lab figure for an iframe, in the state of the query (page keys or bare control

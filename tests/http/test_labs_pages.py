@@ -168,7 +168,8 @@ def test_embed_reads_bare_control_names_and_page_keys(client: TestClient) -> Non
     bare = client.get("/embed/labs/one-query/alignment?q=0,1&theme=light").text
     keyed = client.get("/embed/labs/one-query/alignment?alignment.q=0,1&theme=light").text
     assert "q = (0, 1)" in bare
-    assert bare == keyed
+    discovery = re.compile(r'<link rel="alternate" type="application/json\+oembed"[^>]*>')
+    assert discovery.sub("", bare) == discovery.sub("", keyed)  # only the page's own URL differs
     assert "alignment.q=0%2C1" in bare  # "Open in Attention Lab" keeps the state
 
 
@@ -289,3 +290,57 @@ def test_b1_embed_sends_the_frames_and_the_player(client: TestClient) -> None:
     assert fig["step"] == 2
     assert len(fig["frames"]) == 5
     assert fig["frames"][0]["grids"][-1]["desc"]["shape"] == [3, 3]
+
+
+# ---- oEmbed for lab pages and lab embeds
+
+
+def oembed(client: TestClient, url: str, **extra: str) -> Any:
+    return client.get("/oembed?" + urlencode({"url": url, **extra}))
+
+
+def test_oembed_for_a_lab_embed_url(client: TestClient) -> None:
+    r = oembed(client, "http://testserver/embed/labs/why-scale/saturation?trials=1000&theme=dark")
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["type"] == "rich"
+    assert data["title"] == "Attention Lab, C2: Saturation: how often does softmax go one-hot?"
+    src = re.search(r'src="([^"]+)"', data["html"]).group(1)  # type: ignore[union-attr]
+    assert (
+        unescape(src) == "http://testserver/embed/labs/why-scale/saturation?trials=1000&theme=dark"
+    )
+    assert (data["width"], data["height"]) == (720, 560)
+    small = oembed(client, "http://testserver/embed/labs/why-scale/saturation", maxwidth="300")
+    assert small.json()["width"] == 300
+    assert client.get(unescape(src).removeprefix("http://testserver")).status_code == 200
+
+
+def test_oembed_for_a_lab_page_names_the_figure_by_its_fragment(client: TestClient) -> None:
+    url = "http://testserver/labs/step-by-step?L=3&per-position.focus=1&preset=causal#per-position"
+    html = oembed(client, url).json()["html"]
+    assert "/embed/labs/step-by-step/per-position?per-position.focus=1&amp;preset=causal" in html
+    first = oembed(client, "http://testserver/labs/step-by-step?L=3").json()["html"]
+    assert "/embed/labs/step-by-step/stepper?L=3&amp;q=" in first  # the first figure
+
+
+def test_oembed_lab_errors_name_the_url(client: TestClient) -> None:
+    for url in ("http://testserver/embed/labs/nope/stepper", "http://testserver/labs/nope",
+                "http://testserver/embed/labs/one-query/nope", "http://testserver/labs/one-query#nope",
+                "http://testserver/embed/labs/one-query/alignment?q=five,0",
+                "http://testserver/labs/step-by-step?preset=nope#per-position",
+                "http://other.example/embed/labs/one-query/alignment"):  # fmt: skip
+        r = oembed(client, url)
+        assert r.status_code == 404, url
+        assert r.json()["detail"][0]["field"] == "url", url
+
+
+def test_lab_pages_and_embeds_advertise_working_oembed(client: TestClient) -> None:
+    for path in ("/labs/why-scale?trials=1000", "/embed/labs/one-query/alignment?q=0,1"):
+        html = client.get(path).text
+        found = re.search(
+            r'<link rel="alternate" type="application/json\+oembed" href="([^"]+)"', html
+        )
+        assert found, path
+        r = client.get(unescape(found.group(1)))
+        assert r.status_code == 200, (path, r.text)
+        assert "/embed/labs/" in r.json()["html"]

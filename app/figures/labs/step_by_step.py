@@ -197,20 +197,20 @@ def _frame(step: int, h: Any, ghost: Any, tok: list[str], t: Any, v: Mapping[str
     name, heading = STAGE[step]
     m = getattr(h, name)
     if step == 1:
-        add("q", "Q", h.q, tok, dk_cols, outline={"rows": [focus]})
-        add("k", "K", h.k, keys, dk_cols, outline={"rows": [hi[1]]})
+        add("q", "Q", h.q, tok, dk_cols, outline={"rows": [focus]}, heading="")
+        add("k", "K", h.k, keys, dk_cols, outline={"rows": [hi[1]]}, heading="")
         uses = product_uses("q", "k", "row")
     elif step < 5:
         src = SOURCE[step]
         prev = getattr(h, src)
-        add(src, STAGE[step - 1][1], prev, tok, keys,
+        add(src, STAGE[step - 1][1], prev, tok, keys, heading="",
             outline={"rows": [focus]} if step == 4 else {"cells": [list(hi)]},
             hover=_cells(step - 1, h, scale, prev.shape), row_title="queries")  # fmt: skip
         uses = same_row(src) if step == 4 else same_cell(src)
     else:
-        add("weights", "Weights", h.weights, tok, keys, outline={"rows": [focus]},
+        add("weights", "Weights", h.weights, tok, keys, outline={"rows": [focus]}, heading="",
             hover=_cells(4, h, scale, h.weights.shape), row_title="queries")  # fmt: skip
-        add("v", "V", h.v, keys, dv_cols, outline={"cols": [hi[1]]})
+        add("v", "V", h.v, keys, dv_cols, outline={"cols": [hi[1]]}, heading="")
         uses = [
             {"grid": "weights", "row": "i", "col": None},
             {"grid": "v", "row": None, "col": "j"},
@@ -221,7 +221,7 @@ def _frame(step: int, h: Any, ghost: Any, tok: list[str], t: Any, v: Mapping[str
     quotes: list[Json] = []
     if mask == "causal" and step >= 3:
         add("ghost", "without the mask", ghost.weights[:1], tok[:1], keys,
-            heading=f"Ghost: {tok[0]}'s weights without the mask", badge="unmasked",
+            heading=f"Ghost: {tok[0]}'s weights without the mask", badge="unmasked", role="weights",
             hover=[[_arith(4, ghost, 0, j, scale) for j in range(L)]])  # fmt: skip
         top = int(np.argmax(ghost.weights[0]))
         said = (

@@ -449,7 +449,7 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         extra = axes
         notes.append(
             {
-                "text": "share saturated against log₂ d_k (solid unscaled, dashed scaled)",
+                "text": "share saturated (dashed: scaled)",
                 "x": 0,
                 "y": 1.0,
                 "xref": "x3 domain",

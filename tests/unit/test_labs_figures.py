@@ -235,6 +235,8 @@ def test_b2_causal_shortens_the_sum() -> None:
     assert [r[-1] for r in cells(fig)] == ["in P(i)", "in P(i)", "outside P(i): greyed"]
     full = build("step-by-step", "per-position", focus=1)
     assert "reads 3 of 3 keys" in full["caption"]
+    # the divisor is bracketed, so the equation never reads "e / √4 = 2 = [s …]"
+    assert full["readout"][1] == "s_1j = e_1j / (√4 = 2.0000) = [1, 2.5, 1.5]"
 
 
 # ---- why-scale: statistical claims over several seeds

@@ -375,7 +375,7 @@ def build_per_position(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         i = len(tok) - 1
     allowed = np.isfinite(h.masked[i])
     perm = [j for j in range(len(keys)) if allowed[j]]
-    div = f"√{h.d_k} = {h.divisor:.4f}" if st.scale else "1 (scaling off)"
+    div = f"(√{h.d_k} = {h.divisor:.4f})" if st.scale else "1 (scaling off)"
     rows, cells = [], []
     for j, key in enumerate(keys):
         rows.append(f"k{j} {key}")

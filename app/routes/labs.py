@@ -61,6 +61,7 @@ THEMES = ("auto", "light", "dark")
 PAGE_KEYS = {"theme"}  # query keys every lab page understands besides its controls
 JSON_KEYS = {"theme", "figures", "preview"}
 EMBED_HEIGHT = 560
+CONTROLS_HEIGHT = 240  # an embed with controls=1
 # A page asks for several figures at once, and the admission gate refuses heavy work
 # past its limit rather than queueing it: lab requests wait briefly for a slot instead
 # (polling, off the event loop), so one reader's page never refuses itself.
@@ -484,6 +485,8 @@ def embed_state(lab: Lab, fig: LabFigure, params: Mapping[str, str]) -> dict[str
     extra = {k: params[k] for k in BODY_KEYS if fig.uses_body and params.get(k)}
     if params.get("theme", "auto") != "auto":
         extra["theme"] = params["theme"]
+    if params.get("controls") == "1":
+        extra["controls"] = "1"
     return state_query(lab, {fig.name: values}, extra)
 
 
@@ -525,7 +528,7 @@ def lab_oembed(
     answer = oembed_response(
         src=src,
         title=title,
-        size=(DEFAULT_WIDTH, EMBED_HEIGHT),
+        size=(DEFAULT_WIDTH, EMBED_HEIGHT + (CONTROLS_HEIGHT if "controls" in query else 0)),
         provider_url=base + "/",
         maxwidth=bounds[0],
         maxheight=bounds[1],
@@ -548,6 +551,9 @@ def embed(lab_id: str, figure: str, request: Request) -> Response:
         )
     params = dict(request.query_params)
     settings: Settings = request.app.state.settings
+    controls = params.pop("controls", "0")
+    if controls not in ("0", "1"):
+        return error_page(request, 400, "controls", "controls must be 1 (show them) or 0")
     try:
         theme = _theme(params)
         themes: tuple[str, ...] = ("light", "dark") if theme == "auto" else (theme,)
@@ -559,7 +565,18 @@ def embed(lab_id: str, figure: str, request: Request) -> Response:
     open_url = (
         f"/labs/{lab.id}" + (f"?{urlencode(page_query)}" if page_query else "") + f"#{fig.name}"
     )
-    data = {"lab": lab.id, "figure": fig.name, "theme": theme, "specs": specs}
+    keys = lab.keys()
+    data = {
+        "lab": lab.id,
+        "figure": fig.name,
+        "theme": theme,
+        "specs": specs,
+        # controls=1: the figure's controls; an edit asks figures.json (page keys) again
+        "controls": [dict(c.describe(), key=keys[(fig.name, c.name)]) for c in fig.controls]
+        if controls == "1"
+        else None,
+        "extra": {k: params[k] for k in BODY_KEYS if fig.uses_body and params.get(k)},
+    }
     context = {
         "lab": lab,
         "fig": fig,
@@ -567,6 +584,9 @@ def embed(lab_id: str, figure: str, request: Request) -> Response:
         "theme": theme,
         "data": Markup(json_block(data)),
         "open_url": open_url,
+        "controls": controls == "1",
+        "keys": keys,
+        "values": values,
     }
     page: Response = templates.TemplateResponse(request, "labs/embed.html", context)
     return page

@@ -404,6 +404,29 @@ def test_b1_embed_has_the_player(lab_page: Page, server_url: str) -> None:
     assert lab_page.errors == []  # type: ignore[attr-defined]
 
 
+def test_embed_with_controls_recomputes_on_the_server(lab_page: Page, server_url: str) -> None:
+    open_page(lab_page, f"{server_url}/embed/labs/one-query/softmax-table?controls=1")
+    assert "0.665" in lab_page.inner_text("[data-role=primary-tables]")
+    commit(lab_page, "#softmax-table--scores-0", "0")  # scores (0, 1, 0)
+    assert "0.576" in lab_page.inner_text("[data-role=primary-tables]")
+    assert "scores=0%2C1%2C0" in lab_page.get_attribute("#open-link", "href")  # type: ignore[operator]
+    commit(lab_page, "#softmax-table--scores-1", "99")
+    assert lab_page.locator("[data-role=error]").is_visible()
+    assert "scores" in lab_page.inner_text("[data-role=error]")
+    errors = lab_page.errors  # type: ignore[attr-defined]
+    assert [e for e in errors if "422" not in e] == []  # the refused value's fetch, only
+    errors.clear()
+    open_page(lab_page, f"{server_url}/embed/labs/step-by-step/stepper?controls=1")
+    lab_page.select_option("#stepper--L", "3")
+    wait_idle(lab_page)
+    assert lab_page.locator("[data-grid=output] tbody tr").count() == 3
+    lab_page.click("[data-step=back]")  # the settled frame becomes the step control
+    wait_idle(lab_page)
+    assert lab_page.inner_text("[data-role=step-count]") == "Step 4 of 5"
+    assert lab_page.input_value("#stepper--step") == "3"
+    assert lab_page.errors == []  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("figure", ["one-query/softmax-table", "step-by-step/stepper",
                                     "why-scale/score-histogram"])  # fmt: skip
 def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, figure: str) -> None:

@@ -344,3 +344,25 @@ def test_lab_pages_and_embeds_advertise_working_oembed(client: TestClient) -> No
         r = client.get(unescape(found.group(1)))
         assert r.status_code == 200, (path, r.text)
         assert "/embed/labs/" in r.json()["html"]
+
+
+def test_embed_with_controls_shows_the_figures_own_controls(client: TestClient) -> None:
+    html = client.get("/embed/labs/step-by-step/stepper?controls=1&L=3&theme=light").text
+    assert 'data-role="controls"' in html
+    assert 'data-key="stepper.focus"' in html  # page keys: figures.json understands them
+    assert 'id="stepper--q-2-1"' in html  # the editor has L rows
+    data = json.loads(re.search(r'id="embed-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert [c["key"] for c in data["controls"]] == [
+        "step", "L", "stepper.scale", "stepper.mask", "stepper.focus", "q", "k", "v"
+    ]  # fmt: skip
+    plain = client.get("/embed/labs/step-by-step/stepper?L=3").text
+    assert 'data-role="controls"' not in plain
+    bad = client.get("/embed/labs/step-by-step/stepper?controls=yes")
+    assert bad.status_code == 400
+    assert "<code>controls</code>" in bad.text
+
+
+def test_oembed_keeps_controls_and_makes_room_for_them(client: TestClient) -> None:
+    data = oembed(client, "http://testserver/embed/labs/one-query/softmax-table?controls=1").json()
+    assert "softmax-table?controls=1" in data["html"]
+    assert data["height"] == 560 + 240

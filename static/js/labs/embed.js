@@ -3,8 +3,12 @@
  * sent (both colour schemes when theme=auto, following the host's prefers-color-scheme),
  * sets <main aria-busy="false"> once drawn, and posts its height to the host page:
  *   { type: "attention-lab:height", figure: "<lab id>/<figure>", height: <px> }
+ * With controls=1 the figure's controls are in the embed: an edit asks
+ * GET /labs/{id}/figures.json for this figure in the new state (the server checks,
+ * computes and formats; a bad value is named under the controls) and redraws it.
  */
 
+import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
 import { renderFigure } from "./render.js";
 
@@ -19,13 +23,89 @@ function theme() {
 }
 
 let player = null;
+const form = panel.querySelector('[data-role="controls"]');
+const described = Object.fromEntries((data.controls ?? []).map((c) => [c.key, c]));
+const TYPING_DELAY_MS = 250;
+let controller = null;
+let typing = null;
+
+function showError(error) {
+  const box = panel.querySelector('[data-role="error"]');
+  for (const el of form.querySelectorAll("[data-control]")) markControl(el, null);
+  const el = error && form.querySelector(`[data-key="${CSS.escape(error.field ?? "")}"]`);
+  if (el) markControl(el, error.msg);
+  box.hidden = !error;
+  box.textContent = error ? `${error.field}: ${error.msg}. The figure shows the last valid numbers.` : "";
+}
+
+/** Ask the server for the figure in the state the controls show, then draw it. */
+async function refresh() {
+  window.clearTimeout(typing);
+  controller?.abort();
+  controller = new AbortController();
+  const params = new URLSearchParams(data.extra ?? {});
+  for (const el of form.querySelectorAll("[data-control]")) params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
+  params.set("figures", data.figure);
+  params.set("theme", theme());
+  main.setAttribute("aria-busy", "true");
+  try {
+    const response = await fetch(`/labs/${data.lab}/figures.json?${params}`, { signal: controller.signal });
+    const answer = await response.json();
+    if (!response.ok) {
+      showError(answer?.detail?.[0] ?? { field: "body", msg: `the server answered ${response.status}` });
+      main.setAttribute("aria-busy", "false");
+      return;
+    }
+    showError(null);
+    for (const [key, text] of Object.entries(answer.values[data.figure])) {
+      const el = form.querySelector(`[data-key="${CSS.escape(key)}"]`);
+      if (el) writeControl(el, described[key], text);
+    }
+    data.specs = { [theme()]: answer.figures[data.figure] }; // another scheme asks again
+    document.getElementById("open-link").href = answer.links[data.figure].link;
+    await draw();
+  } catch (error) {
+    if (error.name === "AbortError") return;
+    showError({ field: "body", msg: `the server could not be reached (${error.message})` });
+    main.setAttribute("aria-busy", "false");
+  }
+}
+
+if (form) {
+  syncDisabled(form);
+  form.addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
+  form.addEventListener("input", (e) => {
+    const el = e.target.closest("[data-control]");
+    if (!el) return;
+    if (e.target.dataset.part === "range") el.querySelector('[data-part="value"]').value = e.target.value;
+    if (el.dataset.kind === "steps") showStep(el, described[el.dataset.key]);
+    if (e.target.type === "text") {
+      window.clearTimeout(typing);
+      typing = window.setTimeout(refresh, TYPING_DELAY_MS);
+    }
+  });
+  form.addEventListener("change", () => { syncDisabled(form); refresh(); });
+  form.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target.type === "text") { e.preventDefault(); refresh(); }
+  });
+}
+
+/** The player's settled frame becomes the step control (with controls=1). */
+function settled(index) {
+  const el = form?.querySelector('[data-control="step"]');
+  const input = el?.querySelector('[data-part="value"]');
+  if (!input || input.value === String(index)) return;
+  input.value = String(index);
+  showStep(el, described[el.dataset.key]);
+  refresh();
+}
 
 async function draw() {
   main.setAttribute("aria-busy", "true");
   document.documentElement.dataset.theme = theme();
   const fig = data.specs[theme()] ?? Object.values(data.specs)[0];
   if (fig.frames) {
-    player ??= new Player(panel); // B1: the same player as on the lab page
+    player ??= new Player(panel, { onSettle: settled }); // B1: the lab page's player
     await player.load(fig);
   } else await renderFigure(panel, fig);
   main.setAttribute("aria-busy", "false");
@@ -39,5 +119,9 @@ new ResizeObserver(() => {
   window.parent.postMessage({ type: "attention-lab:height", figure: `${data.lab}/${data.figure}`, height }, "*");
 }).observe(document.body);
 
-darkQuery.addEventListener("change", () => { if (data.theme === "auto") draw(); });
+darkQuery.addEventListener("change", () => {
+  if (data.theme !== "auto") return;
+  if (data.specs[theme()]) draw();
+  else refresh(); // after an edit only the scheme it was made in is at hand
+});
 draw();

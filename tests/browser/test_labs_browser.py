@@ -214,6 +214,23 @@ def test_b1_play_and_replay_end_on_the_final_frame(
         page.close()
 
 
+def test_b1_plays_once_in_view_when_motion_is_welcome(browser: Any, server_url: str) -> None:
+    ctx = browser.new_context(
+        viewport={"width": 1280, "height": 900}, reduced_motion="no-preference"
+    )
+    page = ctx.new_page()
+    page.clock.install()
+    try:
+        open_page(page, server_url + "/labs/step-by-step#stepper")
+        expect(page.locator("#stepper [data-role=step-count]")).to_have_text("Step 1 of 5")
+        assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "true"
+        page.clock.run_for(1400 * 5)
+        expect(page.locator("#stepper [data-role=step-count]")).to_have_text("Step 5 of 5")
+        assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "false"
+    finally:
+        ctx.close()
+
+
 def test_b1_any_length_up_to_8(lab: Any) -> None:
     page = lab("/labs/step-by-step")
     page.select_option("#stepper--L", "5")

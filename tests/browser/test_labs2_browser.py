@@ -122,13 +122,14 @@ def _grids(figure: str, n: int) -> Callable[[Page], None]:
 
 ENTRIES = [
     # D1: padding key 0 with causal empties row 0; keyboard: causal off
-    Entry("masks", "mask-kinds", _select("mask-kinds", "pad", "0"),
+    Entry("masks", "mask-kinds",
+          lambda page: control(page, "mask-kinds", "pad", "input[value='0']").click(),
           _has("mask-kinds", "readout", "row q0: 0 allowed keys"),
           _space("mask-kinds", "causal"), _has("mask-kinds", "readout", "row q0: 3 allowed keys")),
-    # D2: only "after"; keyboard: the mask choice moves on
+    # D2: only "after"; keyboard: D1's shared L up to 5, and D2 redraws on the 5 × 5 S
     Entry("masks", "mask-order", _select("mask-order", "order", "after"),
           _grids("mask-order", 1),
-          _key_select("mask-order", "mask"), _has("mask-order", "readout", "0.7924, 0.7615")),
+          _slide("mask-kinds", "L"), _grid_has("mask-order", "weights-after", "q4")),
     # D3: the −1e9 grid off; keyboard: the S example
     Entry("masks", "empty-row", _click("empty-row", "large"), _grids("empty-row", 1),
           _key_select("empty-row", "case"), _has("empty-row", "caption", "Row q0")),
@@ -264,3 +265,53 @@ def test_dark_phone_and_desktop_layouts(
             assert errors == [], errors
         finally:
             ctx.close()
+
+
+def test_masks_share_one_s_whose_size_follows_l(
+    lab_page: tuple[Page, list[str]], server_url: str
+) -> None:
+    """L rebuilds the S editor (new cells 0) and the padding keys; an S entry typed in D1
+    changes D1, D2 and D3 (D3 on D1's S); D2's "D1's combination" is D1's live mask."""
+    page, errors = lab_page
+    open_lab(page, server_url, "masks", "?case=pad-key0")
+    cells = panel(page, "mask-kinds").locator('[data-control="S"] input[data-part="value"]')
+    expect(cells).to_have_count(16)
+    slider = control(page, "mask-kinds", "L", "input[type=range]")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    expect(cells).to_have_count(36)
+    expect(panel(page, "mask-kinds").locator('[data-control="S"] th')).to_have_text(
+        [f"q{i}" for i in range(6)]
+    )
+    boxes = panel(page, "mask-kinds").locator('[data-control="pad"] label')
+    assert [boxes.nth(j).is_visible() for j in range(8)] == [True] * 6 + [False] * 2
+    expect(panel(page, "mask-order").locator('[data-grid="weights-before"]')).to_contain_text("q5")
+    expect(panel(page, "empty-row").locator('[data-grid="weights"]')).to_contain_text("q5")
+    assert "L=6" in page.url
+    assert "S=" in page.url
+    # a new cell of S, typed: q5 reads k5 with score 3 (its row, causal, before: e^3/(5+e^3))
+    cell = panel(page, "mask-kinds").locator('[data-control="S"] input[data-row="5"][data-col="5"]')
+    cell.fill("3")
+    cell.press("Enter")
+    wait_idle(page)
+    d2_before = panel(page, "mask-order").locator('[data-grid="weights-before"]')
+    expect(d2_before).to_contain_text("0.80")
+    # D2 follows D1's mask once asked to: pad k1 in D1, then "D1's combination" in D2
+    control(page, "mask-kinds", "pad", "input[value='1']").click()
+    control(page, "mask-order", "mask").select_option("d1")
+    wait_idle(page)
+    expect(panel(page, "mask-order").locator('[data-role="readout"]')).to_contain_text(
+        "before: row sums 1.0000, 1.0000"
+    )
+    before = panel(page, "mask-order").locator('[data-grid="weights-before"]').inner_text()
+    control(page, "mask-kinds", "pad", "input[value='1']").click()  # D1 changes: D2 redraws
+    wait_idle(page)
+    after = panel(page, "mask-order").locator('[data-grid="weights-before"]').inner_text()
+    assert before != after
+    # the link reopens the 6 × 6 state
+    page.goto(page.url)
+    wait_idle(page)
+    expect(cells).to_have_count(36)
+    assert errors == [], errors

@@ -124,6 +124,16 @@ class Control:
 
     def _matrix(self, key: str, text: str) -> tuple[tuple[float, ...], ...]:
         rows = tuple(self._vector(key, r, None) for r in text.split(";"))
+        square = self.extra.get("square")  # (least, most): any n × n, n in that range
+        if square is not None:
+            n = len(rows)
+            if not square[0] <= n <= square[1] or any(len(r) != n for r in rows):
+                raise ControlError(
+                    key,
+                    f"needs n rows of n numbers, n from {square[0]} to {square[1]} "
+                    "(numbers separated by commas, rows by semicolons)",
+                )
+            return rows
         want_rows, want_cols = self.shape
         if len(rows) != want_rows or any(len(r) != want_cols for r in rows):
             raise ControlError(
@@ -135,7 +145,7 @@ class Control:
 
     def _multi(self, key: str, text: str) -> tuple[Any, ...]:
         chosen = {self._choice(key, p) for p in text.split(",") if p}
-        if not chosen:
+        if not chosen and not self.extra.get("empty_ok"):
             raise ControlError(key, "choose at least one")
         return tuple(v for v, _ in self.choices if v in chosen)
 
@@ -168,6 +178,7 @@ class Control:
             "shape": list(self.shape),
             "choices": [[self._text(v), label] for v, label in self.choices],
             "drag_preview": self.drag_preview,
+            "size_by": self.extra.get("size_by"),
         }
 
 

@@ -134,7 +134,8 @@ ENTRIES = [
     Entry("masks", "empty-row", _click("empty-row", "large"), _grids("empty-row", 1),
           _key_select("empty-row", "case"), _has("empty-row", "caption", "Row q0")),
     # E1: swap dog and man; keyboard: positions on
-    Entry("order", "shuffle", _select("shuffle", "perm", "0,4,2,3,1"),
+    Entry("order", "shuffle",
+          lambda page: panel(page, "shuffle").get_by_role("button", name="Swap dog ↔ man").click(),
           _has("shuffle", "primary-tables", "1 → 4"),
           _space("shuffle", "positional"), _has("shuffle", "readout", "dog: different values")),
     # E2: eight positions; keyboard: a wider d
@@ -315,3 +316,56 @@ def test_masks_share_one_s_whose_size_follows_l(
     wait_idle(page)
     expect(cells).to_have_count(36)
     assert errors == [], errors
+
+
+def test_e1_custom_order_typed_swapped_by_keyboard_and_by_button(
+    lab_page: tuple[Page, list[str]], server_url: str
+) -> None:
+    """E1: a permutation typed entry by entry, a swap of two positions chosen from the
+    keyboard, and the reorder buttons; the table follows each, and the link keeps it."""
+    page, errors = lab_page
+    open_lab(page, server_url, "order")
+    table_rows = panel(page, "shuffle").locator('[data-role="primary-tables"] tbody th')
+    expect(table_rows).to_have_text(["The", "dog", "bit", "the", "man"])
+    entries = panel(page, "shuffle").locator('[data-control="perm"] input[data-part="value"]')
+    expect(entries).to_have_count(1)  # one field holds the permutation
+    expect(entries).to_have_value("0,1,2,3,4")
+    entries.fill("2,0,1,4,3")
+    entries.press("Enter")
+    wait_idle(page)
+    expect(table_rows).to_have_text(["bit", "The", "dog", "man", "the"])
+    assert "perm=2%2C0%2C1%2C4%2C3" in page.url
+    tokens = panel(page, "shuffle").locator("[data-position]")
+    expect(tokens).to_have_text(["0: bit", "1: The", "2: dog", "3: man", "4: the"])
+    tokens.nth(0).focus()  # keyboard: pick position 0, then position 1
+    page.keyboard.press("Enter")
+    expect(tokens.nth(0)).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Space")
+    wait_idle(page)
+    expect(table_rows).to_have_text(["The", "bit", "dog", "man", "the"])
+    expect(tokens).to_have_text(["0: The", "1: bit", "2: dog", "3: man", "4: the"])
+    expect(control(page, "shuffle", "swap")).to_have_value("")  # a swap is an action
+    tokens.nth(4).click()  # pointer: the last token, then the third
+    tokens.nth(2).click()
+    wait_idle(page)
+    expect(table_rows).to_have_text(["The", "bit", "the", "man", "dog"])
+    expect(panel(page, "shuffle").locator('[data-role="readout"]')).to_contain_text(
+        "The: same values"
+    )
+    button = panel(page, "shuffle").get_by_role("button", name="Reverse")
+    button.focus()
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    expect(table_rows).to_have_text(["man", "the", "bit", "dog", "The"])
+    page.goto(page.url)  # the link keeps the order
+    wait_idle(page)
+    expect(table_rows).to_have_text(["man", "the", "bit", "dog", "The"])
+    assert errors == [], errors
+    expect(entries).to_have_value("4,3,2,1,0")
+    entries.fill("0,1,2,3,9")  # not a permutation: the API's 422, named on the page
+    entries.press("Enter")
+    wait_idle(page)
+    expect(panel(page, "shuffle").locator('[data-role="error"]')).to_contain_text("perm")
+    assert all("422" in e for e in errors), errors
+    errors.clear()

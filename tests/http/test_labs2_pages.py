@@ -178,6 +178,40 @@ def test_e1_outputs_travel_with_their_tokens(client: TestClient) -> None:
     assert rows["dog"][1] == rows["dog"][2]
 
 
+def test_e1_a_custom_permutation_and_a_swap_of_two_positions(client: TestClient) -> None:
+    out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3"})).json()
+    f = out["figures"]["shuffle"]
+    assert f["tables"][0]["row_headers"] == ["bit", "The", "dog", "man", "the"]
+    assert [r[0] for r in f["tables"][0]["cells"]] == ["2 → 0", "0 → 1", "1 → 2", "4 → 3",
+                                                       "3 → 4"]  # fmt: skip
+    assert f["readout"][:5] == [f"{t}: same values" for t in ("bit", "The", "dog", "man", "the")]
+    # a swap exchanges two positions of the current order, then resets itself
+    out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3",
+                                                               "swap": "0,3"})).json()  # fmt: skip
+    assert out["values"]["shuffle"]["perm"] == "4,0,1,2,3"
+    assert out["values"]["shuffle"]["swap"] == ""
+    assert out["query"]["perm"] == "4,0,1,2,3"
+    assert "swap" not in out["query"]
+    assert out["figures"]["shuffle"]["tables"][0]["row_headers"][0] == "man"
+
+
+@pytest.mark.parametrize("bad", ["0,0,1,2,3", "0,1,2,3", "0,1,2,3,5", "0,1.5,2,3,4", "a,b,c,d,e"])
+def test_e1_a_non_permutation_is_a_422_naming_perm(client: TestClient, bad: str) -> None:
+    r = client.get("/labs/order/figures.json?" + urlencode({"perm": bad}))
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["field"] == "perm"
+
+
+def test_e1_reorder_buttons_set_the_listed_permutations(client: TestClient) -> None:
+    from app.figures.labs.order import PERMS
+
+    html = client.get("/labs/order").text
+    for value, label in PERMS:
+        assert f'data-set-control="perm" data-value="{value}">{label}</button>' in html
+    assert "Swap dog ↔ man" in html
+    assert "Shuffle" in html
+
+
 def test_e1_positions_break_it(client: TestClient) -> None:
     f = figs(client, "order", perm="0,4,2,3,1", **{"shuffle.positional": "1"})["shuffle"]
     assert "≠" in f["caption"]

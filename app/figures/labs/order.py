@@ -16,7 +16,7 @@ import numpy as np
 
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
-from app.figures.labs.controls import choice, integer, number, steps, toggle
+from app.figures.labs.controls import Control, ControlError, choice, integer, number, steps, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
 from app.labs.positional import sinusoidal
 from app.presets import RUNNING_EXAMPLE, get_preset
@@ -46,13 +46,43 @@ def _dims(d: int) -> list[str]:
 # ---------------------------------------------------------------- E1 shuffle
 
 DOG_TOKENS = ("The", "dog", "bit", "the", "man")
+IDENTITY = tuple(range(len(DOG_TOKENS)))
+# The page's buttons (templates/labs/order.html): a name and the permutation it sets.
 PERMS = (
-    ("0,1,2,3,4", "none (The dog bit the man)"),
-    ("0,4,2,3,1", "swap dog ↔ man (The man bit the dog)"),
-    ("3,0,4,1,2", "shuffle (the The man dog bit)"),
-    ("4,3,2,1,0", "reverse (man the bit dog The)"),
-    ("1,2,3,4,0", "rotate (dog bit the man The)"),
+    ("0,1,2,3,4", "Reset (The dog bit the man)"),
+    ("0,4,2,3,1", "Swap dog ↔ man"),
+    ("3,0,4,1,2", "Shuffle"),
+    ("4,3,2,1,0", "Reverse"),
+    ("1,2,3,4,0", "Rotate"),
 )
+# A swap of the tokens at two positions (either order), set by the token buttons of
+# static/js/labs/order.js; the select itself is hidden.
+SWAPS = (
+    ("", "none"),
+    *(
+        (f"{i},{j}", f"positions {i} ↔ {j}")
+        for i in range(len(DOG_TOKENS))
+        for j in range(len(DOG_TOKENS))
+        if i != j
+    ),
+)
+
+
+def settle_shuffle(v: dict[str, Any]) -> dict[str, Any]:
+    """``perm`` must hold 0…4 once each (whole numbers); a chosen ``swap`` exchanges the
+    tokens at those two positions of the current order, then resets itself."""
+    entries = v["perm"]
+    if any(not float(p).is_integer() for p in entries) or sorted(int(p) for p in entries) != list(
+        IDENTITY
+    ):
+        raise ControlError(
+            "perm", "must list the positions 0, 1, 2, 3 and 4 once each (a permutation)"
+        )
+    perm = [int(p) for p in entries]
+    if v["swap"]:
+        i, j = (int(p) for p in v["swap"].split(","))
+        perm[i], perm[j] = perm[j], perm[i]
+    return dict(v, perm=tuple(perm), swap="")
 
 
 def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
@@ -129,7 +159,7 @@ def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
 
 def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     theme = ctx.theme.name
-    perm = [int(p) for p in v["perm"].split(",")]
+    perm = list(v["perm"])
     positional = "sinusoidal" if v["positional"] else "none"
     body = {**_preset("dog-bit-man"), "positional": positional}
     base = ctx.run["attention"](body)
@@ -220,9 +250,24 @@ SHUFFLE = LabFigure(
     build=build_shuffle,
     badges=("our example",),
     controls=(
-        choice("perm", "Shuffle", "0,1,2,3,4", PERMS),
+        Control(
+            "perm",
+            "perm: the token at positions 0…4 (0 The, 1 dog, 2 bit, 3 the, 4 man)",
+            "vector",
+            IDENTITY,
+            0,
+            len(DOG_TOKENS) - 1,
+            1,
+            shape=(len(DOG_TOKENS),),
+            labels=tuple(f"position {i}" for i in IDENTITY),
+            hint="Type any permutation of 0…4, use the buttons, or swap two positions.",
+            # one text field ("2,0,1,4,3"); the presets are buttons (templates/labs/order.html)
+            extra={"presets": PERMS, "single": True},
+        ),
+        choice("swap", "Swap the tokens at", "", SWAPS, extra={"hidden": True}),
         toggle("positional", "Add sinusoidal positions", False),
     ),
+    settle=settle_shuffle,
 )
 
 

@@ -35,7 +35,8 @@ export function writeControl(el, described, text) {
   else if (kind === "steps") {
     const index = described.choices.findIndex(([v]) => v === text);
     if (index >= 0) { put(parts[0], String(index)); showStep(el, described); }
-  } else if (kind === "vector") text.split(",").forEach((v, i) => parts[i] && put(parts[i], v));
+  } else if (kind === "vector" && parts.length === 1) put(parts[0], text); // one field: "2,0,1"
+  else if (kind === "vector") text.split(",").forEach((v, i) => parts[i] && put(parts[i], v));
   else if (kind === "matrix") {
     const rows = text.split(";").map((r) => r.split(","));
     if (el.dataset.rowPrefix !== undefined) reshapeMatrix(el, rows.length, rows[0]?.length ?? 0);

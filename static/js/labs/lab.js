@@ -229,9 +229,21 @@ function wireStepButtons(name, panel) {
   });
 }
 
+/** Buttons with data-set-control="name" data-value="text" set that control and redraw. */
+function wireSetButtons(name, panel) {
+  panel.addEventListener("click", (e) => {
+    const button = e.target.closest("[data-set-control]");
+    if (!button) return;
+    const el = panel.querySelector(`[data-control="${CSS.escape(button.dataset.setControl)}"]`);
+    writeControl(el, described[el.dataset.key], button.dataset.value);
+    now(name);
+  });
+}
+
 function wireControls() {
   for (const [name, panel] of panels) {
     wireStepButtons(name, panel);
+    wireSetButtons(name, panel);
     const form = part(panel, "controls");
     if (!form) continue;
     syncDisabled(form);

@@ -369,3 +369,28 @@ def test_e1_custom_order_typed_swapped_by_keyboard_and_by_button(
     expect(panel(page, "shuffle").locator('[data-role="error"]')).to_contain_text("perm")
     assert all("422" in e for e in errors), errors
     errors.clear()
+
+
+@pytest.mark.parametrize(("lab", "figure", "query", "literal"), [
+    ("masks", "mask-order", "?L=3", "L = 3"),
+    ("order", "shuffle", "?perm=2%2C0%2C1%2C4%2C3", "perm = [2, 0, 1, 4, 3]"),
+    ("heads", "split-concat", "?split-concat.heads=4", "heads = 4"),
+    ("cost", "params", "?layers=12", '"layers": 12'),
+])  # fmt: skip
+def test_copy_as_numpy_from_the_toolbar(
+    lab_page: tuple[Page, list[str]],
+    server_url: str,
+    lab: str,
+    figure: str,
+    query: str,
+    literal: str,
+) -> None:
+    """The toolbar's "Copy as NumPy" copies the figure's script for the page's state."""
+    page, errors = lab_page
+    open_lab(page, server_url, lab, query)
+    panel(page, figure).locator("[data-share=numpy]").click()
+    expect(panel(page, figure).locator("[data-role=share-status]")).to_contain_text("NumPy")
+    script = page.evaluate("navigator.clipboard.readText()")
+    assert "import numpy as np" in script
+    assert literal in script
+    assert errors == [], errors

@@ -20,7 +20,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import Control, choice, integer, matrix, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
-from app.labs import masks
+from app.labs import lab_scripts, masks
 from app.presets import RUNNING_EXAMPLE
 
 # The default S (reconstructed): row 0 reproduces the chapter's 0.4551; the rest are ours.
@@ -234,6 +234,7 @@ MASK_KINDS = LabFigure(
     teaching="Each mask states a rule: no peeking ahead, ignore padding, stay local. Adding "
     "their −∞ entries intersects what each allows.",
     build=build_mask_kinds,
+    numpy=lambda v, ctx: lab_scripts.mask_kinds(v),
     badges=("reconstructed",),
     controls=(
         toggle("causal", "Causal (key j only when j ≤ i)", True),
@@ -380,6 +381,7 @@ MASK_ORDER = LabFigure(
     teaching="Masking before softmax renormalises over the allowed keys. Masking after "
     "discards weight: rows stop summing to one, and the outputs shrink.",
     build=build_mask_order,
+    numpy=lambda v, ctx: lab_scripts.mask_order(shared(ctx, v), v["mask"]),
     badges=("reconstructed",),
     controls=(
         choice("order", "Order", "both", ORDER_CHOICES),
@@ -509,6 +511,20 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
 
 
+def numpy_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> str:
+    """D3's script: the padded running example through attention, or the shared S."""
+    if v["case"] == "pad-first":
+        allowed = masks.causal(4, 4) & masks.padding(4, [True, False, False, False])
+        return lab_scripts.empty_row_attention(_pad_first_body(), allowed)
+    d1 = shared(ctx, v)
+    n = int(d1["L"])
+    if v["case"] == "pad-key0":
+        allowed = masks.causal(n, n) & masks.padding(n, [j == 0 for j in range(n)])
+    else:
+        allowed = d1_allowed(d1)
+    return lab_scripts.empty_row_scores(d1["S"], allowed)
+
+
 EMPTY_ROW = LabFigure(
     name="empty-row",
     entry="D3",
@@ -519,6 +535,7 @@ EMPTY_ROW = LabFigure(
     "answer, so implementations must guard it: the sources say NaN, this engine gives "
     "zeros and a warning.",
     build=build_empty_row,
+    numpy=numpy_empty_row,
     badges=("our example",),
     controls=(
         choice(

@@ -18,6 +18,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import Control, ControlError, choice, integer, number, steps, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
+from app.labs import lab_scripts
 from app.labs.positional import sinusoidal
 from app.presets import RUNNING_EXAMPLE, get_preset
 
@@ -248,6 +249,9 @@ SHUFFLE = LabFigure(
     teaching="Without positions, self-attention sees a set: outputs travel with their tokens, "
     "unchanged, so word order is invisible. The precise word is equivariant, not invariant.",
     build=build_shuffle,
+    numpy=lambda v, ctx: lab_scripts.shuffle(
+        _preset("dog-bit-man"), v["perm"], bool(v["positional"])
+    ),
     badges=("our example",),
     controls=(
         Control(
@@ -379,6 +383,7 @@ POSITIONAL = LabFigure(
     teaching="Position vectors make the same word at two positions two different inputs, so "
     "a shuffle now changes the outputs. Low dimensions oscillate fast, high ones slowly.",
     build=build_positional,
+    numpy=lambda v, ctx: lab_scripts.positional(int(v["T"]), int(v["d"]), float(v["base"])),
     controls=(
         steps("d", "Width d", 4, WIDTHS),
         integer("T", "Positions T", 5, 1, 128),

@@ -394,3 +394,16 @@ def test_copy_as_numpy_from_the_toolbar(
     assert "import numpy as np" in script
     assert literal in script
     assert errors == [], errors
+
+
+def test_an_8_by_8_s_scrolls_in_its_own_box_at_375_px(browser: Browser, server_url: str) -> None:
+    ctx = browser.new_context(viewport={"width": 375, "height": 900}, reduced_motion="reduce")
+    try:
+        page = ctx.new_page()
+        open_lab(page, server_url, "masks", "?L=8")
+        expect(panel(page, "mask-kinds").locator('[data-control="S"] input')).to_have_count(64)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        box = panel(page, "mask-kinds").locator(".lab-matrix")
+        assert box.evaluate("el => el.scrollWidth > el.clientWidth")  # it scrolls, inside
+    finally:
+        ctx.close()

@@ -142,7 +142,7 @@ ENTRIES = [
     Entry("order", "positional-encoding", _type("positional-encoding", "T", "8"),
           _grid_has("positional-encoding", "pe", "pos 7"),
           _slide("positional-encoding", "d"),
-          _has("positional-encoding", "readout", "2i/8")),
+          _has("positional-encoding", "readout", "2i/5")),
     # E3: reverse; keyboard: positions on
     Entry("order", "reversed", _click("reversed", "reverse"),
           _has("reversed", "readout", "LLMs: same values"),

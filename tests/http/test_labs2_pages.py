@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -227,6 +228,23 @@ def test_e2_heatmap_is_the_encoding(client: TestClient) -> None:
     assert pe["values"] == api["pe"]
     assert grid(f, "x-plus-pe")["rows"] == ["The", "dog", "bit", "the", "man"]
     assert len(f["plot"]["data"]) >= 3
+
+
+def test_e2_any_width_and_chosen_dimensions(client: TestClient) -> None:
+    """d is any integer 2–512 (an odd width ends with a sine); the curves are the
+    dimensions asked for, past d − 1 left out."""
+    f = figs(client, "order", d="5", T="3", dims="4,1,9")["positional-encoding"]
+    pe = grid(f, "pe")
+    assert pe["shape"] == [3, 5]
+    assert pe["values"][1][4] == pytest.approx(np.sin(1 / 10000 ** (4 / 5)), abs=1e-15)
+    names = [trace["name"] for trace in f["plot"]["data"]]
+    assert names == ["dim 1 (cos)", "dim 4 (sin)"]
+    ys = {trace["name"]: trace["y"] for trace in f["plot"]["data"]}
+    assert ys["dim 4 (sin)"] == [row[4] for row in pe["values"]]
+    for bad in ("1.5", "0,1,2,3,4,5,6,7,8"):
+        r = client.get("/labs/order/figures.json?" + urlencode({"dims": bad}))
+        assert r.status_code == 422
+        assert r.json()["detail"][0]["field"] == "dims"
 
 
 def test_e3_reversal_is_a_reordering_without_positions_only(client: TestClient) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
-from app.figures.labs.controls import Control, ControlError, choice, integer, number, steps, toggle
+from app.figures.labs.controls import Control, ControlError, choice, integer, number, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
 from app.labs import lab_scripts
 from app.labs.positional import sinusoidal
@@ -280,9 +280,11 @@ SHUFFLE = LabFigure(
 WIDTHS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
-def _curves(pe: Any, t: Any) -> Json:
+def _curves(pe: Any, t: Any, dims: Sequence[int] = ()) -> Json:
     d = pe.shape[1]
-    chosen = sorted({0, 1, min(2, d - 1), d - 2 if d > 2 else d - 1, d - 1})
+    chosen = sorted({j for j in dims if j < d}) or sorted(
+        {0, 1, min(2, d - 1), d - 2 if d > 2 else d - 1, d - 1}
+    )
     palette = [t.roles["q"], t.roles["k"], t.roles["v"], t.roles["z"], t.roles["weights"]]
     pos = list(range(pe.shape[0]))
     data = [
@@ -304,6 +306,18 @@ def _curves(pe: Any, t: Any) -> Json:
         **charts.legend(t),
     )
     return chart(data, layout)
+
+
+MAX_CURVES = 8
+
+
+def _chosen_dims(dims: Sequence[float]) -> list[int]:
+    """The dimensions the learner asked to draw (whole numbers, at most MAX_CURVES)."""
+    if any(not float(j).is_integer() for j in dims):
+        raise ControlError("dims", "must be whole numbers (dimensions count from 0)")
+    if len(dims) > MAX_CURVES:
+        raise ControlError("dims", f"at most {MAX_CURVES} dimensions at a time")
+    return [int(j) for j in dims]
 
 
 def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -359,7 +373,7 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         alt=f"A heatmap of the sinusoidal encoding for {positions} positions and {d} "
         "dimensions, and curves of chosen dimensions against position.",
         grids=grids,
-        plot=_curves(pe, t),
+        plot=_curves(pe, t, _chosen_dims(v["dims"])),
         readout=[
             f"PE(pos, 2i) = sin(pos / {base:g}^(2i/{d})), "
             f"PE(pos, 2i+1) = cos(pos / {base:g}^(2i/{d}))"
@@ -385,7 +399,18 @@ POSITIONAL = LabFigure(
     build=build_positional,
     numpy=lambda v, ctx: lab_scripts.positional(int(v["T"]), int(v["d"]), float(v["base"])),
     controls=(
-        steps("d", "Width d", 4, WIDTHS),
+        integer("d", "Width d", 4, 2, 512, extra={"slider": True}),
+        Control(
+            "dims",
+            "Curves of dimensions (0-based, e.g. 0,1,6,7)",
+            "vector",
+            (0, 1, 2, 3),
+            0,
+            511,
+            1,
+            extra={"single": True},
+            hint="Dimensions past d − 1 are left out; 2i is a sine, 2i+1 its cosine.",
+        ),
         integer("T", "Positions T", 5, 1, 128),
         number("base", "Base (advanced)", 10000, 2, 1_000_000, 1),
     ),

@@ -229,14 +229,17 @@ function wireStepButtons(name, panel) {
   });
 }
 
-/** Buttons with data-set-control="name" data-value="text" set that control and redraw. */
+/** Buttons with data-set-control="name" data-value="text" set that control and redraw;
+ * with data-set-figure="other" the control is another figure's, which is then shown. */
 function wireSetButtons(name, panel) {
   panel.addEventListener("click", (e) => {
     const button = e.target.closest("[data-set-control]");
     if (!button) return;
-    const el = panel.querySelector(`[data-control="${CSS.escape(button.dataset.setControl)}"]`);
+    const target = button.dataset.setFigure ?? name;
+    const el = panels.get(target).querySelector(`[data-control="${CSS.escape(button.dataset.setControl)}"]`);
     writeControl(el, described[el.dataset.key], button.dataset.value);
-    now(name);
+    now(target);
+    if (target !== name) panels.get(target).scrollIntoView({ block: "start" });
   });
 }
 

@@ -322,6 +322,6 @@ def _allowed(inp: AttentionInput, l_q: int, l_k: int) -> BoolMatrix:
 
 def _blocked_row_warnings(allowed: BoolMatrix, tokens: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(
-        f"row {i + 1} ({tokens[i]!r}) has no allowed key: its weights and output are all zero"
+        f"row {i} ({tokens[i]!r}) has no allowed key: its weights and output are all zero"
         for i in np.flatnonzero(~allowed.any(axis=1))
     )

@@ -31,6 +31,7 @@ from app.figures.labs.base import (
     BODY_KEYS,
     check_unknown,
     figure_values,
+    read_values,
     state_query,
     with_export,
 )
@@ -183,7 +184,10 @@ def build_one(
     values = figure_values(lab, fig, params, embed=embed)
     body = body_of(params, settings) if fig.uses_body else None
     run = _runner(settings, fig, {} if results is None else results)
-    ctx = FigureContext(theme=theme_named(theme), preview=preview, run=run, body=body)
+    others = read_values(lab, fig, params, embed=embed)
+    ctx = FigureContext(
+        theme=theme_named(theme), preview=preview, run=run, body=body, others=others
+    )
     try:
         return fig.build(values, ctx)
     except ControlError as exc:
@@ -278,6 +282,7 @@ def lab_page(lab_id: str, request: Request) -> HTMLResponse:
         "query": lab_query(lab, params),
         "problem": problem,
         "figures": [f.name for f in lab.figures],
+        "reads": {f.name: list(f.reads) for f in lab.figures if f.reads},
         "controls": {
             f.name: [dict(c.describe(), key=keys[(f.name, c.name)]) for c in f.controls]
             for f in lab.figures
@@ -466,12 +471,21 @@ def numpy_export(lab_id: str, figure: str, request: Request) -> Response:
     if isinstance(lab, JSONResponse):
         return lab
     fig = lab.figure(figure)
-    if fig is None or fig.runs is None:
+    if fig is None or (fig.runs is None and fig.numpy is None):
         return _error("figure", f"{lab_id} has no experiment figure {figure!r}", 404)
     params = {k: v for k, v in request.query_params.items() if k not in JSON_KEYS}
     try:
         check_unknown(lab, params, extra_keys(lab))
         values = figure_values(lab, fig, params)
+        if fig.numpy is not None:  # a figure without an experiment: its own script
+            settings: Settings = request.app.state.settings
+            ctx = FigureContext(
+                theme=theme_named("light"),
+                run=_runner(settings, fig, {}),
+                others=read_values(lab, fig, params),
+            )
+            return Response(fig.numpy(values, ctx), media_type="text/x-python; charset=utf-8")
+        assert fig.runs is not None
         scripts = [numpy_script(experiment_params(fig, n, b)) for n, b in fig.runs(values, False)]
     except ControlError as exc:
         return _error(_named(lab, fig, exc).key, exc.message)
@@ -561,7 +575,7 @@ def embed(lab_id: str, figure: str, request: Request) -> Response:
         values = figure_values(lab, fig, params, embed=True)
     except ControlError as exc:
         return error_page(request, 400, exc.key, exc.message)
-    page_query = state_query(lab, {fig.name: values})
+    page_query = state_query(lab, {fig.name: values, **read_values(lab, fig, params, embed=True)})
     open_url = (
         f"/labs/{lab.id}" + (f"?{urlencode(page_query)}" if page_query else "") + f"#{fig.name}"
     )

@@ -122,25 +122,27 @@ def _grids(figure: str, n: int) -> Callable[[Page], None]:
 
 ENTRIES = [
     # D1: padding key 0 with causal empties row 0; keyboard: causal off
-    Entry("masks", "mask-kinds", _select("mask-kinds", "pad", "0"),
+    Entry("masks", "mask-kinds",
+          lambda page: control(page, "mask-kinds", "pad", "input[value='0']").click(),
           _has("mask-kinds", "readout", "row q0: 0 allowed keys"),
           _space("mask-kinds", "causal"), _has("mask-kinds", "readout", "row q0: 3 allowed keys")),
-    # D2: only "after"; keyboard: the mask choice moves on
+    # D2: only "after"; keyboard: D1's shared L up to 5, and D2 redraws on the 5 × 5 S
     Entry("masks", "mask-order", _select("mask-order", "order", "after"),
           _grids("mask-order", 1),
-          _key_select("mask-order", "mask"), _has("mask-order", "readout", "0.7924, 0.7615")),
+          _slide("mask-kinds", "L"), _grid_has("mask-order", "weights-after", "q4")),
     # D3: the −1e9 grid off; keyboard: the S example
     Entry("masks", "empty-row", _click("empty-row", "large"), _grids("empty-row", 1),
           _key_select("empty-row", "case"), _has("empty-row", "caption", "Row q0")),
     # E1: swap dog and man; keyboard: positions on
-    Entry("order", "shuffle", _select("shuffle", "perm", "0,4,2,3,1"),
+    Entry("order", "shuffle",
+          lambda page: panel(page, "shuffle").get_by_role("button", name="Swap dog ↔ man").click(),
           _has("shuffle", "primary-tables", "1 → 4"),
           _space("shuffle", "positional"), _has("shuffle", "readout", "dog: different values")),
     # E2: eight positions; keyboard: a wider d
     Entry("order", "positional-encoding", _type("positional-encoding", "T", "8"),
           _grid_has("positional-encoding", "pe", "pos 7"),
           _slide("positional-encoding", "d"),
-          _has("positional-encoding", "readout", "2i/8")),
+          _has("positional-encoding", "readout", "2i/5")),
     # E3: reverse; keyboard: positions on
     Entry("order", "reversed", _click("reversed", "reverse"),
           _has("reversed", "readout", "LLMs: same values"),
@@ -264,3 +266,156 @@ def test_dark_phone_and_desktop_layouts(
             assert errors == [], errors
         finally:
             ctx.close()
+
+
+def test_masks_share_one_s_whose_size_follows_l(
+    lab_page: tuple[Page, list[str]], server_url: str
+) -> None:
+    """L rebuilds the S editor (new cells 0) and the padding keys; an S entry typed in D1
+    changes D1, D2 and D3 (D3 on D1's S); D2's "D1's combination" is D1's live mask."""
+    page, errors = lab_page
+    open_lab(page, server_url, "masks", "?case=pad-key0")
+    cells = panel(page, "mask-kinds").locator('[data-control="S"] input[data-part="value"]')
+    expect(cells).to_have_count(16)
+    slider = control(page, "mask-kinds", "L", "input[type=range]")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    expect(cells).to_have_count(36)
+    expect(panel(page, "mask-kinds").locator('[data-control="S"] th')).to_have_text(
+        [f"q{i}" for i in range(6)]
+    )
+    boxes = panel(page, "mask-kinds").locator('[data-control="pad"] label')
+    assert [boxes.nth(j).is_visible() for j in range(8)] == [True] * 6 + [False] * 2
+    expect(panel(page, "mask-order").locator('[data-grid="weights-before"]')).to_contain_text("q5")
+    expect(panel(page, "empty-row").locator('[data-grid="weights"]')).to_contain_text("q5")
+    assert "L=6" in page.url
+    assert "S=" in page.url
+    # a new cell of S, typed: q5 reads k5 with score 3 (its row, causal, before: e^3/(5+e^3))
+    cell = panel(page, "mask-kinds").locator('[data-control="S"] input[data-row="5"][data-col="5"]')
+    cell.fill("3")
+    cell.press("Enter")
+    wait_idle(page)
+    d2_before = panel(page, "mask-order").locator('[data-grid="weights-before"]')
+    expect(d2_before).to_contain_text("0.80")
+    # D2 follows D1's mask once asked to: pad k1 in D1, then "D1's combination" in D2
+    control(page, "mask-kinds", "pad", "input[value='1']").click()
+    control(page, "mask-order", "mask").select_option("d1")
+    wait_idle(page)
+    expect(panel(page, "mask-order").locator('[data-role="readout"]')).to_contain_text(
+        "before: row sums 1.0000, 1.0000"
+    )
+    before = panel(page, "mask-order").locator('[data-grid="weights-before"]').inner_text()
+    control(page, "mask-kinds", "pad", "input[value='1']").click()  # D1 changes: D2 redraws
+    wait_idle(page)
+    after = panel(page, "mask-order").locator('[data-grid="weights-before"]').inner_text()
+    assert before != after
+    # the link reopens the 6 × 6 state
+    page.goto(page.url)
+    wait_idle(page)
+    expect(cells).to_have_count(36)
+    assert errors == [], errors
+
+
+def test_e1_custom_order_typed_swapped_by_keyboard_and_by_button(
+    lab_page: tuple[Page, list[str]], server_url: str
+) -> None:
+    """E1: a permutation typed entry by entry, a swap of two positions chosen from the
+    keyboard, and the reorder buttons; the table follows each, and the link keeps it."""
+    page, errors = lab_page
+    open_lab(page, server_url, "order")
+    table_rows = panel(page, "shuffle").locator('[data-role="primary-tables"] tbody th')
+    expect(table_rows).to_have_text(["The", "dog", "bit", "the", "man"])
+    entries = panel(page, "shuffle").locator('[data-control="perm"] input[data-part="value"]')
+    expect(entries).to_have_count(1)  # one field holds the permutation
+    expect(entries).to_have_value("0,1,2,3,4")
+    entries.fill("2,0,1,4,3")
+    entries.press("Enter")
+    wait_idle(page)
+    expect(table_rows).to_have_text(["bit", "The", "dog", "man", "the"])
+    assert "perm=2%2C0%2C1%2C4%2C3" in page.url
+    tokens = panel(page, "shuffle").locator("[data-position]")
+    expect(tokens).to_have_text(["0: bit", "1: The", "2: dog", "3: man", "4: the"])
+    tokens.nth(0).focus()  # keyboard: pick position 0, then position 1
+    page.keyboard.press("Enter")
+    expect(tokens.nth(0)).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Space")
+    wait_idle(page)
+    expect(table_rows).to_have_text(["The", "bit", "dog", "man", "the"])
+    expect(tokens).to_have_text(["0: The", "1: bit", "2: dog", "3: man", "4: the"])
+    expect(control(page, "shuffle", "swap")).to_have_value("")  # a swap is an action
+    tokens.nth(4).click()  # pointer: the last token, then the third
+    tokens.nth(2).click()
+    wait_idle(page)
+    expect(table_rows).to_have_text(["The", "bit", "the", "man", "dog"])
+    expect(panel(page, "shuffle").locator('[data-role="readout"]')).to_contain_text(
+        "The: same values"
+    )
+    button = panel(page, "shuffle").get_by_role("button", name="Reverse")
+    button.focus()
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    expect(table_rows).to_have_text(["man", "the", "bit", "dog", "The"])
+    page.goto(page.url)  # the link keeps the order
+    wait_idle(page)
+    expect(table_rows).to_have_text(["man", "the", "bit", "dog", "The"])
+    assert errors == [], errors
+    expect(entries).to_have_value("4,3,2,1,0")
+    entries.fill("0,1,2,3,9")  # not a permutation: the API's 422, named on the page
+    entries.press("Enter")
+    wait_idle(page)
+    expect(panel(page, "shuffle").locator('[data-role="error"]')).to_contain_text("perm")
+    assert all("422" in e for e in errors), errors
+    errors.clear()
+
+
+@pytest.mark.parametrize(("lab", "figure", "query", "literal"), [
+    ("masks", "mask-order", "?L=3", "L = 3"),
+    ("order", "shuffle", "?perm=2%2C0%2C1%2C4%2C3", "perm = [2, 0, 1, 4, 3]"),
+    ("heads", "split-concat", "?split-concat.heads=4", "heads = 4"),
+    ("cost", "params", "?layers=12", '"layers": 12'),
+])  # fmt: skip
+def test_copy_as_numpy_from_the_toolbar(
+    lab_page: tuple[Page, list[str]],
+    server_url: str,
+    lab: str,
+    figure: str,
+    query: str,
+    literal: str,
+) -> None:
+    """The toolbar's "Copy as NumPy" copies the figure's script for the page's state."""
+    page, errors = lab_page
+    open_lab(page, server_url, lab, query)
+    panel(page, figure).locator("[data-share=numpy]").click()
+    expect(panel(page, figure).locator("[data-role=share-status]")).to_contain_text("NumPy")
+    script = page.evaluate("navigator.clipboard.readText()")
+    assert "import numpy as np" in script
+    assert literal in script
+    assert errors == [], errors
+
+
+def test_an_8_by_8_s_scrolls_in_its_own_box_at_375_px(browser: Browser, server_url: str) -> None:
+    ctx = browser.new_context(viewport={"width": 375, "height": 900}, reduced_motion="reduce")
+    try:
+        page = ctx.new_page()
+        open_lab(page, server_url, "masks", "?L=8")
+        expect(panel(page, "mask-kinds").locator('[data-control="S"] input')).to_have_count(64)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        box = panel(page, "mask-kinds").locator(".lab-matrix")
+        assert box.evaluate("el => el.scrollWidth > el.clientWidth")  # it scrolls, inside
+    finally:
+        ctx.close()
+
+
+def test_d1_links_an_empty_row_to_d3(lab_page: tuple[Page, list[str]], server_url: str) -> None:
+    page, errors = lab_page
+    open_lab(page, server_url, "masks", "?pad=0")
+    expect(readout(page, "mask-kinds")).to_contain_text("row q0: 0 allowed keys")
+    panel(page, "mask-kinds").get_by_role("button", name="Open it in D3").click()
+    wait_idle(page)
+    expect(control(page, "empty-row", "case")).to_have_value("d1")
+    expect(caption(page, "empty-row")).to_contain_text("Row q0 (position 0) has no allowed key")
+    assert "case=d1" in page.url
+    assert errors == [], errors

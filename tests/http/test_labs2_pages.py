@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -85,16 +86,78 @@ def test_d2_anchor_row_0_after_sums_to_0_4551_before_rows_sum_to_1(client: TestC
 
 
 def test_d2_only_after_and_edited_scores(client: TestClient) -> None:
-    f = figs(client, "masks", order="after", **{"mask-order.S": "0,0,0,0;0,0,0,0;0,0,0,0;0,0,0,0"})
+    f = figs(client, "masks", order="after", S="0,0,0,0;0,0,0,0;0,0,0,0;0,0,0,0")
     sums = [row[0] for row in f["mask-order"]["tables"][0]["cells"]]
     assert sums == ["0.2500", "0.5000", "0.7500", "1.0000"]  # uniform rows keep (i + 1)/4
+
+
+def test_one_shared_s_of_length_l_feeds_d1_d2_and_d3(client: TestClient) -> None:
+    """L = 6 grows S with zero cells; every figure computes on that one 6 × 6 S."""
+    r = client.get("/labs/masks/figures.json?" + urlencode({"L": "6", "order": "after"}))
+    assert r.status_code == 200, r.text
+    out = r.json()
+    s_text = out["values"]["mask-kinds"]["S"]
+    assert s_text == "1,0.5,-0.5,0,0,0;0.5,1.5,0,-1,0,0;0,1,2,0.5,0,0;-0.5,0.5,1,1.5,0,0;" + (
+        "0,0,0,0,0,0;0,0,0,0,0,0"
+    )
+    assert out["query"]["S"] == s_text  # the canonical link holds the resized S
+    f = out["figures"]
+    assert grid(f["mask-kinds"], "weights")["rows"] == [f"q{i}" for i in range(6)]
+    # D2 "after" on the grown S: row 0's softmax over 6 keys keeps e^1 / (e^1 + e^.5 + …)
+    e = [2.718281828459045, 1.6487212707001282, 0.6065306597126334, 1.0, 1.0, 1.0]
+    assert f["mask-order"]["tables"][0]["cells"][0] == [f"{e[0] / sum(e):.4f}"]
+    assert f["mask-order"]["tables"][0]["row_headers"] == [f"q{i}" for i in range(6)]
+    d3 = figs(client, "masks", L="3", case="pad-key0")["empty-row"]
+    assert grid(d3, "weights")["rows"] == ["q0", "q1", "q2"]
+    assert d3["warnings"] == [
+        "The engine's warning, verbatim: “row 0 has no allowed key: its weights are all zero”"
+    ]
+
+
+def test_l_shrinks_s_drops_padding_past_l_and_caps_the_window(client: TestClient) -> None:
+    out = client.get("/labs/masks/figures.json?" + urlencode(
+        {"L": "2", "pad": "1,3", "window": "4"})).json()  # fmt: skip
+    v = out["values"]["mask-kinds"]
+    assert (v["L"], v["S"], v["pad"], v["window"]) == ("2", "1,0.5;0.5,1.5", "1", "2")
+
+
+def test_a_non_square_or_oversized_s_is_a_422_naming_s(client: TestClient) -> None:
+    for bad in ("1,2;3", "1;2", ";".join([",".join(["0"] * 9)] * 9)):
+        r = client.get("/labs/masks/figures.json?" + urlencode({"S": bad}))
+        assert r.status_code == 422
+        assert r.json()["detail"][0]["field"] == "S"
+
+
+def test_d2_shows_the_mask_built_in_d1(client: TestClient) -> None:
+    """D2 "D1's combination": causal + padding k3 from D1, masked before and after."""
+    f = figs(client, "masks", mask="d1", pad="3")["mask-order"]
+    w = grid(f, "weights-before")
+    assert [w["values"][i][3] for i in range(4)] == [None] * 4  # k3 blocked everywhere
+    assert [row[0] for row in f["tables"][0]["cells"]] == ["1.0000"] * 4
+    plain = figs(client, "masks", mask="d1")["mask-order"]  # D1 default = causal alone
+    causal = figs(client, "masks")["mask-order"]
+    assert plain["tables"] == causal["tables"]
+    with_window = figs(client, "masks", mask="d1", window="1")["mask-order"]
+    assert with_window["tables"][0]["cells"][0][1] == "0.4551"
+
+
+def test_d3_on_d1s_masks_flags_their_empty_rows(client: TestClient) -> None:
+    f = figs(client, "masks", case="d1", pad="0,1", L="3")["empty-row"]
+    assert grid(f, "weights")["rows"] == ["q0", "q1", "q2"]
+    assert len(f["warnings"]) == 2  # rows 0 and 1 see only padded keys
+    ok = figs(client, "masks", case="d1", causal="0")["empty-row"]
+    assert ok["warnings"] == []
+    assert "no row needs guarding" in ok["caption"]
 
 
 def test_d3_empty_row_guarded_naive_nan_and_uniform_variant(client: TestClient) -> None:
     f = figs(client, "masks")["empty-row"]
     assert grid(f, "weights")["rows"] == ["<pad>", "I", "love", "LLMs"]
     assert grid(f, "weights")["text"][0] == ["0", "0", "0", "0"]
-    assert any("has no allowed key" in w and "verbatim" in w for w in f["warnings"])
+    assert f["warnings"] == [
+        "The engine's warning, verbatim: “row 0 ('<pad>') has no allowed key: its weights "
+        "and output are all zero”"
+    ]  # 0-based, as /softmax counts rows (LABS.md §1.1)
     naive = f["tables"][0]["cells"]
     assert {row[2] for row in naive} == {"0/0 = NaN"}
     assert [row[4] for row in naive] == ["0.2500"] * 4
@@ -116,6 +179,40 @@ def test_e1_outputs_travel_with_their_tokens(client: TestClient) -> None:
     assert rows["dog"][1] == rows["dog"][2]
 
 
+def test_e1_a_custom_permutation_and_a_swap_of_two_positions(client: TestClient) -> None:
+    out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3"})).json()
+    f = out["figures"]["shuffle"]
+    assert f["tables"][0]["row_headers"] == ["bit", "The", "dog", "man", "the"]
+    assert [r[0] for r in f["tables"][0]["cells"]] == ["2 → 0", "0 → 1", "1 → 2", "4 → 3",
+                                                       "3 → 4"]  # fmt: skip
+    assert f["readout"][:5] == [f"{t}: same values" for t in ("bit", "The", "dog", "man", "the")]
+    # a swap exchanges two positions of the current order, then resets itself
+    out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3",
+                                                               "swap": "0,3"})).json()  # fmt: skip
+    assert out["values"]["shuffle"]["perm"] == "4,0,1,2,3"
+    assert out["values"]["shuffle"]["swap"] == ""
+    assert out["query"]["perm"] == "4,0,1,2,3"
+    assert "swap" not in out["query"]
+    assert out["figures"]["shuffle"]["tables"][0]["row_headers"][0] == "man"
+
+
+@pytest.mark.parametrize("bad", ["0,0,1,2,3", "0,1,2,3", "0,1,2,3,5", "0,1.5,2,3,4", "a,b,c,d,e"])
+def test_e1_a_non_permutation_is_a_422_naming_perm(client: TestClient, bad: str) -> None:
+    r = client.get("/labs/order/figures.json?" + urlencode({"perm": bad}))
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["field"] == "perm"
+
+
+def test_e1_reorder_buttons_set_the_listed_permutations(client: TestClient) -> None:
+    from app.figures.labs.order import PERMS
+
+    html = client.get("/labs/order").text
+    for value, label in PERMS:
+        assert f'data-set-control="perm" data-value="{value}">{label}</button>' in html
+    assert "Swap dog ↔ man" in html
+    assert "Shuffle" in html
+
+
 def test_e1_positions_break_it(client: TestClient) -> None:
     f = figs(client, "order", perm="0,4,2,3,1", **{"shuffle.positional": "1"})["shuffle"]
     assert "≠" in f["caption"]
@@ -131,6 +228,23 @@ def test_e2_heatmap_is_the_encoding(client: TestClient) -> None:
     assert pe["values"] == api["pe"]
     assert grid(f, "x-plus-pe")["rows"] == ["The", "dog", "bit", "the", "man"]
     assert len(f["plot"]["data"]) >= 3
+
+
+def test_e2_any_width_and_chosen_dimensions(client: TestClient) -> None:
+    """d is any integer 2–512 (an odd width ends with a sine); the curves are the
+    dimensions asked for, past d − 1 left out."""
+    f = figs(client, "order", d="5", T="3", dims="4,1,9")["positional-encoding"]
+    pe = grid(f, "pe")
+    assert pe["shape"] == [3, 5]
+    assert pe["values"][1][4] == pytest.approx(np.sin(1 / 10000 ** (4 / 5)), abs=1e-15)
+    names = [trace["name"] for trace in f["plot"]["data"]]
+    assert names == ["dim 1 (cos)", "dim 4 (sin)"]
+    ys = {trace["name"]: trace["y"] for trace in f["plot"]["data"]}
+    assert ys["dim 4 (sin)"] == [row[4] for row in pe["values"]]
+    for bad in ("1.5", "0,1,2,3,4,5,6,7,8"):
+        r = client.get("/labs/order/figures.json?" + urlencode({"dims": bad}))
+        assert r.status_code == 422
+        assert r.json()["detail"][0]["field"] == "dims"
 
 
 def test_e3_reversal_is_a_reordering_without_positions_only(client: TestClient) -> None:

@@ -14,6 +14,7 @@ from app.labs.positional import sinusoidal
 from app.presets import get_preset
 from app.schemas import AttentionRequest
 
+DOG = ("The", "dog", "bit", "the", "man")
 TOL = 1e-12  # the spec's per-entry tolerance: equal in arithmetic, not in summation order
 
 
@@ -98,3 +99,33 @@ def test_positions_give_dog_a_different_output_after_the_swap() -> None:
 def test_a_causal_mask_changes_dogs_output_after_the_swap() -> None:
     a, b = _dog_bit_man([0, 1, 2, 3, 4], mask="causal"), _dog_bit_man(SWAP, mask="causal")
     assert np.abs(b.output[4] - a.output[1]).max() > 1e-3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(range(5)), st.integers(0, 4), st.integers(0, 4))
+def test_e1_swap_exchanges_two_positions_and_outputs_still_travel(
+    perm: list[int], i: int, j: int
+) -> None:
+    """E1's settle: a swap of positions i and j of any order is that order with the two
+    entries exchanged; the figure then finds every output unchanged (no positions)."""
+    from app.figures.labs import get_lab
+    from app.figures.labs.base import FigureContext, figure_values
+    from app.figures.style import theme
+
+    lab = get_lab("order")
+    assert lab is not None
+    fig = lab.figure("shuffle")
+    assert fig is not None
+    swap = f"{min(i, j)},{max(i, j)}" if i != j else ""
+    query = {"perm": ",".join(map(str, perm)), **({"swap": swap} if swap else {})}
+    values = figure_values(lab, fig, query)
+    want = list(perm)
+    want[i], want[j] = want[j], want[i]
+    assert list(values["perm"]) == want
+    assert values["swap"] == ""
+
+    def attention(body: dict[str, Any]) -> Stages:
+        return run(AttentionRequest.model_validate(body).to_input())
+
+    spec = fig.build(values, FigureContext(theme=theme("light"), run={"attention": attention}))
+    assert spec["readout"][:5] == [f"{DOG[k]}: same values" for k in want]

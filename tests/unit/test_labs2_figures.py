@@ -13,14 +13,14 @@ import plotly.graph_objects as go
 import pytest
 
 from app.figures.labs import get_lab
-from app.figures.labs.base import FigureContext, figure_values
+from app.figures.labs.base import FigureContext, figure_values, read_values
 from app.figures.style import theme
 from app.schemas import AttentionRequest
 from app.serialize import encode
 
 STATES = {
     "masks": [{}, {"pad": "0", "window": "2", "form": "allowed", "order": "after",
-                   "case": "pad-key0", "large": "0"}],
+                   "case": "pad-key0", "large": "0", "L": "7"}],
     "order": [{}, {"perm": "3,0,4,1,2", "shuffle.positional": "1", "d": "64", "T": "40",
                    "reverse": "1", "reversed.positional": "1"}],
     "heads": [{}, {"head": "2", "stack": "tensor", "split-concat.heads": "4", "wo_identity": "1",
@@ -56,9 +56,11 @@ def test_figures_build_valid_charts_and_grids(lab_id: str, n: int, scheme: str) 
     lab = get_lab(lab_id)
     assert lab is not None
     assert lab.status == "ready"
-    ctx = FigureContext(theme=theme(scheme), run={"attention": _attention})
     for fig in lab.figures:
-        spec = fig.build(figure_values(lab, fig, STATES[lab_id][n]), ctx)
+        state = STATES[lab_id][n]
+        others = read_values(lab, fig, state)
+        ctx = FigureContext(theme=theme(scheme), run={"attention": _attention}, others=others)
+        spec = fig.build(figure_values(lab, fig, state), ctx)
         assert spec["name"] == fig.name
         assert spec["caption"]
         assert spec["alt"]

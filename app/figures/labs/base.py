@@ -36,6 +36,8 @@ class FigureContext:
     preview: bool = False  # a small run while a slider drags
     run: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     body: Mapping[str, Any] | None = None  # the resolved main-page state, if used
+    # The control values of the figures this one ``reads`` (figure -> control -> value).
+    others: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,13 @@ class LabFigure:
     # The experiment runs the figure needs: (values, preview) -> [(name, API body)]
     runs: Callable[[Mapping[str, Any], bool], list[tuple[str, Json]]] | None = None
     uses_body: bool = False  # reads the page's `preset`/`s` attention state
-    # Makes parsed values consistent with each other (e.g. a matrix resized to a chosen
-    # length); applied by ``figure_values``, so links, controls and figures agree.
-    normalize: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # Figures of the same lab whose control values this one also uses (ctx.others); the
+    # page redraws this figure when theirs change (a shared matrix, D1's mask in D2).
+    reads: tuple[str, ...] = ()
+    # Makes parsed values agree with each other (a matrix resized to a length control).
+    settle: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # "Copy as NumPy" of a figure without an experiment: (values, ctx) -> a script.
+    numpy: Callable[[Mapping[str, Any], FigureContext], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,7 +104,19 @@ def figure_values(
         if text is None and embed:
             text, key = params.get(c.name), c.name
         values[c.name] = c.default if text is None else c.parse(text, key)
-    return fig.normalize(values) if fig.normalize is not None else values
+    return fig.settle(values) if fig.settle is not None else values
+
+
+def read_values(
+    lab: Lab, fig: LabFigure, params: Mapping[str, str], embed: bool = False
+) -> dict[str, dict[str, Any]]:
+    """The values of the figures ``fig`` reads (figure -> control -> value)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in fig.reads:
+        other = lab.figure(name)
+        if other is not None:
+            out[name] = figure_values(lab, other, params, embed=embed)
+    return out
 
 
 def state_query(

@@ -124,6 +124,16 @@ class Control:
 
     def _matrix(self, key: str, text: str) -> tuple[tuple[float, ...], ...]:
         rows = tuple(self._vector(key, r, None) for r in text.split(";"))
+        square = self.extra.get("square")  # (least, most): any n × n, n in that range
+        if square is not None:
+            n = len(rows)
+            if not square[0] <= n <= square[1] or any(len(r) != n for r in rows):
+                raise ControlError(
+                    key,
+                    f"needs n rows of n numbers, n from {square[0]} to {square[1]} "
+                    "(numbers separated by commas, rows by semicolons)",
+                )
+            return rows
         want_rows, want_cols = self.shape
         # extra["rows"] = (lo, hi): the number of rows may vary (a chosen length L)
         lo_rows, hi_rows = self.extra.get("rows", (want_rows, want_rows))
@@ -138,7 +148,7 @@ class Control:
 
     def _multi(self, key: str, text: str) -> tuple[Any, ...]:
         chosen = {self._choice(key, p) for p in text.split(",") if p}
-        if not chosen:
+        if not chosen and not self.extra.get("empty_ok"):
             raise ControlError(key, "choose at least one")
         return tuple(v for v, _ in self.choices if v in chosen)
 
@@ -172,6 +182,7 @@ class Control:
             "choices": [[self._text(v), label] for v, label in self.choices],
             "drag_preview": self.drag_preview,
             "labels": list(self.labels),
+            "size_by": self.extra.get("size_by"),
         }
 
 

@@ -7,6 +7,7 @@ as ``POST /api/v1/cost``); this module only lays them out.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,7 +15,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, steps, toggle
 from app.figures.labs.labs2_common import chart, count
-from app.labs import cost
+from app.labs import cost, lab_scripts
 
 BASE = cost.Config()
 POWERS = tuple(2**k for k in range(17))  # 1 … 65,536
@@ -190,6 +191,12 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
 
 
+def _config(**sizes: Any) -> dict[str, Any]:
+    """The base model's sizes with ``sizes`` changed, as the keyword arguments of the
+    script's ``cost`` (the body of POST /api/v1/cost)."""
+    return {**dataclasses.asdict(BASE), **sizes}
+
+
 FLOPS = LabFigure(
     name="flops",
     entry="G1",
@@ -199,6 +206,12 @@ FLOPS = LabFigure(
     teaching="The projections, linear in N, dominate short sequences. Past N = 2·d_model, "
     "the quadratic scores and weighted sum take over.",
     build=build_flops,
+    numpy=lambda v, ctx: lab_scripts.cost(
+        "G1",
+        "flops",
+        [_config(n=int(v["n"]), d_model=int(v["d_model"]), heads=int(v["heads"]))],
+        "N, d_model and h of the figure; the rest the base model's",
+    ),
     badges=("reconstructed",),
     controls=(
         steps("n", "Sequence length N", BASE.n, POWERS),
@@ -287,6 +300,17 @@ PARAMS = LabFigure(
     teaching="Per layer, the feed-forward block outweighs attention, and h does not change "
     "the count.",
     build=build_params,
+    numpy=lambda v, ctx: lab_scripts.cost(
+        "G2",
+        "params",
+        [
+            _config(
+                **{k: int(v[k]) for k in ("d_model", "heads", "d_ff", "vocab", "layers")},
+                biases=bool(v["biases"]),
+            )
+        ],
+        "the figure's sizes",
+    ),
     controls=(
         integer("vocab", "Vocabulary size", BASE.vocab, 1000, 100_000),
         steps("d_model", "d_model", BASE.d_model, (64, 128, 256, 512, 1024)),
@@ -374,6 +398,12 @@ GROWTH = LabFigure(
     teaching="The score table is n × n. Four times the context means sixteen times the cells "
     "and the quadratic work.",
     build=build_growth,
+    numpy=lambda v, ctx: lab_scripts.cost(
+        "G3",
+        "growth",
+        [_config(n=s) for s in ([int(v["n"]), 4 * int(v["n"])] if v["x4"] else [int(v["n"])])],
+        "N (and 4 N with x4); all tables = score_table_bytes x h x layers",
+    ),
     controls=(
         steps("n", "Sequence length N", 512, tuple(2**k for k in range(7, 18))),
         toggle("x4", "×4: compare with four times the context", False),

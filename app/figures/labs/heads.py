@@ -18,7 +18,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import choice, matrix, steps, toggle
 from app.figures.labs.labs2_common import chart, count, fmt, item, matrix_grid
-from app.labs import cost
+from app.labs import cost, lab_scripts
 from app.presets import (
     FOUR_HEADS_NAMES,
     FOUR_HEADS_TOKENS,
@@ -249,6 +249,11 @@ SPLIT_CONCAT = LabFigure(
     teaching="Each head sees only its slice of columns and divides by its own √d_k. "
     "Concatenation lays the outputs side by side, and W^O mixes them back to model width.",
     build=build_split_concat,
+    numpy=lambda v, ctx: lab_scripts.split_concat(
+        RUNNING_EXAMPLE,
+        int(v["heads"]),
+        IDENTITY if v["wo_identity"] else [list(r) for r in v["w_o"]],
+    ),
     controls=(
         choice("heads", "Heads h", "2", SPLITS),
         toggle("wo_identity", "W^O = identity (h·d_v = d_model = 4)", False),

@@ -16,8 +16,9 @@ import numpy as np
 
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
-from app.figures.labs.controls import choice, integer, number, steps, toggle
+from app.figures.labs.controls import Control, ControlError, choice, integer, number, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
+from app.labs import lab_scripts
 from app.labs.positional import sinusoidal
 from app.presets import RUNNING_EXAMPLE, get_preset
 
@@ -46,13 +47,43 @@ def _dims(d: int) -> list[str]:
 # ---------------------------------------------------------------- E1 shuffle
 
 DOG_TOKENS = ("The", "dog", "bit", "the", "man")
+IDENTITY = tuple(range(len(DOG_TOKENS)))
+# The page's buttons (templates/labs/order.html): a name and the permutation it sets.
 PERMS = (
-    ("0,1,2,3,4", "none (The dog bit the man)"),
-    ("0,4,2,3,1", "swap dog ↔ man (The man bit the dog)"),
-    ("3,0,4,1,2", "shuffle (the The man dog bit)"),
-    ("4,3,2,1,0", "reverse (man the bit dog The)"),
-    ("1,2,3,4,0", "rotate (dog bit the man The)"),
+    ("0,1,2,3,4", "Reset (The dog bit the man)"),
+    ("0,4,2,3,1", "Swap dog ↔ man"),
+    ("3,0,4,1,2", "Shuffle"),
+    ("4,3,2,1,0", "Reverse"),
+    ("1,2,3,4,0", "Rotate"),
 )
+# A swap of the tokens at two positions (either order), set by the token buttons of
+# static/js/labs/order.js; the select itself is hidden.
+SWAPS = (
+    ("", "none"),
+    *(
+        (f"{i},{j}", f"positions {i} ↔ {j}")
+        for i in range(len(DOG_TOKENS))
+        for j in range(len(DOG_TOKENS))
+        if i != j
+    ),
+)
+
+
+def settle_shuffle(v: dict[str, Any]) -> dict[str, Any]:
+    """``perm`` must hold 0…4 once each (whole numbers); a chosen ``swap`` exchanges the
+    tokens at those two positions of the current order, then resets itself."""
+    entries = v["perm"]
+    if any(not float(p).is_integer() for p in entries) or sorted(int(p) for p in entries) != list(
+        IDENTITY
+    ):
+        raise ControlError(
+            "perm", "must list the positions 0, 1, 2, 3 and 4 once each (a permutation)"
+        )
+    perm = [int(p) for p in entries]
+    if v["swap"]:
+        i, j = (int(p) for p in v["swap"].split(","))
+        perm[i], perm[j] = perm[j], perm[i]
+    return dict(v, perm=tuple(perm), swap="")
 
 
 def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
@@ -129,7 +160,7 @@ def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
 
 def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     theme = ctx.theme.name
-    perm = [int(p) for p in v["perm"].split(",")]
+    perm = list(v["perm"])
     positional = "sinusoidal" if v["positional"] else "none"
     body = {**_preset("dog-bit-man"), "positional": positional}
     base = ctx.run["attention"](body)
@@ -218,11 +249,29 @@ SHUFFLE = LabFigure(
     teaching="Without positions, self-attention sees a set: outputs travel with their tokens, "
     "unchanged, so word order is invisible. The precise word is equivariant, not invariant.",
     build=build_shuffle,
+    numpy=lambda v, ctx: lab_scripts.shuffle(
+        _preset("dog-bit-man"), v["perm"], bool(v["positional"])
+    ),
     badges=("our example",),
     controls=(
-        choice("perm", "Shuffle", "0,1,2,3,4", PERMS),
+        Control(
+            "perm",
+            "perm: the token at positions 0…4 (0 The, 1 dog, 2 bit, 3 the, 4 man)",
+            "vector",
+            IDENTITY,
+            0,
+            len(DOG_TOKENS) - 1,
+            1,
+            shape=(len(DOG_TOKENS),),
+            labels=tuple(f"position {i}" for i in IDENTITY),
+            hint="Type any permutation of 0…4, use the buttons, or swap two positions.",
+            # one text field ("2,0,1,4,3"); the presets are buttons (templates/labs/order.html)
+            extra={"presets": PERMS, "single": True},
+        ),
+        choice("swap", "Swap the tokens at", "", SWAPS, extra={"hidden": True}),
         toggle("positional", "Add sinusoidal positions", False),
     ),
+    settle=settle_shuffle,
 )
 
 
@@ -231,9 +280,11 @@ SHUFFLE = LabFigure(
 WIDTHS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
-def _curves(pe: Any, t: Any) -> Json:
+def _curves(pe: Any, t: Any, dims: Sequence[int] = ()) -> Json:
     d = pe.shape[1]
-    chosen = sorted({0, 1, min(2, d - 1), d - 2 if d > 2 else d - 1, d - 1})
+    chosen = sorted({j for j in dims if j < d}) or sorted(
+        {0, 1, min(2, d - 1), d - 2 if d > 2 else d - 1, d - 1}
+    )
     palette = [t.roles["q"], t.roles["k"], t.roles["v"], t.roles["z"], t.roles["weights"]]
     pos = list(range(pe.shape[0]))
     data = [
@@ -255,6 +306,18 @@ def _curves(pe: Any, t: Any) -> Json:
         **charts.legend(t),
     )
     return chart(data, layout)
+
+
+MAX_CURVES = 8
+
+
+def _chosen_dims(dims: Sequence[float]) -> list[int]:
+    """The dimensions the learner asked to draw (whole numbers, at most MAX_CURVES)."""
+    if any(not float(j).is_integer() for j in dims):
+        raise ControlError("dims", "must be whole numbers (dimensions count from 0)")
+    if len(dims) > MAX_CURVES:
+        raise ControlError("dims", f"at most {MAX_CURVES} dimensions at a time")
+    return [int(j) for j in dims]
 
 
 def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -310,7 +373,7 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         alt=f"A heatmap of the sinusoidal encoding for {positions} positions and {d} "
         "dimensions, and curves of chosen dimensions against position.",
         grids=grids,
-        plot=_curves(pe, t),
+        plot=_curves(pe, t, _chosen_dims(v["dims"])),
         readout=[
             f"PE(pos, 2i) = sin(pos / {base:g}^(2i/{d})), "
             f"PE(pos, 2i+1) = cos(pos / {base:g}^(2i/{d}))"
@@ -334,8 +397,20 @@ POSITIONAL = LabFigure(
     teaching="Position vectors make the same word at two positions two different inputs, so "
     "a shuffle now changes the outputs. Low dimensions oscillate fast, high ones slowly.",
     build=build_positional,
+    numpy=lambda v, ctx: lab_scripts.positional(int(v["T"]), int(v["d"]), float(v["base"])),
     controls=(
-        steps("d", "Width d", 4, WIDTHS),
+        integer("d", "Width d", 4, 2, 512, extra={"slider": True}),
+        Control(
+            "dims",
+            "Curves of dimensions (0-based, e.g. 0,1,6,7)",
+            "vector",
+            (0, 1, 2, 3),
+            0,
+            511,
+            1,
+            extra={"single": True},
+            hint="Dimensions past d − 1 are left out; 2i is a sine, 2i+1 its cosine.",
+        ),
         integer("T", "Positions T", 5, 1, 128),
         number("base", "Base (advanced)", 10000, 2, 1_000_000, 1),
     ),

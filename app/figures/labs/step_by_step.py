@@ -317,7 +317,7 @@ def resize(rows: Any, name: str, L: int) -> tuple[tuple[float, ...], ...]:
     return given + extra[: L - len(given)]
 
 
-def normalize_stepper(v: dict[str, Any]) -> dict[str, Any]:
+def settle_stepper(v: dict[str, Any]) -> dict[str, Any]:
     """Q, K and V with exactly L rows; the highlighted row within 0 … L − 1."""
     L = int(v["L"])
     out = {**v, **{name: resize(v[name], name, L) for name in ("q", "k", "v")}}
@@ -343,7 +343,7 @@ STEPPER = LabFigure(
     "then 0), and every toggle ripples through the later steps.",
     build=build_stepper,
     badges=("reconstructed",),
-    normalize=normalize_stepper,
+    settle=settle_stepper,
     controls=(
         steps("step", "Step", 5, [s for s, _ in STEPS], names=[label for _, label in STEPS]),
         choice("L", "Tokens L", 2, [(i, str(i)) for i in range(2, MAX_L + 1)]),

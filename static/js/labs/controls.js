@@ -35,10 +35,14 @@ export function writeControl(el, described, text) {
   else if (kind === "steps") {
     const index = described.choices.findIndex(([v]) => v === text);
     if (index >= 0) { put(parts[0], String(index)); showStep(el, described); }
-  } else if (kind === "vector") text.split(",").forEach((v, i) => parts[i] && put(parts[i], v));
+  } else if (kind === "vector" && parts.length === 1) put(parts[0], text); // one field: "2,0,1"
+  else if (kind === "vector") text.split(",").forEach((v, i) => parts[i] && put(parts[i], v));
   else if (kind === "matrix") {
     const rows = text.split(";").map((r) => r.split(","));
-    resizeMatrix(el, described, rows.length);
+    // Square matrices of a chosen size (masks' S) carry a row prefix; others (B1's Q, K, V)
+    // keep their columns and take a number of rows.
+    if (el.dataset.rowPrefix !== undefined) reshapeMatrix(el, rows.length, rows[0]?.length ?? 0);
+    else resizeMatrix(el, described, rows.length);
     for (const i of inputs(el)) put(i, rows[Number(i.dataset.row)]?.[Number(i.dataset.col)] ?? i.value);
   } else if (kind === "multi") {
     const on = new Set(text.split(","));
@@ -80,9 +84,66 @@ export function showStep(el, described) {
   if (out) out.textContent = label;
 }
 
+/**
+ * A square matrix control (data-row-prefix) whose canonical text has another shape gets
+ * that many rows and columns of inputs: kept cells stay, new ones are filled by the
+ * caller from the server's text. Row headers are the prefix and the 0-based row.
+ */
+function reshapeMatrix(el, nRows, nCols) {
+  const body = el.querySelector("table.matrix-input tbody") ?? el.querySelector("table.matrix-input");
+  const legend = el.querySelector("legend")?.textContent ?? "";
+  const template = inputs(el)[0];
+  const rows = [...body.querySelectorAll("tr")];
+  if (rows.length === nRows && rows.every((tr) => tr.querySelectorAll("input").length === nCols)) return;
+  rows.slice(nRows).forEach((tr) => tr.remove());
+  for (let r = 0; r < nRows; r += 1) {
+    let tr = body.querySelectorAll("tr")[r];
+    if (!tr) {
+      tr = document.createElement("tr");
+      const th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = `${el.dataset.rowPrefix}${r}`;
+      tr.append(th);
+      body.append(tr);
+    }
+    const cells = [...tr.querySelectorAll("td")];
+    cells.slice(nCols).forEach((td) => td.remove());
+    for (let c = cells.length; c < nCols; c += 1) {
+      const input = template.cloneNode(false);
+      input.id = `${template.id.replace(/-\d+-\d+$/, "")}-${r}-${c}`;
+      input.dataset.row = String(r);
+      input.dataset.col = String(c);
+      input.value = "0";
+      input.removeAttribute("aria-invalid");
+      input.setAttribute("aria-label", `${legend} ${el.dataset.rowPrefix}${r}, column ${c}`);
+      const td = document.createElement("td");
+      td.append(input);
+      tr.append(td);
+    }
+  }
+}
+
+/** Entries of a control with data-size-by="name" (checkboxes, options) whose number is at
+ * least the value of control `name` plus data-size-offset are hidden (e.g. keys past L). */
+function syncSized(root) {
+  for (const el of root.querySelectorAll("[data-size-by]")) {
+    const source = document.querySelector(`[data-control="${CSS.escape(el.dataset.sizeBy)}"] [data-part="value"]`);
+    const limit = Number(source?.value) + Number(el.dataset.sizeOffset || 0);
+    if (!Number.isFinite(limit)) continue;
+    for (const entry of el.querySelectorAll('option, input[type="checkbox"]')) {
+      const n = Number(entry.value);
+      const hide = entry.value !== "" && Number.isFinite(n) && n >= limit;
+      const box = entry.tagName === "OPTION" ? entry : entry.closest("label");
+      box.hidden = hide;
+      if (entry.tagName === "OPTION") entry.disabled = hide;
+    }
+  }
+}
+
 /** Controls with data-disabled-by="name" are disabled while toggle `name` is on. */
 export function syncDisabled(form) {
   if (!form) return;
+  syncSized(form);
   for (const el of form.querySelectorAll("[data-disabled-by]")) {
     const toggle = form.querySelector(`[data-control="${el.dataset.disabledBy}"] [data-part="value"]`);
     const off = Boolean(toggle?.checked);

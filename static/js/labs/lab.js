@@ -51,11 +51,18 @@ function controlsOf(name) {
   return [...panels.get(name).querySelectorAll("[data-control]")];
 }
 
+const reads = initial.reads ?? {}; // figure -> the figures whose controls it also uses
+
+/** The figures that read `name`'s controls (redrawn when they change). */
+const readers = (name) => Object.keys(reads).filter((other) => reads[other].includes(name));
+
 /** The query for `names`: every accepted value, with the figures' current controls on top. */
 function queryFor(names, preview) {
   const params = new URLSearchParams(lab.committed);
   for (const name of names) {
-    for (const el of controlsOf(name)) params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
+    for (const source of [...(reads[name] ?? []), name]) {
+      for (const el of controlsOf(source)) params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
+    }
   }
   params.set("figures", names.join(","));
   params.set("theme", resolvedTheme());
@@ -115,7 +122,7 @@ async function streamed(response, panel) {
 
 async function fetchAnswer(name, preview, signal) {
   const panel = panels.get(name);
-  const experiment = Boolean(panel.querySelector('[data-share="numpy"]'));
+  const experiment = Boolean(panel.querySelector('[data-share="numpy"][data-experiment]'));
   const kind = experiment && !preview ? "ndjson" : "json";
   // The bar shows from the request on (the server may still be starting the run), and
   // only for runs longer than PROGRESS_AFTER_MS, so quick answers never flash it.
@@ -216,15 +223,19 @@ export function cancel(name) {
 }
 
 function later(name) {
-  window.clearTimeout(lab.timers.get(name));
-  lab.timers.set(name, window.setTimeout(() => { lab.timers.delete(name); request(name); }, TYPING_DELAY_MS));
+  for (const each of [name, ...readers(name)]) {
+    window.clearTimeout(lab.timers.get(each));
+    lab.timers.set(each, window.setTimeout(() => { lab.timers.delete(each); request(each); }, TYPING_DELAY_MS));
+  }
   busy();
 }
 
 function now(name, options) {
-  window.clearTimeout(lab.timers.get(name));
-  lab.timers.delete(name);
-  request(name, options);
+  for (const each of [name, ...readers(name)]) {
+    window.clearTimeout(lab.timers.get(each));
+    lab.timers.delete(each);
+    request(each, options);
+  }
 }
 
 /** ◀ ▶ buttons move a steps slider (data-step-control names it) one position. */
@@ -242,9 +253,24 @@ function wireStepButtons(name, panel) {
   });
 }
 
+/** Buttons with data-set-control="name" data-value="text" set that control and redraw;
+ * with data-set-figure="other" the control is another figure's, which is then shown. */
+function wireSetButtons(name, panel) {
+  panel.addEventListener("click", (e) => {
+    const button = e.target.closest("[data-set-control]");
+    if (!button) return;
+    const target = button.dataset.setFigure ?? name;
+    const el = panels.get(target).querySelector(`[data-control="${CSS.escape(button.dataset.setControl)}"]`);
+    writeControl(el, described[el.dataset.key], button.dataset.value);
+    now(target);
+    if (target !== name) panels.get(target).scrollIntoView({ block: "start" });
+  });
+}
+
 function wireControls() {
   for (const [name, panel] of panels) {
     wireStepButtons(name, panel);
+    wireSetButtons(name, panel);
     const form = part(panel, "controls");
     if (!form) continue;
     syncDisabled(form);

@@ -53,8 +53,8 @@ def build(lab: str, name: str, **values: Any) -> dict[str, Any]:
     fig = found.figure(name)
     assert fig is not None
     merged = {c.name: c.default for c in fig.controls} | values
-    if fig.normalize is not None:
-        merged = fig.normalize(merged)
+    if fig.settle is not None:
+        merged = fig.settle(merged)
     return fig.build(merged, ctx())
 
 
@@ -197,7 +197,7 @@ def _reference(q: Any, k: Any, v: Any, causal: bool) -> tuple[Any, Any]:
 def test_b1_any_length_from_2_to_8(L: int, mask: str) -> None:
     fig = build("step-by-step", "stepper", L=L, mask=mask, focus=7)
     stepper = get_lab("step-by-step").figure("stepper")  # type: ignore[union-attr]
-    values = stepper.normalize({c.name: c.default for c in stepper.controls} | {"L": L})  # type: ignore[misc]
+    values = stepper.settle({c.name: c.default for c in stepper.controls} | {"L": L})  # type: ignore[misc]
     assert len(values["q"]) == len(values["k"]) == len(values["v"]) == L
     assert values["q"][:2] == ((3.0, -3.0), (1.0, 1.0))  # the preset's rows stay first
     weights, output = _reference(values["q"], values["k"], values["v"], mask == "causal")
@@ -223,7 +223,7 @@ def test_b1_matrix_rows_follow_l_and_are_bounded() -> None:
         q.parse(";".join(["1,2"] * 9))
     with pytest.raises(ControlError, match="1 to 8 rows of 2 numbers"):
         q.parse("1,2,3")
-    edited = stepper.normalize(  # type: ignore[misc]
+    edited = stepper.settle(  # type: ignore[misc]
         {c.name: c.default for c in stepper.controls} | {"L": 3, "q": ((9.0, 9.0),)}
     )
     assert edited["q"] == ((9.0, 9.0), (1.0, 1.0), (2.0, 0.0))

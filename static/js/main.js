@@ -8,7 +8,7 @@
 import { LatestOnly, getJSON, targetOf } from "./api.js";
 import { renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
-import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor } from "./editor.js";
+import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor, wireWindows } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
@@ -255,6 +255,7 @@ function start() {
   syncControls(app);
   applyTheme();
   wireEditor();
+  wireWindows(editorRoot, () => app.body);
   wireTables(main);
   setTableSource(tablesOf);
   // The toolbars read the state at click time: the body and view the figures were asked for.

@@ -6,7 +6,7 @@
  */
 
 import { LatestOnly, getJSON, targetOf } from "./api.js";
-import { renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
+import { onPhoneChange, renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
 import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor, wireWindows } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
@@ -251,6 +251,8 @@ function applyTheme() {
 }
 
 function start() {
+  // Ask for the figures first: the server computes them while the editor is built.
+  const first = update();
   renderEditor(editorRoot, app.body);
   syncControls(app);
   applyTheme();
@@ -277,11 +279,12 @@ function start() {
       return copyLink();
     },
   });
+  onPhoneChange(() => request([5, 10]));
   darkQuery.addEventListener("change", () => {
     applyTheme();
     if (app.view.theme === "auto") request(ALL);
   });
-  update();
+  return first;
 }
 
 start();

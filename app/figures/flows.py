@@ -43,7 +43,7 @@ def _narrow_5(c: Ctx, steps: list[tuple[str, str, bool, str]]) -> dict[str, Any]
             cv.arrow(79, 92, 54, y1)
         else:
             cv.arrow(47, y1 + pitch - 7, 47, y1)
-            _side_label(cv, c, dims(c.l_q, c.d_k) if n == 1 else lq_lk, 49, y1 + (pitch - 7) / 2)
+            _side_label(cv, c, lq_lk, 49, y1 + (pitch - 7) / 2)
         if n == len(steps) - 1:
             cv.box(80, 96, y0, y1, "V", role="v", hover=f"V: {dims(c.l_k, c.d_v)}")
             cv.arrow(80, (y0 + y1) / 2, 66, (y0 + y1) / 2)
@@ -90,7 +90,8 @@ def _narrow_10(c: Ctx, chain: list[tuple[str, str]]) -> dict[str, Any]:
         role = "weights" if label == "A" else "z" if label == "Z" else ""
         cv.box(30, 64, y1 - 6, y1, label, role=role, off=label.endswith("(off)"),
                hover=f"{label}: {size}", size=12)  # fmt: skip
-        _side_label(cv, c, size, 66, y1 - 3)
+        # Sizes on the left: the arrow from V runs down the right-hand side.
+        cv.label(size, 28, y1 - 3, color=c.t.muted, size=11, xanchor="right")
         if n == 0:
             cv.arrow(17, 68, 38, y1)
             cv.arrow(50, 68, 56, y1)

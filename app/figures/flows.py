@@ -19,6 +19,90 @@ def mask_on(c: Ctx) -> bool:
     return c.stages.mask != "none" or c.masked_any
 
 
+def _side_label(cv: Canvas, c: Ctx, text: str, x: float, y: float) -> None:
+    """A shape written beside a vertical arrow or box (left-aligned), not over it."""
+    cv.label(text, x, y, color=c.t.muted, size=11, xanchor="left")
+
+
+def _narrow_5(c: Ctx, steps: list[tuple[str, str, bool, str]]) -> dict[str, Any]:
+    """Figure 5 top to bottom, for a phone: Q and K, then each step, then Z."""
+    cv = Canvas(c.t, 100)
+    lq_lk = dims(c.l_q, c.l_k)
+    cv.box(8, 34, 92, 99, "Q", role="q", hover=f"Q: {dims(c.l_q, c.d_k)}")
+    cv.box(66, 92, 92, 99, "K", role="k", hover=f"K: {dims(c.l_k, c.d_k)}")
+    cv.label(dims(c.l_q, c.d_k), 21, 89.5, color=c.t.muted, size=11)
+    cv.label(dims(c.l_k, c.d_k), 79, 89.5, color=c.t.muted, size=11)
+    pitch = 74.0 / len(steps)
+    top = 86.0
+    for n, (label, _, off, hover) in enumerate(steps):
+        y1 = top - n * pitch
+        y0 = y1 - 7
+        cv.box(28, 66, y0, y1, label, off=off, hover=hover, size=12)
+        if n == 0:
+            cv.arrow(21, 92, 40, y1)
+            cv.arrow(79, 92, 54, y1)
+        else:
+            cv.arrow(47, y1 + pitch - 7, 47, y1)
+            _side_label(cv, c, lq_lk, 49, y1 + (pitch - 7) / 2)
+        if n == len(steps) - 1:
+            cv.box(80, 96, y0, y1, "V", role="v", hover=f"V: {dims(c.l_k, c.d_v)}")
+            cv.arrow(80, (y0 + y1) / 2, 66, (y0 + y1) / 2)
+            cv.label(dims(c.l_k, c.d_v), 88, y0 - 2, color=c.t.muted, size=11)
+            cv.box(34, 60, 1, 8, "Z", role="z", hover=f"Z: {dims(c.l_q, c.d_v)}")
+            cv.arrow(47, y0, 47, 8)
+            _side_label(cv, c, dims(c.l_q, c.d_v), 49, (y0 + 8) / 2)
+    data, layout = cv.figure_parts(40 + 60 * (len(steps) + 2))
+    return {"data": data, "layout": layout}
+
+
+def _narrow_10(c: Ctx, chain: list[tuple[str, str]]) -> dict[str, Any]:
+    """Figure 10 top to bottom, for a phone: X, the three weights, Q K V, then the chain."""
+    cv = Canvas(c.t, 100)
+    st = c.stages
+    d_model = st.x.shape[1] if st.x is not None else None
+    columns = (
+        ("Q", "q", "W<sup>Q</sup>", 17.0, c.l_q, c.d_k),
+        ("K", "k", "W<sup>K</sup>", 50.0, c.l_k, c.d_k),
+        ("V", "v", "W<sup>V</sup>", 83.0, c.l_k, c.d_v),
+    )
+    if d_model is not None:
+        sources = {"Q": 50.0, "K": 50.0, "V": 50.0}
+        if st.cross:
+            cv.box(8, 34, 93, 99, "X", role="x", hover=f"X: {dims(c.l_q, d_model)}")
+            cv.box(66, 92, 93, 99, "S", role="x", hover=f"S: {dims(c.l_k, d_model)}")
+            _side_label(cv, c, dims(c.l_q, d_model), 35, 96)
+            cv.label(dims(c.l_k, d_model), 79, 91, color=c.t.muted, size=11)
+            sources = {"Q": 21.0, "K": 79.0, "V": 79.0}
+        else:
+            cv.box(38, 62, 93, 99, "X", role="x", hover=f"X: {dims(c.l_q, d_model)}")
+            _side_label(cv, c, dims(c.l_q, d_model), 64, 96)
+        for name, role, w, x, _, k in columns:
+            hover = f"{w}: {dims(d_model, k)}".replace("<sup>", "^").replace("</sup>", "")
+            cv.box(x - 13, x + 13, 80, 86, w, role=role, hover=hover, size=12)
+            cv.arrow(sources[name], 93, x, 86)
+            cv.arrow(x, 80, x, 74)
+    for name, role, _, x, r, k in columns:
+        cv.box(x - 13, x + 13, 68, 74, name, role=role, hover=f"{name}: {dims(r, k)}")
+        cv.label(dims(r, k), x, 65.8, color=c.t.muted, size=11)
+    pitch = 10.0
+    for n, (label, size) in enumerate(chain):
+        y1 = 61 - n * pitch
+        role = "weights" if label == "A" else "z" if label == "Z" else ""
+        cv.box(30, 64, y1 - 6, y1, label, role=role, off=label.endswith("(off)"),
+               hover=f"{label}: {size}", size=12)  # fmt: skip
+        # Sizes on the left: the arrow from V runs down the right-hand side.
+        cv.label(size, 28, y1 - 3, color=c.t.muted, size=11, xanchor="right")
+        if n == 0:
+            cv.arrow(17, 68, 38, y1)
+            cv.arrow(50, 68, 56, y1)
+        else:
+            cv.arrow(47, y1 + pitch - 6, 47, y1)
+        if label == "· V":
+            cv.arrow(90, 68, 64, y1 - 3, color=c.t.roles["v"])
+    data, layout = cv.figure_parts(640)
+    return {"data": data, "layout": layout}
+
+
 def build_5(c: Ctx) -> dict[str, Any]:
     cv = Canvas(c.t, 40)
     lq_lk = dims(c.l_q, c.l_k)
@@ -68,6 +152,7 @@ def build_5(c: Ctx) -> dict[str, Any]:
     cv.box(93, 99, 21, 27, "Z", role="z", hover=f"Z: {dims(c.l_q, c.d_v)}")
     cv.arrow(prev[0], 24, 93, 24, dims(c.l_q, c.d_v))
     data, layout = cv.figure_parts(260)
+    narrow = _narrow_5(c, steps)
     names = [s[0].replace("<br>", " ") for s in steps]
     scale = (
         f"the Scale step divides by {c.divisor_text}"
@@ -87,6 +172,7 @@ def build_5(c: Ctx) -> dict[str, Any]:
         data,
         layout,
         readout=[f"Weights: {lq_lk}; output: {dims(c.l_q, c.d_v)}."],
+        narrow=narrow,
         tables=[
             table(
                 "Steps and shapes",
@@ -153,6 +239,7 @@ def build_10(c: Ctx) -> dict[str, Any]:
         x += 10.7
     cv.arrow(31, 8, 35 + 4 * 10.7 + 4.25, 23, "", color=c.t.roles["v"])
     data, layout = cv.figure_parts(280)
+    narrow = _narrow_10(c, chain)
     n_rows = c.l_q
     caption = (
         f"The whole layer{c.head_note} in one line. Every step is a matrix operation over all "
@@ -171,6 +258,7 @@ def build_10(c: Ctx) -> dict[str, Any]:
             f"Sizes: Q {dims(c.l_q, c.d_k)}, K {dims(c.l_k, c.d_k)}, "
             f"V {dims(c.l_k, c.d_v)}, A {lq_lk}, Z {out}."
         ],
+        narrow=narrow,
         tables=[
             table(
                 "Sizes along the pipeline",

@@ -5,6 +5,7 @@
  */
 
 import { drawPanels, showStep } from "./panels.js";
+import { plotly } from "./plotly.js";
 import { Stepper } from "./stepper.js";
 
 const plots = new WeakMap(); // plot element -> the figure dict it shows
@@ -40,14 +41,15 @@ function listenHover(panel, plot) {
 }
 
 /** Plotly.react for one figure (or one frame of it); resolves once drawn. */
-export function draw(panel, fig, frame = null) {
+export async function draw(panel, fig, frame = null) {
+  const Plotly = await plotly();
   const plot = part(panel, "plot");
   // Derivations index the traces of the final state; earlier frames have other traces.
   const final = !frame || frame === fig.frames?.[fig.frames.length - 1];
   plots.set(plot, final ? fig : null);
   const source = frame ?? fig;
-  const drawn = window.Plotly.react(plot, source.data, source.layout, fig.config ?? {});
-  return Promise.resolve(drawn).then(() => listenHover(panel, plot));
+  await Plotly.react(plot, source.data, source.layout, fig.config ?? {});
+  listenHover(panel, plot);
 }
 
 /* ---- tables: the screen-reader alternative and the keyboard route to derivations ---- */
@@ -239,7 +241,23 @@ export function watchVisibility(root) {
   for (const panel of root.querySelectorAll("[data-figure]")) observer.observe(panel);
 }
 
-function drawOne(root, key, fig) {
+// Diagrams with a portrait variant (Figures 5 and 10, `narrow`) show it on a phone, where
+// the wide one would need sideways scrolling. The same breakpoint as the CSS's phone layout.
+const phone = window.matchMedia("(max-width: 640px)");
+
+/** The figure as this screen shows it: its `narrow` data and layout on a phone. */
+function forScreen(fig) {
+  if (!fig.narrow || !phone.matches) return fig;
+  return { ...fig, data: fig.narrow.data, layout: fig.narrow.layout, narrow: null };
+}
+
+/** Call `redraw` when the screen crosses the phone breakpoint (Figures 5 and 10 change). */
+export function onPhoneChange(redraw) {
+  phone.addEventListener("change", redraw);
+}
+
+function drawOne(root, key, wire) {
+  const fig = forScreen(wire);
   const panel = root.querySelector(`#fig-${key}`);
   if (!panel || unchanged(key, fig)) return null;
   renderText(panel, key, fig);

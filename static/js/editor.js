@@ -9,6 +9,13 @@
 import { keyRows } from "./shapes.js";
 
 const LABELS = { x: "X", source_x: "S (source)", w_q: "W^Q", w_k: "W^K", w_v: "W^V" };
+// A matrix larger than this is edited through a window of WINDOW × WINDOW cells that the
+// arrow keys and the window buttons move: a 128 × 128 state would otherwise put 65,536
+// inputs in the page (seconds of style and layout at load, and a repaint of thousands of
+// boxes after every edit).
+export const WINDOW = 16;
+const origins = {}; // matrix name -> [first row, first column] of its window
+let bodyOf = () => null; // the page's current body (set by wireWindows)
 const COLUMN = { x: "d_model column", source_x: "d_model column", w_q: "d_k column", w_k: "d_k column", w_v: "d_v column" };
 
 function el(tag, attrs = {}, text = null) {
@@ -30,17 +37,17 @@ export function parseNumber(text) {
   return value;
 }
 
-function headRow(name, count, withPadding, tokenAttr) {
+function headRow(name, c0, c1, withPadding, tokenAttr) {
   const tr = el("tr");
   const corner = el("th", { scope: "col" });
   corner.append(el("span", { class: "visually-hidden" }, tokenAttr ? "token" : "row"));
   tr.append(corner);
   if (withPadding) tr.append(el("th", { scope: "col", class: "pad-col", title: "Padding: every query ignores this key" }, "pad"));
-  for (let j = 0; j < count; j += 1) tr.append(el("th", { scope: "col" }, String(j + 1)));
+  for (let j = c0; j < c1; j += 1) tr.append(el("th", { scope: "col" }, String(j + 1)));
   return tr;
 }
 
-function bodyRow(name, row, i, opts) {
+function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
   const tr = el("tr");
   const th = el("th", { scope: "row" });
   if (opts.tokenAttr) {
@@ -55,47 +62,113 @@ function bodyRow(name, row, i, opts) {
     td.append(el("input", { type: "checkbox", "data-padding": i, checked: Boolean(opts.padding[i]), "aria-label": `Token ${i} is padding` }));
     tr.append(td);
   }
-  row.forEach((value, j) => {
+  for (let j = c0; j < c1; j += 1) {
+    const value = row[j];
     const td = el("td");
     td.append(el("input", { class: "cell", type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
       "data-matrix": name, "data-row": i, "data-col": j, value: String(value),
       "aria-label": `${LABELS[name]} row ${i + 1}, ${COLUMN[name]} ${j + 1}` }));
     tr.append(td);
-  });
+  }
   return tr;
 }
 
+/** The window [r0, r1) × [c0, c1) of a rows × cols matrix shown by the editor. */
+function windowOf(name, rows, cols) {
+  const [r, c] = origins[name] ?? [0, 0];
+  const r0 = Math.max(0, Math.min(r, rows - WINDOW));
+  const c0 = Math.max(0, Math.min(c, cols - WINDOW));
+  origins[name] = [r0, c0];
+  return [r0, Math.min(rows, r0 + WINDOW), c0, Math.min(cols, c0 + WINDOW)];
+}
+
 function buildTable(name, rows, opts) {
-  const table = el("table", { class: "grid-editor", "aria-describedby": `${name}-hint` });
+  const cols = rows[0]?.length ?? 0;
+  const [r0, r1, c0, c1] = windowOf(name, rows.length, cols);
+  const table = el("table", { class: "grid-editor", "aria-describedby": `${name}-hint`,
+    "data-window": r1 - r0 < rows.length || c1 - c0 < cols ? `${r0},${c0}` : null });
   const caption = el("caption");
   const title = el("span", { class: "matrix-name" }, name.startsWith("w_") ? "W" : LABELS[name]);
   if (name.startsWith("w_")) title.append(el("sup", {}, name.slice(2).toUpperCase()));
-  caption.append(title, " ",
-    el("span", { class: "shape", "data-role": "shape" }, `${rows.length} × ${rows[0]?.length ?? 0}`));
+  caption.append(title, " ", el("span", { class: "shape", "data-role": "shape" }, `${rows.length} × ${cols}`));
   const thead = el("thead");
-  thead.append(headRow(name, rows[0]?.length ?? 0, Boolean(opts.padding), opts.tokenAttr));
+  thead.append(headRow(name, c0, c1, Boolean(opts.padding), opts.tokenAttr));
   const tbody = el("tbody");
-  rows.forEach((row, i) => tbody.append(bodyRow(name, row, i, opts)));
+  for (let i = r0; i < r1; i += 1) tbody.append(bodyRow(name, rows[i], i, opts, c0, c1));
   table.append(caption, thead, tbody);
   return table;
 }
 
-/** Rebuild every matrix table from `body`. */
-export function renderEditor(root, body) {
+/** The window's position and the buttons that move it (only for a matrix larger than it). */
+function windowBar(name, rows) {
+  const cols = rows[0]?.length ?? 0;
+  if (rows.length <= WINDOW && cols <= WINDOW) return null;
+  const [r0, r1, c0, c1] = windowOf(name, rows.length, cols);
+  const bar = el("div", { class: "window-bar row-wrap", role: "group", "data-role": "window",
+    "aria-label": `Part of ${LABELS[name]} shown` });
+  const button = (step, text, label, off) =>
+    el("button", { type: "button", class: "button small", "data-window-step": step, "aria-label": label, disabled: off }, text);
+  bar.append(
+    el("span", { class: "window-where" }, `rows ${r0 + 1}–${r1} of ${rows.length}, columns ${c0 + 1}–${c1} of ${cols}`),
+    button("up", "↑", `Earlier rows of ${LABELS[name]}`, r0 === 0),
+    button("down", "↓", `Later rows of ${LABELS[name]}`, r1 === rows.length),
+    button("left", "←", `Earlier columns of ${LABELS[name]}`, c0 === 0),
+    button("right", "→", `Later columns of ${LABELS[name]}`, c1 === cols),
+  );
+  return bar;
+}
+
+function specsOf(body) {
   const cross = Boolean(body.source);
   const padding = keyRows(body).map((_, i) => Boolean(body.padding?.[i]));
-  const specs = [
+  return [
     ["x", body.x, { tokenAttr: "data-token", labels: body.tokens, padding: cross ? null : padding }],
     ["source_x", cross ? body.source.x : [], { tokenAttr: "data-source-token", labels: body.source?.tokens, padding: cross ? padding : null }],
     ["w_q", body.w_q, {}], ["w_k", body.w_k, {}], ["w_v", body.w_v, {}],
   ];
-  for (const [name, rows, opts] of specs) {
-    const block = root.querySelector(`[data-block="${name}"]`);
-    block.querySelector("table").replaceWith(buildTable(name, rows ?? [], opts));
-    clearErrors(block, true);
-  }
-  root.querySelector("#source-block").hidden = !cross;
-  for (const input of root.querySelectorAll("input[type=text]")) input.dataset.committed = input.value;
+}
+
+function renderBlock(root, name, rows, opts) {
+  const block = root.querySelector(`[data-block="${name}"]`);
+  block.querySelector("table").replaceWith(buildTable(name, rows, opts));
+  block.querySelector("[data-role=window]")?.remove();
+  const bar = windowBar(name, rows);
+  if (bar) block.querySelector("table").before(bar);
+  for (const input of block.querySelectorAll("input[type=text]")) input.dataset.committed = input.value;
+  return block;
+}
+
+/** Rebuild every matrix table from `body`. */
+export function renderEditor(root, body) {
+  for (const [name, rows, opts] of specsOf(body)) clearErrors(renderBlock(root, name, rows ?? [], opts), true);
+  root.querySelector("#source-block").hidden = !Boolean(body.source);
+}
+
+/** Move the window of matrix `name` by (dRow, dCol) cells; true when it moved. */
+function shiftWindow(root, name, dRow, dCol) {
+  const body = bodyOf();
+  const spec = body && specsOf(body).find(([n]) => n === name);
+  if (!spec) return false;
+  const rows = spec[1] ?? [];
+  const [r, c] = origins[name] ?? [0, 0];
+  const before = windowOf(name, rows.length, rows[0]?.length ?? 0);
+  origins[name] = [r + dRow, c + dCol];
+  if (String(windowOf(name, rows.length, rows[0]?.length ?? 0)) === String(before)) return false;
+  clearErrors(renderBlock(root, name, rows, spec[2]), true);
+  return true;
+}
+
+/** The window buttons; `getBody` gives the body the page shows now. */
+export function wireWindows(root, getBody) {
+  bodyOf = getBody;
+  root.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-window-step]");
+    if (!button) return;
+    const name = button.closest("[data-block]").dataset.block;
+    const [dRow, dCol] = { up: [-WINDOW, 0], down: [WINDOW, 0], left: [0, -WINDOW], right: [0, WINDOW] }[button.dataset.windowStep];
+    shiftWindow(root, name, dRow, dCol);
+    root.querySelector(`[data-block="${name}"] [data-window-step="${button.dataset.windowStep}"]`)?.focus();
+  });
 }
 
 /* ---- errors on cells ---- */
@@ -150,6 +223,19 @@ function move(input, dRow, dCol) {
   const tr = input.closest("tr");
   const rows = [...tr.parentElement.children];
   const r = rows.indexOf(tr) + dRow;
+  const cells = [...tr.querySelectorAll("input.cell")];
+  const atEdge = r < 0 || r >= rows.length || (dCol > 0 && input === cells.at(-1)) || (dCol < 0 && input === cells[0]);
+  if (atEdge && input.dataset.matrix && input.closest("table[data-window]")) {
+    // A windowed matrix: move the window one cell and go on to the next cell of the matrix.
+    const root = input.closest("#editor") ?? document;
+    const [row, col] = [Number(input.dataset.row) + dRow, Number(input.dataset.col) + dCol];
+    if (shiftWindow(root, input.dataset.matrix, dRow, dCol)) {
+      const target = root.querySelector(`input[data-matrix="${input.dataset.matrix}"][data-row="${row}"][data-col="${col}"]`);
+      target?.focus();
+      target?.select();
+      return;
+    }
+  }
   if (r < 0 || r >= rows.length) return;
   const rowInputs = (row) => [...row.querySelectorAll("input[type=text]")];
   const c = rowInputs(tr).indexOf(input) + dCol;

@@ -6,9 +6,9 @@
  */
 
 import { LatestOnly, getJSON, targetOf } from "./api.js";
-import { renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
+import { onPhoneChange, renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
-import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor } from "./editor.js";
+import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor, wireWindows } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
@@ -251,10 +251,13 @@ function applyTheme() {
 }
 
 function start() {
+  // Ask for the figures first: the server computes them while the editor is built.
+  const first = update();
   renderEditor(editorRoot, app.body);
   syncControls(app);
   applyTheme();
   wireEditor();
+  wireWindows(editorRoot, () => app.body);
   wireTables(main);
   setTableSource(tablesOf);
   // The toolbars read the state at click time: the body and view the figures were asked for.
@@ -276,11 +279,12 @@ function start() {
       return copyLink();
     },
   });
+  onPhoneChange(() => request([5, 10]));
   darkQuery.addEventListener("change", () => {
     applyTheme();
     if (app.view.theme === "auto") request(ALL);
   });
-  update();
+  return first;
 }
 
 start();

@@ -8,6 +8,7 @@
  * to the copied text (so the page can also show it) and reject with a readable Error.
  */
 
+import { plotly } from "./plotly.js";
 import { toQuery } from "./state.js";
 
 const SLIDE = { width: 800, height: 450, scale: 2 }; // 1600 × 900 pixels
@@ -172,17 +173,18 @@ export async function downloadImage(figureEl, format = "png", state = null) {
     x: 0, y: 0, xanchor: "left", yanchor: "top", yshift: -30, align: "left",
     font: { size: 12 },
   }];
+  const Plotly = await plotly();
   const holder = document.createElement("div");
   holder.style.position = "fixed";
   holder.style.left = "-10000px";
   document.body.append(holder);
   try {
-    await window.Plotly.newPlot(holder, structuredClone(plot.data), layout, { staticPlot: true });
-    await window.Plotly.downloadImage(holder, {
+    await Plotly.newPlot(holder, structuredClone(plot.data), layout, { staticPlot: true });
+    await Plotly.downloadImage(holder, {
       format, filename: `attention-lab-figure-${number}`, ...SLIDE,
     });
   } finally {
-    window.Plotly.purge(holder);
+    Plotly.purge(holder);
     holder.remove();
   }
 }

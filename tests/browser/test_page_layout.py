@@ -17,8 +17,6 @@ from app.figures.grid import contrast
 pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
-# Figures 5 and 10 are wide Plotly diagrams that scroll sideways inside a labelled region.
-SCROLLING_DIAGRAMS = {5, 10}
 # Render every panel (off-screen ones skip rendering otherwise) so geometry and axe see all.
 SHOW_ALL = "[data-figure] { content-visibility: visible !important; }"
 
@@ -26,7 +24,6 @@ WIDTHS_JS = """() => [...document.querySelectorAll('[data-figure]')].map(p => {
   const box = p.getBoundingClientRect();
   let widest = 0;
   for (const el of p.querySelectorAll('*')) {
-    if (el.closest('.plot-scroll') && ['5', '10'].includes(p.dataset.figure)) continue;
     const r = el.getBoundingClientRect();
     if (r.width) widest = Math.max(widest, r.right - box.left);
   }
@@ -56,6 +53,47 @@ def test_at_375_px_no_figure_is_wider_than_its_box(restore: Page, server_url: st
     too_wide = [(n, w, box) for n, w, box in widths if w > box + 1]
     assert too_wide == [], f"figure, widest content, box: {too_wide}"
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    # Nothing scrolls sideways inside a figure either (Figures 5 and 10 draw top to bottom).
+    scrolling = page.evaluate(SCROLLERS_JS)
+    assert scrolling == [], f"figure, element, scrollWidth, clientWidth: {scrolling}"
+
+
+SCROLLERS_JS = """() => [...document.querySelectorAll('[data-figure] *')]
+  .filter(el => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
+                && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX))
+  .map(el => [el.closest('[data-figure]').dataset.figure, el.className, el.scrollWidth,
+              el.clientWidth])"""
+
+
+# Figure 5's and 10's boxes, in the order drawn, with their centres in pixels.
+BOXES_JS = """n => {
+  const plot = document.querySelector(`#fig-${n} .js-plotly-plot`);
+  const texts = [...plot.querySelectorAll('.annotation-text')].map(t => t.textContent);
+  return [plot.layout.height, texts, plot.getBoundingClientRect().width];
+}"""
+
+
+@pytest.mark.parametrize("n", [5, 10])
+def test_at_375_px_figures_5_and_10_run_top_to_bottom(
+    restore: Page, server_url: str, n: int
+) -> None:
+    page = restore
+    phone(page, server_url)
+    height, texts, width = page.evaluate(BOXES_JS, n)
+    assert width <= 375
+    # The portrait variant: taller than wide, the same steps and shapes as the wide one.
+    assert height > width, (height, width)
+    for step in ["Softmax", "Z", "V"] if n == 5 else ["softmax", "W", "Z", "3 × 3"]:
+        assert any(step in t for t in texts), (step, texts)
+    # Back at a desktop width the wide diagram returns (the breakpoint redraws it).
+    page.set_viewport_size({"width": 1280, "height": 900})
+    for _ in range(100):
+        height, _, width = page.evaluate(BOXES_JS, n)
+        if height is not None and height < width:
+            break
+        page.wait_for_timeout(50)
+    assert height is not None
+    assert height < width, (height, width)
 
 
 def test_at_375_px_products_stack_as_columns(restore: Page, server_url: str) -> None:

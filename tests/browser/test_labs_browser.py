@@ -292,7 +292,8 @@ def test_c1_reproduce_the_module(lab: Any) -> None:
     page = lab("/labs/why-scale?reproduce=1")
     page.click("#score-histogram details.tables summary")  # tables are built when opened
     rows = page.locator("#score-histogram details.tables table tbody tr")
-    assert rows.count() == 4
+    # The tables are built on the details' toggle event, a task after the click: wait.
+    expect(rows).to_have_count(4)
     assert "200,000 draws" in caption(page, "score-histogram")
 
 
@@ -339,7 +340,7 @@ def test_c2_share_against_log2_dk_chart_and_its_table(lab: Any) -> None:
     assert traces == [7, 7]
     page.click("#saturation details.tables summary")  # the table alternative
     sweep = page.locator("#saturation details.tables table").nth(1)
-    assert sweep.locator("tbody tr").count() == 7
+    expect(sweep.locator("tbody tr")).to_have_count(7)  # built on toggle, a task later
     assert sweep.locator("tbody tr").first.locator("th").inner_text() == "d_k = 16"
     assert "the scaled share is at most 0.0 %" in caption(page, "saturation")
     page.uncheck("#saturation--sweep")

@@ -75,6 +75,23 @@ def bars(
     return trace
 
 
+def count_bars(
+    t: Theme,
+    labels: Sequence[str],
+    values: Sequence[float],
+    texts: Sequence[str],
+    hover: Sequence[str],
+    color: str,
+    title: str,
+    height: int = 260,
+) -> tuple[Json, Json]:
+    """Counts (parameters, cells) as bars on an axis from 0, with headroom for the printed
+    counts above them: the trace and its layout."""
+    trace = bars(labels, values, texts, hover, color, t)
+    axes = label_axis(t, labels), value_axis(t, title, [0, max(values) * 1.25])
+    return trace, layout(t, height, *axes)
+
+
 def weight_bars(
     t: Theme,
     labels: Sequence[str],

@@ -252,19 +252,14 @@ def build_params(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     ]
     labels = ["attention", "feed-forward"]
     vals = [p.attention, p.ffn]
-    bars = charts.bars(
+    bars, layout = charts.count_bars(
+        t,
         labels,
         vals,
         [f"{x / 1e6:.2f} M" for x in vals],
         [f"{lab}: {count(x)} parameters per layer" for lab, x in zip(labels, vals, strict=True)],
         t.roles["v"],
-        t,
-    )
-    layout = charts.layout(
-        t,
-        260,
-        charts.label_axis(t, labels),
-        charts.value_axis(t, "parameters per layer", [0, max(vals) * 1.25]),
+        "parameters per layer",
     )
     ratio = p.ffn / p.attention
     return lab_figure(
@@ -338,19 +333,14 @@ def build_growth(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     ]
     labels = [f"N = {count(s)}" for s in sizes]
     cells = [c.score_cells for c in runs]
-    bars = charts.bars(
+    bars, layout = charts.count_bars(
+        t,
         labels,
         cells,
         [count(x) for x in cells],
         [f"{lab}: {count(x)} score cells" for lab, x in zip(labels, cells, strict=True)],
         t.roles["scores"],
-        t,
-    )
-    layout = charts.layout(
-        t,
-        260,
-        charts.label_axis(t, labels),
-        charts.value_axis(t, "score cells N²", [0, max(cells) * 1.25]),
+        "score cells N²",
     )
     readout = [
         f"score table: {count(runs[0].score_cells)} cells",

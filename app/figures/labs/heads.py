@@ -283,19 +283,14 @@ def build_head_width(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     d_k = c.heads.d_k
     labels = [f"{h} head{'s' * (h != 1)} of width {d_k}", f"1 head of width {d}"]
     values = [c.heads.all_heads_qkv, c.heads.full_width_qkv]
-    bars = charts.bars(
+    bars, layout = charts.count_bars(
+        t,
         labels,
         values,
         [count(x) for x in values],
         [f"{lab}: {count(x)} Q/K/V parameters" for lab, x in zip(labels, values, strict=True)],
         t.roles["q"],
-        t,
-    )
-    layout = charts.layout(
-        t,
-        260,
-        charts.label_axis(t, labels),
-        charts.value_axis(t, "Q/K/V parameters", [0, max(values) * 1.25]),
+        "Q/K/V parameters",
     )
     rows = [
         ["d_k = d_model / h", f"{d} / {h}", count(d_k)],

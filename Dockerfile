@@ -28,7 +28,10 @@ FROM python:3.12.12-slim-bookworm AS runtime
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    ATTENTION_LAB_WORKERS=1
+    ATTENTION_LAB_WORKERS=1 \
+    OPENBLAS_NUM_THREADS=1 \
+    OMP_NUM_THREADS=1 \
+    MKL_NUM_THREADS=1
 RUN groupadd --system --gid 10001 attention \
     && useradd --system --uid 10001 --gid attention --no-create-home \
        --home-dir /nonexistent --shell /usr/sbin/nologin attention

@@ -103,7 +103,7 @@ def display_url(host: str, port: int) -> str:
 
 def log_config(level: str) -> dict[str, Any]:
     """uvicorn's logging config plus the app's loggers (``attention_lab.*``, one line per
-    request from app.middleware.AccessLog), all with timestamps, to stderr."""
+    request from app.web.middleware.AccessLog), all with timestamps, to stderr."""
     from uvicorn.config import LOGGING_CONFIG
 
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
@@ -140,8 +140,8 @@ def settings_problem(exc: Exception) -> str:
 
 def load_settings() -> Settings:
     """The settings, checked as the app will use them; SettingsError with one line if bad."""
-    from app.security import frame_ancestor_sources
     from app.settings import get_settings
+    from app.web.security import frame_ancestor_sources
 
     try:
         settings = get_settings()
@@ -175,7 +175,7 @@ def serve(args: argparse.Namespace) -> int:
         reload_dirs=_watched_dirs() if reload else None,
         log_config=log_config(settings.log_level),
         log_level=settings.log_level,
-        access_log=False,  # app.middleware.AccessLog writes one line per request
+        access_log=False,  # app.web.middleware.AccessLog writes one line per request
         proxy_headers=True,
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
         # Past this many connections and running requests uvicorn answers 503 itself;
@@ -186,7 +186,22 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# One BLAS thread per computation unless the operator says otherwise. The matrices are at
+# most 512 × 512, the server already runs requests in parallel (thread pool, workers),
+# and BLAS threads spinning against them made L = 512 take 188 ms instead of 16 ms on a
+# busy 2-core machine. Set before numpy's first import, which is what makes it count;
+# the image sets the same variables for anything started without this command.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def configure_process() -> None:
+    """Process-wide setup that must precede importing numpy: one BLAS thread."""
+    for variable in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(variable, "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    configure_process()
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(args)

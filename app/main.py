@@ -9,15 +9,15 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app import __version__, admission
-from app.assets import HashedStaticFiles
-from app.errors import install_error_handlers
-from app.middleware import AccessLog, HeadAsGet, RequestGuard, SelectiveGZip
+from app import __version__, api, web
+from app.api import admission
+from app.api.body import add_body_schemas
 from app.paths import static_dir
-from app.routes import api, docs, embed, experiments, export, figures, health, labs, labs_api, pages
-from app.routes.body import add_body_schemas
-from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
+from app.web.assets import HashedStaticFiles
+from app.web.errors import install_error_handlers
+from app.web.middleware import AccessLog, HeadAsGet, RequestGuard, SelectiveGZip
+from app.web.security import SecurityHeaders
 
 DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
 computed exactly (float64) for any input. The running example "I love LLMs" is the
@@ -34,7 +34,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         openapi_url="/api/v1/openapi.json",
-        docs_url=None,  # served offline by app.routes.docs
+        docs_url=None,  # served offline by app.web.docs
         redoc_url=None,
     )
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
@@ -42,17 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     admission.configure(settings.max_heavy)
     install_error_handlers(app)
-    app.include_router(health.router)
     app.include_router(api.router)
-    app.include_router(labs_api.router)
-    app.include_router(experiments.router)
-    app.include_router(figures.router)
-    app.include_router(export.router)
-    app.include_router(docs.router)
-    app.include_router(pages.router)
-    app.include_router(labs.router)
-    app.include_router(embed.router)
-    app.include_router(embed.oembed_router)
+    app.include_router(web.router)
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")
     # Pages, assets and figure JSON compress 3-8× at about a millisecond's cost; the raw
     # numeric API is left alone: gzip would cost more than it saves on 50 MB of floats.
@@ -70,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's document plus the bodies that routes read themselves (app.routes.body)."""
+    """FastAPI's document plus the bodies that routes read themselves (app.api.body)."""
     if app.openapi_schema is None:
         app.openapi_schema = add_body_schemas(FastAPI.openapi(app))
     return app.openapi_schema

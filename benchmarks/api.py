@@ -40,8 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.attention import run  # noqa: E402
-from app.schemas import AttentionRequest  # noqa: E402
-from app.serialize import stages_to_chunks  # noqa: E402
+from app.inputs.body import AttentionRequest  # noqa: E402
+from app.wire import stages_to_chunks  # noqa: E402
 from benchmarks.cases import CASES, random_body  # noqa: E402
 
 

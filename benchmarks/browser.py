@@ -34,7 +34,7 @@ from playwright.sync_api import Page, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.state import encode_body  # noqa: E402
+from app.inputs.link import encode_body  # noqa: E402
 
 ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",

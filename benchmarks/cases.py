@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from app.attention import run
-from app.presets import RUNNING_EXAMPLE
-from app.schemas import AttentionRequest
-from app.serialize import stages_to_chunks
+from app.inputs.body import AttentionRequest
+from app.inputs.presets import RUNNING_EXAMPLE
+from app.wire import stages_to_chunks
 
 
 def random_body(length: int, d: int = 64, seed: int = 0) -> dict[str, Any]:

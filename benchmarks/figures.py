@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.attention import AttentionInput, run
 from app.figures import View, build_figures
-from app.presets import RUNNING_EXAMPLE as R
-from app.serialize import encode
+from app.inputs.presets import RUNNING_EXAMPLE as R
+from app.wire import encode
 
 
 def running_example() -> AttentionInput:

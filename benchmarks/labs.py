@@ -37,7 +37,7 @@ from app.labs.experiments import (  # noqa: E402
     ScoreVarianceParams,
     run_experiment,
 )
-from app.serialize import encode  # noqa: E402
+from app.wire import encode  # noqa: E402
 from benchmarks.api import free_port, start_server  # noqa: E402
 
 # (label, route, body, params): the bodies the why-scale page sends.

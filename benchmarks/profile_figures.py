@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from browser import ARGS, EDIT_JS, big_state, chromium, start_server
 
-from app.state import encode_body
+from app.inputs.link import encode_body
 
 # Wrap Plotly.react (once plotly defines window.Plotly) and fetch to time each call.
 WRAP_JS = """

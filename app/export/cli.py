@@ -24,10 +24,10 @@ from app.export.html import figure_html
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.figures import BUILDERS, build_figures
-from app.serialize import encode
+from app.inputs.link import encode_body, to_query
+from app.inputs.resolve import Resolved, StateError, drawable, figure_view, resolve_link
 from app.settings import get_settings
-from app.share import Resolved, StateError, drawable, figure_view, resolve_link
-from app.state import encode_body, to_query
+from app.wire import encode
 
 FORMATS = ("html", "json", "csv", "numpy")
 SUFFIX = {"html": ".html", "json": ".json", "csv": ".zip", "numpy": ".py"}

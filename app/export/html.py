@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from app import __version__
 from app.paths import static_dir, templates_dir
-from app.serialize import encode
+from app.wire import encode
 
 _SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
 PLOTLY_FILE = "vendor/plotly-cartesian-4.1.1.min.js"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import Decimal
 from functools import cache
 
 import numpy as np
@@ -266,3 +267,20 @@ def output_grid(
         ]
         for i in range(len(a))
     ]
+
+
+def exact(x: float) -> str:
+    """The shortest text that reads back as ``x``, written as JavaScript's ``String(x)``
+    writes it (``2``, ``0.1``, ``1e-7``, ``1e+21``), so a number the server puts in an
+    editor cell or a control reads the same as one the page writes. Finite ``x`` only."""
+    x = float(x)
+    if x.is_integer() and -1e15 < x < 1e15:  # the common case, exact as an int
+        return str(int(x))
+    sign = "-" if x < 0 else ""
+    value = Decimal(repr(abs(x))).normalize()
+    if 1e-6 <= abs(x) < 1e21:  # JavaScript writes these in positional notation
+        return sign + format(value, "f")
+    digits = "".join(map(str, value.as_tuple().digits))
+    power = value.adjusted()
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"

@@ -9,7 +9,7 @@ the app's error handlers turn into a 422 (or the 413 a caller asks for) naming w
 reduce. 422 by default: a fuzzer's schema-invalid body refused for its size is still
 "unprocessable", and a link's state is no payload.
 
-``is_heavy`` says which work leaves the event loop (``app.admission.offload``): below
+``is_heavy`` says which work leaves the event loop (``app.api.admission.offload``): below
 ``INLINE_CELLS`` a computation takes well under a millisecond, less than a thread hop.
 """
 
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from app.inputs.errors import error_detail
 
 # Grids kept per head, each L_Q × L_K: scores, scaled, masked, weights, exps.
 GRID_STAGES = 5
@@ -64,8 +66,9 @@ class CostError(ValueError):
 
     def detail(self) -> dict[str, Any]:
         """The API's error shape for this error."""
-        return {"detail": [{"field": self.field, "msg": self.message, "type": "too_costly",
-                            "loc": ["body", *self.field.split(".")]}]}  # fmt: skip
+        return error_detail(
+            self.field, self.message, "too_costly", ["body", *self.field.split(".")]
+        )
 
 
 def _mb(n: int) -> str:
@@ -186,3 +189,8 @@ def request_shape(req: Any) -> Shape:
         d_out=_width(req.w_o),
         cross=req.source is not None,
     )
+
+
+def input_cost(numbers: int) -> Cost:
+    """An attention body of ``numbers`` numbers, before parsing: its inputs alone."""
+    return Cost(numbers, 0)

@@ -7,7 +7,7 @@
  *         scale, mask, padding, heads, w_o);
  *   view: { focus, head, stretch, row, theme } — what the figures explain and how.
  *
- * URL form (query string), mirrored by app/state.py on the server:
+ * URL form (query string), mirrored by app/inputs/link.py on the server:
  *   preset=<id>        a named example, used when `s` is absent;
  *   s=<base64url JSON> the body, compact JSON of UTF-8, base64url without padding;
  *   focus, head, stretch, row (textbook|focus), theme (light|dark|auto): the view.

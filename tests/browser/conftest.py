@@ -72,7 +72,7 @@ def server_url() -> Iterator[str]:
     port = _free_port()
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
                "--log-level", "warning"]  # fmt: skip
-    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning"}
+    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning", "OPENBLAS_NUM_THREADS": "1"}
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:

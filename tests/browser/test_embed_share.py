@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import Browser, Page
 
-from app.state import parse_query
+from app.inputs.link import parse_query
 from tests.browser.embed_support import console_errors, embed_app_url, embed_browser
 
 pytestmark = pytest.mark.browser

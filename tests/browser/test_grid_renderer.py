@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page
 
 from app.figures import grid as g
-from app.serialize import encode
+from app.wire import encode
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 from app.attention import run
 from app.figures.labs import LABS as REGISTRY
-from app.presets import get_preset
-from app.schemas import AttentionRequest
+from app.inputs.body import AttentionRequest
+from app.inputs.presets import get_preset
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ import pytest
 from page_helpers import cell, open_page, set_cell, wait_idle
 from playwright.sync_api import Page
 
-from app.state import encode_body, parse_query
+from app.inputs.link import encode_body, parse_query
 
 pytestmark = pytest.mark.browser
 

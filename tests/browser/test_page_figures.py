@@ -24,9 +24,9 @@ from page_helpers import (
 from playwright.sync_api import Page
 
 from app.attention import Stages, run
-from app.presets import RUNNING_EXAMPLE
-from app.schemas import AttentionRequest
-from app.state import parse_query
+from app.inputs.body import AttentionRequest
+from app.inputs.link import parse_query
+from app.inputs.presets import RUNNING_EXAMPLE
 
 pytestmark = pytest.mark.browser
 

@@ -27,8 +27,8 @@ from page_helpers import cell, grid_values, open_page, set_cell, wait_idle
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.attention import Stages, run
-from app.schemas import AttentionRequest
-from app.state import parse_query
+from app.inputs.body import AttentionRequest
+from app.inputs.link import parse_query
 
 pytestmark = pytest.mark.browser
 

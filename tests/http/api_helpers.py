@@ -9,8 +9,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.inputs.presets import RUNNING_EXAMPLE
 from app.main import create_app
-from app.presets import RUNNING_EXAMPLE
 from app.settings import Settings
 
 JSON = {"content-type": "application/json"}

@@ -13,8 +13,8 @@ import pytest
 from api_helpers import JSON, assert_error, body, client, strict_json
 from fastapi.testclient import TestClient
 
-from app.middleware import RequestGuard
 from app.settings import Settings
+from app.web.middleware import RequestGuard
 
 X = [[0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 1]]
 Q = [[2, 1, 0, 0], [1, 2, 0, 1], [1, 0, 1, 2]]

@@ -12,9 +12,9 @@ import pytest
 from api_helpers import client
 from fastapi.testclient import TestClient
 
+from app.inputs.presets import RUNNING_EXAMPLE
 from app.paths import static_dir
-from app.presets import RUNNING_EXAMPLE
-from app.routes.docs import SWAGGER_UI_VERSION
+from app.web.docs import SWAGGER_UI_VERSION
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ import pytest
 from api_helpers import body, client, strict_json
 from fastapi.testclient import TestClient
 
+from app.api.models import AttentionResponse, HeadOut, SoftmaxResponse
 from app.attention import run
-from app.presets import W_O_TWO_HEADS, preset_ids
-from app.schemas import AttentionRequest
-from app.schemas_out import AttentionResponse, HeadOut, SoftmaxResponse
-from app.serialize import encode, stages_to_chunks, stages_to_dict
+from app.inputs.body import AttentionRequest
+from app.inputs.presets import W_O_TWO_HEADS, preset_ids
+from app.wire import encode, stages_to_chunks, stages_to_dict
 
 HEAD_FIELDS = set(HeadOut.model_fields)
 

@@ -12,9 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.figures import BUILDERS
+from app.inputs.link import encode_body
 from app.main import create_app
 from app.settings import Settings
-from app.state import encode_body
 
 FIGURES = sorted(BUILDERS)
 

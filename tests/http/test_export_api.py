@@ -13,11 +13,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.attention import run
+from app.inputs.body import AttentionRequest
+from app.inputs.link import encode_body
+from app.inputs.presets import get_preset
 from app.main import create_app
-from app.presets import get_preset
-from app.schemas import AttentionRequest
 from app.settings import Settings
-from app.state import encode_body
 
 
 @pytest.fixture(scope="module")

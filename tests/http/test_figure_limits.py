@@ -10,9 +10,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.inputs.link import encode_body
 from app.main import create_app
 from app.settings import Settings
-from app.state import encode_body
 
 
 def body(tokens: int, d_model: int = 2) -> dict[str, Any]:

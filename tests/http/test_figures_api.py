@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.inputs.presets import RUNNING_EXAMPLE, get_preset
 from app.main import create_app
-from app.presets import RUNNING_EXAMPLE, get_preset
 
 
 @pytest.fixture(scope="module")

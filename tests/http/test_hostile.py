@@ -16,7 +16,7 @@ import pytest
 from api_helpers import JSON, body, client
 from fastapi.testclient import TestClient
 
-from app import admission
+from app.api import admission
 from app.main import create_app
 from app.settings import Settings
 
@@ -117,7 +117,7 @@ def test_figure_limits_are_checked_before_the_engine_runs(
     def no_engine(*_: Any) -> None:
         raise AssertionError("the engine ran")
 
-    monkeypatch.setattr("app.routes.figures.run", no_engine)
+    monkeypatch.setattr("app.api.figures.run", no_engine)
     big = {"x": [[1.0]] * 129, "w_q": [[1.0]], "w_k": [[1.0]], "w_v": [[1.0]]}
     r = api.post("/api/v1/figures", json=big)
     assert r.status_code == 422

@@ -13,8 +13,8 @@ import pytest
 from api_helpers import assert_error, body, client, strict_json
 from fastapi.testclient import TestClient
 
-from app.schemas_out import AttentionResponse
-from app.schemas_position_cost import CostResponse, PositionalResponse
+from app.api.models import AttentionResponse
+from app.inputs.position_cost import CostResponse, PositionalResponse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from labs2_fixtures import FIXTURES, four_head_patterns

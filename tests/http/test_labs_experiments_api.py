@@ -16,7 +16,7 @@ from api_helpers import assert_error, client, strict_json
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
-from app.schemas_experiments import (
+from app.inputs.experiments import (
     SaturationResponse,
     ScalingTableResponse,
     ScoreVarianceResponse,
@@ -287,9 +287,9 @@ def test_a_cancelled_stream_stops_drawing(monkeypatch: pytest.MonkeyPatch) -> No
     import anyio
     from starlette.requests import ClientDisconnect
 
+    from app.api import experiments as route
     from app.labs import experiments as labs
     from app.main import create_app
-    from app.routes import experiments as route
 
     drawn: list[tuple[int, int]] = []
 

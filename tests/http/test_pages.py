@@ -10,11 +10,11 @@ from urllib.parse import parse_qsl
 import pytest
 from fastapi.testclient import TestClient
 
-from app.assets import IMMUTABLE, REVALIDATE, asset_hash
+from app.inputs.link import LinkState, encode_body, to_query
+from app.inputs.presets import RUNNING_EXAMPLE
 from app.main import create_app
-from app.presets import RUNNING_EXAMPLE
 from app.settings import Settings
-from app.state import LinkState, encode_body, to_query
+from app.web.assets import IMMUTABLE, REVALIDATE, asset_hash
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.security import content_security_policy, frame_ancestor_sources
 from app.settings import Settings
+from app.web.security import content_security_policy, frame_ancestor_sources
 
 BASE = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "

@@ -98,7 +98,7 @@ def test_serve_prints_the_url_and_runs_uvicorn_with_the_settings_workers(
     assert (call["host"], call["port"], call["workers"], call["reload"]) == (
         "127.0.0.1", 8123, 3, False,
     )  # fmt: skip
-    assert call["access_log"] is False  # app.middleware.AccessLog logs instead
+    assert call["access_log"] is False  # app.web.middleware.AccessLog logs instead
     assert call["limit_concurrency"] == Settings().limit_concurrency
     assert call["timeout_keep_alive"] == Settings().keep_alive
 

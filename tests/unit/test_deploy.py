@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from app.routes.health import router as health_router
+from app.web.health import router as health_router
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = 8000

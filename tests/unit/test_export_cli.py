@@ -11,7 +11,7 @@ import pytest
 
 from app.cli import main
 from app.export.cli import state_params
-from app.state import encode_body, parse_query
+from app.inputs.link import encode_body, parse_query
 
 
 def test_json_has_stages_and_the_figure(tmp_path: Path) -> None:

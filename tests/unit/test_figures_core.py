@@ -2,45 +2,12 @@
 
 from __future__ import annotations
 
-import ast
-import pathlib
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from figures_support import big, cross, figs, grids, no_nan, ops, stages, validate
 
 from app.figures import View, build_figures
-
-FIGURES_DIR = pathlib.Path(__file__).parents[2] / "app" / "figures"
-WEB = {"fastapi", "starlette", "pydantic", "jinja2", "plotly", "uvicorn", "httpx", "orjson"}
-
-
-def test_app_figures_imports_no_web_library() -> None:
-    for path in FIGURES_DIR.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                names = [node.module or ""]
-            for name in names:
-                top = name.split(".")[0]
-                assert top not in WEB, f"{path.name} imports {name}"
-                if top == "app":
-                    assert name.startswith(("app.attention", "app.figures")), name
-
-
-def test_importing_app_figures_loads_no_web_library() -> None:
-    code = (
-        "import sys, app.figures; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in " + repr(sorted(WEB)) + "))"
-    )
-    root = FIGURES_DIR.parents[1]
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+from app.figures.fmt import exact
 
 
 def test_response_shape_and_every_figure_validates() -> None:
@@ -183,3 +150,15 @@ def test_lean_build_has_no_plotly_for_grid_figures() -> None:
 def test_view_out_of_range_is_refused() -> None:
     with pytest.raises(ValueError, match=r"view\.focus"):
         build_figures(stages(), View(focus=3))
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(2.0, "2"), (-1.0, "-1"), (0.1, "0.1"), (1e-7, "1e-7"), (1e-6, "0.000001"),
+     (1.5e-7, "1.5e-7"), (1e21, "1e+21"), (1e20, "100000000000000000000"),
+     (2.0**64, "18446744073709552000"), (-0.25, "-0.25"), (1 / 3, "0.3333333333333333")],
+)  # fmt: skip
+def test_exact_writes_numbers_as_javascript_string_does(value: float, text: str) -> None:
+    # The expected texts are what node prints for String(value).
+    assert exact(value) == text
+    assert float(text) == value

@@ -15,8 +15,8 @@ import pytest
 from app.figures.labs import get_lab
 from app.figures.labs.base import FigureContext, figure_values, read_values
 from app.figures.style import theme
-from app.schemas import AttentionRequest
-from app.serialize import encode
+from app.inputs.body import AttentionRequest
+from app.wire import encode
 
 STATES = {
     "masks": [{}, {"pad": "0", "window": "2", "form": "allowed", "order": "after",

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.attention import InputError, run
+from app.inputs.body import AttentionRequest
 from app.labs.positional import sinusoidal, wavelengths
-from app.schemas import AttentionRequest
 
 
 def test_position_zero_is_sines_of_zero_and_cosines_of_zero() -> None:

@@ -36,7 +36,7 @@ from app.labs.experiments import (
     softmax_stats,
     steps,
 )
-from app.serialize import encode
+from app.wire import encode
 
 FIX: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "labs-fixtures.json").read_text(encoding="utf-8")

@@ -16,13 +16,13 @@ from app.attention import run
 from app.figures.labs import LABS, FigureContext, get_lab
 from app.figures.labs.controls import ControlError, matrix, number, vector
 from app.figures.style import theme
+from app.inputs.body import AttentionRequest
 from app.labs.experiments import (
     SaturationParams,
     ScalingTableParams,
     ScoreVarianceParams,
     run_experiment,
 )
-from app.schemas import AttentionRequest
 
 PARAMS = {"score-variance": ScoreVarianceParams, "saturation": SaturationParams,
           "scaling-table": ScalingTableParams}  # fmt: skip
@@ -40,7 +40,7 @@ def experiment(name: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx(body: dict[str, Any] | None = None, preview: bool = False) -> FigureContext:
-    from app.presets import RUNNING_EXAMPLE
+    from app.inputs.presets import RUNNING_EXAMPLE
 
     return FigureContext(theme=theme("light"), preview=preview,
                          run={"attention": attention, "experiment": experiment},

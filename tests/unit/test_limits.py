@@ -1,4 +1,4 @@
-"""The cost model (app.inputs.limits) and admission control (app.admission).
+"""The cost model (app.inputs.limits) and admission control (app.api.admission).
 
 Estimates are checked against what the engine and the API really produce, so a change
 to either that makes the model lie fails here.
@@ -12,9 +12,10 @@ import anyio
 import numpy as np
 import pytest
 
-from app import admission
-from app.admission import BusyError, admitted, offload
+from app.api import admission
+from app.api.admission import BusyError, admitted, offload
 from app.attention import AttentionInput, run
+from app.inputs.body import AttentionRequest
 from app.inputs.limits import (
     INLINE_CELLS,
     Cost,
@@ -25,9 +26,8 @@ from app.inputs.limits import (
     request_shape,
     softmax_cost,
 )
-from app.schemas import AttentionRequest
-from app.serialize import stages_to_chunks
 from app.settings import Settings
+from app.wire import stages_to_chunks
 
 
 def _random_request(length: int, d: int, heads: int = 1) -> AttentionRequest:

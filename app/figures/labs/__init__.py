@@ -1,7 +1,7 @@
 """The labs: seven pages where the learner does the work (LABS.md). PURE, like app.figures.
 
 ``LABS`` is the registry, in index order: each ``Lab`` (base.py) with its id, title,
-one-line summary, entries, status and figures. The routes in ``app/routes/labs.py`` serve
+one-line summary, entries, status and figures. The routes in ``app/web/labs.py`` serve
 
 * ``GET /labs``                     the index (every lab; a coming lab is listed, not linked),
 * ``GET /labs/{id}``                the page (templates/labs/lab.html draws every figure),

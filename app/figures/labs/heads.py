@@ -18,14 +18,14 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import choice, matrix, steps, toggle
 from app.figures.labs.labs2_common import chart, count, fmt, item, matrix_grid
-from app.labs import cost, lab_scripts
-from app.presets import (
+from app.inputs.presets import (
     FOUR_HEADS_NAMES,
     FOUR_HEADS_TOKENS,
     RUNNING_EXAMPLE,
     W_O_TWO_HEADS,
     get_preset,
 )
+from app.labs import cost, lab_scripts
 
 # ---------------------------------------------------------------- F1 four heads
 

@@ -20,8 +20,8 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import Control, choice, integer, matrix, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
+from app.inputs.presets import RUNNING_EXAMPLE
 from app.labs import lab_scripts, masks
-from app.presets import RUNNING_EXAMPLE
 
 # The default S (reconstructed): row 0 reproduces the chapter's 0.4551; the rest are ours.
 S_DEFAULT = (

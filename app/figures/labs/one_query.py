@@ -17,13 +17,13 @@ from app.attention import softmax_stage
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import matrix, number, toggle, vector
-from app.presets import get_preset
+from app.inputs.presets import get_preset
 
 ITEMS = ("item 0", "item 1", "item 2")
 
 
 def preset_body(name: str) -> dict[str, Any]:
-    """A preset's request body (the fixtures of LABS.md live in app.presets)."""
+    """A preset's request body (the fixtures of LABS.md live in app.inputs.presets)."""
     found = get_preset(name)
     assert found is not None, name
     return dict(found["body"])

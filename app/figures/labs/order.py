@@ -18,9 +18,9 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import Control, ControlError, choice, integer, number, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
+from app.inputs.presets import RUNNING_EXAMPLE, get_preset
 from app.labs import lab_scripts
 from app.labs.positional import sinusoidal
-from app.presets import RUNNING_EXAMPLE, get_preset
 
 TOL = 1e-12  # per entry: equal in arithmetic, but the summation order changes (E1)
 

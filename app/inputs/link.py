@@ -20,8 +20,8 @@ from urllib.parse import urlencode
 import orjson
 
 from app.attention import InputError
+from app.inputs.presets import DEFAULT_PRESET, get_preset
 from app.inputs.query import query_float, query_int
-from app.presets import DEFAULT_PRESET, get_preset
 
 MAX_LINK_CHARS = 1_000_000
 MAX_LINK_DEPTH = 8

@@ -7,7 +7,7 @@ the order documented in ``app.labs.experiments``; the same body gives the same b
 **Bounded.** Before any work, ``check_experiment`` prices the body: the cost model's
 ``Cost`` (numbers held at once, response bytes) against the settings' budget, and the
 work (numbers drawn and softmaxed) against ``MAX_CELLS``; over either, the answer is a 422
-naming the field to reduce. The run goes through ``app.admission.offload``: in a worker
+naming the field to reduce. The run goes through ``app.api.admission.offload``: in a worker
 thread under the per-worker limit (503 with Retry-After when every slot is taken).
 
 **Progress (for a progress bar and a Cancel button).** Send ``Accept:
@@ -30,7 +30,18 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel
 
-from app import admission
+from app.api import admission
+from app.api.body import body_doc, content_length, read_body
+from app.api.responses import POST_ERRORS, JSONBytes
+from app.inputs.experiments import (
+    MAX_CELLS,
+    SaturationRequest,
+    SaturationResponse,
+    ScalingTableRequest,
+    ScalingTableResponse,
+    ScoreVarianceRequest,
+    ScoreVarianceResponse,
+)
 from app.inputs.limits import Cost, CostError, body_cost, check_cost
 from app.labs.experiments import (
     Params,
@@ -45,28 +56,14 @@ from app.labs.experiments import (
     steps,
 )
 from app.labs.scripts import numpy_script
-from app.routes.api import POST_ERRORS, JSONBytes
-from app.routes.body import body_doc, content_length, read_body
-from app.schemas_experiments import (
-    SaturationRequest,
-    SaturationResponse,
-    ScalingTableRequest,
-    ScalingTableResponse,
-    ScoreVarianceRequest,
-    ScoreVarianceResponse,
-)
-from app.serialize import encode
 from app.settings import Settings
+from app.wire import encode
 
 router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
 
 NDJSON = "application/x-ndjson"
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound=BaseModel)
-# The most work one run may do, in numbers drawn and softmaxed (``experiment_cells``):
-# ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
-# e.g. saturation with 10,000 trials of 512 keys (15.4 M).
-MAX_CELLS = 30_000_000
 
 
 def experiment_cost(p: Params) -> Cost:

@@ -1,8 +1,8 @@
 """The query parameters of a link's state, declared once so OpenAPI lists them.
 
-Pages, embeds and exports read a state from the URL (``app.state.parse_query``). These
+Pages, embeds and exports read a state from the URL (``app.inputs.link.parse_query``). These
 dependencies declare each parameter as a plain string (parsing stays strict, in
-``app.inputs.query`` and ``app.state``, so a bad value gets the route's own 4xx, not
+``app.inputs.query`` and ``app.inputs.link``, so a bad value gets the route's own 4xx, not
 FastAPI's), which puts every parameter in the OpenAPI document where a fuzzer finds it.
 """
 

@@ -1,7 +1,7 @@
 """Request and response models of the why-scale experiments (LABS.md §2, binding names).
 
 Requests forbid unknown fields and take strict JSON integers; each converts to the pure
-parameters of ``app.labs.experiments``. Responses are encoded by ``app.serialize``; the
+parameters of ``app.labs.experiments``. Responses are encoded by ``app.wire``; the
 response models document them in OpenAPI (and the HTTP tests check the two agree).
 """
 
@@ -19,6 +19,10 @@ from app.labs.experiments import (
 )
 
 # Seeds stay exact in a browser: JavaScript numbers hold integers exactly up to 2**53 − 1.
+# The most work one run may do, in numbers drawn and softmaxed (``experiment_cells``):
+# ~0.5 s of numpy on one core. Every body within the why-scale page's controls fits,
+# e.g. saturation with 10,000 trials of 512 keys (15.4 M).
+MAX_CELLS = 30_000_000
 MAX_SEED = 2**53 - 1
 MAX_WIDTHS = 16
 

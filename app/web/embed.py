@@ -14,38 +14,33 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from app import __version__
-from app.admission import offload
-from app.assets import asset_url
+from app.api.admission import offload
+from app.api.params import embed_params, link_params
 from app.export.html import json_block
-from app.export.tables import number_text
 from app.figures import BUILDERS, build_figures
+from app.inputs.link import to_query
 from app.inputs.query import path_int
-from app.oembed import (
+from app.inputs.resolve import Plan, Resolved, StateError, figure_view, plan_link, resolve_plan
+from app.settings import Settings, get_settings
+from app.web.errors import embed_error_page
+from app.web.lab_state import lab_oembed
+from app.web.oembed import (
     OEmbedError,
     embed_path,
     frame_size,
-    oembed_link,
+    oembed_error,
     oembed_response,
     parse_lab_url,
     site_base,
 )
-from app.oembed import parse_site_url as parse_url
-from app.paths import templates_dir
-from app.routes.params import embed_params, link_params
-from app.settings import Settings, get_settings
-from app.share import Plan, Resolved, StateError, figure_view, plan_link, resolve_plan
-from app.state import to_query
+from app.web.oembed import parse_site_url as parse_url
+from app.web.templating import templates
 
 router = APIRouter(tags=["pages"])
 oembed_router = APIRouter(tags=["embedding"])
 
-templates = Jinja2Templates(directory=str(templates_dir()))  # autoescape is on by default
-templates.env.globals.update(asset_url=asset_url, version=__version__, oembed_link=oembed_link)
-templates.env.filters["num"] = lambda value: number_text(float(value))
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 CONTROLS = ("scale", "mask", "focus", "head", "stretch", "row")
@@ -104,14 +99,6 @@ def editor_matrices(resolved: Resolved, number: int) -> list[dict[str, Any]]:
     return out
 
 
-def error_page(request: Request, status: int, param: str, message: str) -> HTMLResponse:
-    context = {"status": status, "param": param, "message": message}
-    page: HTMLResponse = templates.TemplateResponse(
-        request, "embed_error.html", context, status_code=status
-    )
-    return page
-
-
 EMBED_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"content": {"text/html": {}}, "description": "The figure's embed page."},
     400: {"content": {"text/html": {}}, "description": "A bad parameter, named on the page."},
@@ -133,13 +120,13 @@ async def embed(
     if number not in BUILDERS:
         known = ", ".join(str(n) for n in sorted(BUILDERS))
         shown = figure[:20]
-        return error_page(request, 404, "figure", f"there is no Figure {shown}; "
+        return embed_error_page(request, 404, "figure", f"there is no Figure {shown}; "
                           f"embeddable figures: {known}")  # fmt: skip
     try:
         editable, controls = _options(options)
         plan = plan_link(state, settings, figures=True)
     except StateError as exc:
-        return error_page(request, 400, exc.param, exc.message)
+        return embed_error_page(request, 400, exc.param, exc.message)
     return await offload(plan.cost, _embed_page, request, plan, number, editable, controls)
 
 
@@ -150,7 +137,7 @@ def _embed_page(
     try:
         resolved = resolve_plan(plan)
     except StateError as exc:
-        return error_page(request, 400, exc.param, exc.message)
+        return embed_error_page(request, 400, exc.param, exc.message)
     specs = figure_specs(resolved, number)
     link = resolved.link
     data = {
@@ -167,12 +154,6 @@ def _embed_page(
     }  # fmt: skip
     page: Response = templates.TemplateResponse(request, "embed.html", context)
     return page
-
-
-def _oembed_error(exc: OEmbedError) -> JSONResponse:
-    loc = ["query", exc.field]
-    detail = [{"field": exc.field, "msg": exc.message, "type": "oembed", "loc": loc}]
-    return JSONResponse(status_code=exc.status, content={"detail": detail})
 
 
 def _bound(name: str, value: str | None) -> int | None:
@@ -219,9 +200,7 @@ async def oembed(
             raise OEmbedError(404, "url", "give the url of a page or an embed of this site")
         base = site_base(request)
         lab_target = parse_lab_url(url, base)
-        if lab_target is not None:  # a lab page or lab embed: app/routes/labs.py answers
-            from app.routes.labs import lab_oembed
-
+        if lab_target is not None:  # a lab page or lab embed: app/web/labs.py answers
             return lab_oembed(request, *lab_target, base=base, bounds=bounds)
         number, params = parse_url(url, base)
         if number not in BUILDERS:
@@ -231,7 +210,7 @@ async def oembed(
         except StateError as exc:
             raise OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}") from None
     except OEmbedError as exc:
-        return _oembed_error(exc)
+        return oembed_error(exc)
     return await offload(plan.cost, _oembed_answer, plan, number, params, base, bounds)
 
 
@@ -242,7 +221,7 @@ def _oembed_answer(
     try:
         resolved = resolve_plan(plan)
     except StateError as exc:
-        return _oembed_error(OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}"))
+        return oembed_error(OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}"))
     spec = next(iter(figure_specs(resolved, number).values()))
     title = f"Attention Lab, Figure {number}: {spec['title']} ({resolved.title})"
     size = frame_size(int(spec["layout"].get("height", 420)), params)

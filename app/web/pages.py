@@ -1,6 +1,6 @@
 """``GET /``: the interactive page, rendered from the state in its query string.
 
-The query is decoded with ``app.state.parse_query`` (default: the running example); the
+The query is decoded with ``app.inputs.link.parse_query`` (default: the running example); the
 body is validated exactly as the API would, so a bad link never yields a 500: the page
 opens on the running example with a message saying what was wrong with the link. The
 initial state reaches the JavaScript as JSON in ``<script type="application/json"
@@ -12,36 +12,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import jinja2
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
-from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
-from app import __version__
-from app.assets import asset_url
+from app.api.params import link_params
 from app.attention import InputError
-from app.errors import error_body
+from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.errors import validation_detail
 from app.inputs.limits import CostError, check_cost, figures_cost, request_shape
-from app.oembed import oembed_link
-from app.paths import templates_dir
-from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
-from app.routes.params import link_params
-from app.schemas import AttentionRequest, check_limits
-from app.schemas_figures import check_figure_shape
+from app.inputs.link import VIEW_DEFAULTS, LinkState, parse_query
+from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
+from app.inputs.view import check_figure_shape
 from app.settings import Settings
-from app.state import VIEW_DEFAULTS, LinkState, parse_query
+from app.web.templating import templates
 
 router = APIRouter(tags=["pages"])
 
-templates = Jinja2Templates(
-    env=jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True, auto_reload=False
-    )
-)
-templates.env.globals["asset_url"] = asset_url
-templates.env.globals["version"] = __version__
-templates.env.globals["oembed_link"] = oembed_link
 
 # Shown before the first response arrives; the server's own titles then replace them.
 FIGURE_TITLES = {
@@ -61,21 +48,11 @@ FIGURE_TITLES = {
 }
 
 
-def _number(value: Any) -> str:
-    """Text of an editor cell: how JavaScript's String() writes the same JSON number."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return str(value)
-
-
-templates.env.filters["num"] = _number
-
-
 def _problem(exc: Exception) -> str:
     if isinstance(exc, InputError | CostError):
         return f"{exc.field}: {exc.message}"
     if isinstance(exc, ValidationError):
-        items = error_body([dict(e) for e in exc.errors()])["detail"][:3]
+        items = validation_detail([dict(e) for e in exc.errors()])["detail"][:3]
         return "; ".join(f"{d['field']}: {d['msg']}" for d in items)
     return str(exc)
 

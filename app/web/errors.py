@@ -1,15 +1,14 @@
-"""One error shape for the API: ``{"detail": [{"field", "msg", "loc", "type"}]}``.
+"""The one error handler: JSON for the API, oEmbed and health, an HTML page for a browser.
 
-Every bad request names the field (as the API spells it, e.g. ``x[1][2]``) and what was
-expected. Inputs are never echoed back: a NaN in the input would otherwise make the
-error itself unencodable.
+Every error shape comes from ``app.inputs.errors``; this module decides how it is sent.
+A request whose path is not under the API and that accepts ``text/html`` (a browser
+opening ``/nope``) gets ``templates/error.html``: the status, what was wrong and a way
+back. Anything else (scripts, ``fetch`` from the page, the API) gets JSON.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
@@ -18,54 +17,11 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from app.admission import BusyError
+from app.api.admission import BusyError
 from app.attention import InputError
+from app.inputs.errors import error_detail, validation_detail
 from app.inputs.limits import CostError
-
-
-def field_name(loc: Sequence[int | str]) -> str:
-    """('body', 'x', 1, 2) -> 'x[1][2]'; ('body', 'source', 'x') -> 'source.x'."""
-    parts = [p for p in loc if p != "body"]
-    # pydantic adds the union member's type to the location; it names no field
-    parts = [
-        p for p in parts if not (isinstance(p, str) and ("[" in p or p.startswith("function")))
-    ]
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "body"
-
-
-def _message(err: dict[str, Any]) -> str:
-    msg = str(err.get("msg", "invalid value"))
-    if err.get("type") == "json_invalid":
-        ctx = err.get("ctx", {}).get("error", "")
-        return f"the body is not valid JSON ({ctx}) at character {err['loc'][-1]}"
-    if err.get("type") == "extra_forbidden":
-        return "unknown field; see /api/v1/docs for the fields this endpoint accepts"
-    return msg.removeprefix("Value error, ")
-
-
-def error_body(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    detail = [
-        {
-            "field": "body" if e.get("type") == "json_invalid" else field_name(e.get("loc", ())),
-            "msg": _message(e),
-            "type": e.get("type", "value_error"),
-            "loc": [str(p) if not isinstance(p, int) else p for p in e.get("loc", ())],
-        }
-        for e in errors
-    ]
-    return {"detail": detail}
-
-
-def input_error_response(exc: InputError) -> JSONResponse:
-    return JSONResponse(
-        status_code=422,
-        content={"detail": [{"field": exc.field, "msg": exc.message, "type": "shape_error",
-                             "loc": ["body", *exc.field.split(".")]}]},
-    )  # fmt: skip
-
+from app.web.templating import templates
 
 # What a framework-raised HTTP error under /api/ is about, for the `field` of the detail.
 _HTTP_FIELDS = {404: "path", 405: "method"}
@@ -79,8 +35,8 @@ def api_http_error(exc: HTTPException) -> JSONResponse:
     msg = str(exc.detail)
     if exc.status_code == 400:
         msg += ": send one JSON object whose numbers are plain decimals within ±1e6"
-    detail = [{"field": field, "msg": msg, "type": "http_error", "loc": [field]}]
-    return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
+    body = error_detail(field, msg, "http_error")
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
@@ -89,7 +45,7 @@ _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 def _allowed_methods(request: Request) -> str:
     """Every method some route takes at this path (asked of the router, method by method,
     so GET and POST in separate routes both count). HEAD goes wherever GET does
-    (``app.middleware.HeadAsGet``)."""
+    (``app.web.middleware.HeadAsGet``)."""
     allowed: list[str] = []
     for method in _METHODS:
         scope = {**request.scope, "method": method}
@@ -110,9 +66,32 @@ async def drain(request: Request) -> None:
         pass
 
 
-def wants_json(path: str) -> bool:
-    """The API and oEmbed answer JSON errors; pages and embeds answer HTML."""
-    return path.startswith(("/api/", "/oembed", "/healthz"))
+def wants_json(request: Request) -> bool:
+    """The API, oEmbed and health answer JSON; so does anything that does not ask for HTML
+    (the page's own ``fetch`` calls, scripts). A browser opening a page gets a page."""
+    if request.url.path.startswith(("/api/", "/oembed", "/healthz")):
+        return True
+    return "text/html" not in request.headers.get("accept", "")
+
+
+_TITLES = {404: "Not found", 405: "Method not allowed", 413: "Too large", 422: "Cannot show this",
+           503: "Busy", 500: "Internal error"}  # fmt: skip
+
+
+def html_error(
+    request: Request,
+    status: int,
+    field: str,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    """``templates/error.html`` for a browser: what was wrong and a way back."""
+    context = {"status": status, "title": _TITLES.get(status, "Error"), "field": field,
+               "message": message}  # fmt: skip
+    page: HTMLResponse = templates.TemplateResponse(
+        request, "error.html", context, status_code=status, headers=headers
+    )
+    return page
 
 
 def error_response(
@@ -124,17 +103,32 @@ def error_response(
     headers: dict[str, str] | None = None,
 ) -> Response:
     """One error, as the API's JSON shape or as a small HTML page naming ``field``."""
-    if wants_json(request.url.path):
-        detail = [{"field": field, "msg": message, "type": kind, "loc": [field]}]
-        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
-    text = html.escape(f"{field}: {message}")
-    page = (
-        '<!doctype html><html lang="en"><meta charset="utf-8">'
-        f"<title>Attention Lab: error {status}</title>"
-        f'<h1>Error {status}</h1><p role="alert">{text}</p>'
-        '<p><a href="/">Open the running example</a></p></html>'
+    if wants_json(request):
+        return JSONResponse(error_detail(field, message, kind), status_code=status, headers=headers)
+    return html_error(request, status, field, message, headers)
+
+
+def embed_error_page(request: Request, status: int, param: str, message: str) -> HTMLResponse:
+    """The error page of an embed: small, for an iframe, naming the parameter so an
+    instructor can fix the snippet (``templates/embed_error.html``)."""
+    context = {"status": status, "param": param, "message": message}
+    page: HTMLResponse = templates.TemplateResponse(
+        request, "embed_error.html", context, status_code=status
     )
-    return HTMLResponse(page, status_code=status, headers=headers)
+    return page
+
+
+def _page_message(exc: HTTPException) -> str:
+    if exc.status_code == 404:
+        return "there is no page at this address"
+    if isinstance(exc.detail, str):
+        return exc.detail
+    first = exc.detail[0] if isinstance(exc.detail, list) and exc.detail else {}
+    return (
+        str(first.get("msg", "the request cannot be answered"))
+        if isinstance(first, dict)
+        else str(exc.detail)
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -143,13 +137,18 @@ def install_error_handlers(app: FastAPI) -> None:
             exc.headers = {**(exc.headers or {}), "Allow": _allowed_methods(request)}
         if request.url.path.startswith("/api/") and isinstance(exc.detail, str):
             return api_http_error(exc)
+        if not wants_json(request):
+            field = _HTTP_FIELDS.get(exc.status_code, "path")
+            return html_error(request, exc.status_code, field, _page_message(exc), exc.headers)
         return await http_exception_handler(request, exc)
 
     async def on_validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse(status_code=422, content=error_body(list(exc.errors())))
+        return JSONResponse(status_code=422, content=validation_detail(list(exc.errors())))
 
     async def on_input(_: Request, exc: InputError) -> JSONResponse:
-        return input_error_response(exc)
+        loc = ["body", *exc.field.split(".")]
+        body = error_detail(exc.field, exc.message, "shape_error", loc)
+        return JSONResponse(body, status_code=422)
 
     async def on_cost(request: Request, exc: CostError) -> Response:
         return error_response(request, exc.status, exc.field, exc.message, "too_costly")

@@ -1,8 +1,8 @@
 """``POST /api/v1/figures``: the same body as /attention plus ``view`` -> Figures 3–13.
 
-Read the body (``app.routes.body``), check the figure limits and the cost model from the
+Read the body (``app.api.body``), check the figure limits and the cost model from the
 shapes, then run the engine, build plain figure dicts and encode them with orjson, off
-the event loop under the admission limit when heavy (``app.admission``).
+the event loop under the admission limit when heavy (``app.api.admission``).
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from app.admission import admitted, offload
+from app.api.admission import admitted, offload
+from app.api.body import body_doc, content_length, read_body
+from app.api.responses import POST_ERRORS, JSONBytes
 from app.attention import InputError, run
 from app.figures import build_figures, check_view
-from app.inputs.limits import body_cost, check_cost, figures_cost, request_shape
-from app.routes.api import POST_ERRORS, JSONBytes, input_cost
-from app.routes.body import body_doc, content_length, read_body
-from app.schemas import check_limits
-from app.schemas_figures import FiguresRequest, ViewRequest, check_figure_shape
-from app.serialize import encode
+from app.inputs.body import check_limits
+from app.inputs.limits import body_cost, check_cost, figures_cost, input_cost, request_shape
+from app.inputs.view import FiguresRequest, ViewRequest, check_figure_shape
 from app.settings import Settings
+from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["figures"])
 

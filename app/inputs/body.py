@@ -3,7 +3,7 @@
 Pydantic checks what a JSON body can get wrong on its own (types, finite numbers within
 ±1e6, rectangular rows, label lengths, unknown fields); ``check_limits`` applies the
 size limits from settings; the engine checks that shapes chain. Responses are built in
-``app/serialize.py``; the models at the bottom only document them in OpenAPI.
+``app/wire.py``; the models at the bottom only document them in OpenAPI.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pydantic import (
 )
 
 from app.attention import AttentionInput, InputError
+from app.inputs.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.labs.positional import sinusoidal
-from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.settings import Settings
 
 VALUE_LIMIT = 1e6
@@ -240,7 +240,7 @@ ScoreMatrix = Annotated[
     list[ScoreVector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
     AfterValidator(_rectangular),
 ]  # fmt: skip
-# The tags contain "[" so app.errors leaves them out of the field name.
+# The tags contain "[" so app.web.errors leaves them out of the field name.
 Scores = Annotated[
     Annotated[ScoreVector, Tag("list[number]")] | Annotated[ScoreMatrix, Tag("list[list[number]]")],
     Discriminator(_scores_kind),

@@ -9,7 +9,7 @@ fetch the new file. Any other request (no ``v``, or a stale one) is served with
 ES modules import their siblings by relative URL (``./api.js``), which drops the query
 string, so those imports are revalidated rather than cached forever. To keep the entry
 point honest, the hash of ``js/main.js`` covers every file under ``js/``: changing any
-module changes the entry URL. Compression is ``app.middleware.SelectiveGZip`` (installed
+module changes the entry URL. Compression is ``app.web.middleware.SelectiveGZip`` (installed
 in ``app.main``), which gzips text responses (HTML, JS, CSS, figure JSON) when the client
 accepts it; at level 1 it costs about 10 ms for plotly.js and shrinks it about 2.7×.
 """

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.attention import InputError, Stages
 from app.figures import FIGURE_NUMBERS, View
+from app.inputs.body import AttentionRequest
 from app.inputs.limits import Shape
-from app.schemas import AttentionRequest
 from app.settings import Settings
 
 

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
-from fastapi.templating import Jinja2Templates
 
-from app.paths import templates_dir
+from app.web.templating import templates
 
 SWAGGER_UI_VERSION = "5.35.0"
 OPENAPI_URL = "/api/v1/openapi.json"
 
 router = APIRouter(include_in_schema=False)
-templates = Jinja2Templates(directory=str(templates_dir()))
 
 
 @router.get("/api/v1/docs", response_class=HTMLResponse)

@@ -2,7 +2,7 @@
 exports.
 
 ``plan_link(params, settings)`` decodes ``s``/``preset`` and the view parameters with
-``app.state.parse_query``, validates the body as an ``AttentionRequest``, applies the size
+``app.inputs.link.parse_query``, validates the body as an ``AttentionRequest``, applies the size
 limits and asks the cost model (``app.inputs.limits``), all from the shapes and before
 any work; ``resolve_plan`` then runs the engine (off the event loop when heavy) and checks
 the view against the result (focus within the tokens, head within the heads, stretch in
@@ -18,10 +18,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from app import presets
 from app.attention import AttentionInput, InputError, Stages, run
-from app.errors import error_body
 from app.figures import View
+from app.inputs import presets
+from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.errors import error_detail, validation_detail
 from app.inputs.limits import (
     Cost,
     CostError,
@@ -31,10 +32,9 @@ from app.inputs.limits import (
     figures_cost,
     request_shape,
 )
-from app.schemas import AttentionRequest, check_limits
-from app.schemas_figures import check_figure_limits, check_figure_shape
+from app.inputs.link import LinkState, parse_query
+from app.inputs.view import check_figure_limits, check_figure_shape
 from app.settings import Settings
-from app.state import LinkState, parse_query
 
 STRETCH_RANGE = (0.1, 64.0)
 
@@ -50,8 +50,7 @@ class StateError(ValueError):
 
     def detail(self) -> dict[str, Any]:
         """The API's error shape for this error."""
-        return {"detail": [{"field": self.param, "msg": self.message, "type": "invalid_state",
-                            "loc": self.loc}]}  # fmt: skip
+        return error_detail(self.param, self.message, "invalid_state", self.loc)
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ def check_request(
         cost = figures_cost(shape, 1) if figures else attention_cost(shape)
         check_cost(cost, settings, shape.reduce, field=shape.field)
     except ValidationError as exc:
-        first = error_body([dict(e) for e in exc.errors()])["detail"][0]
+        first = validation_detail([dict(e) for e in exc.errors()])["detail"][0]
         raise StateError(param, f"{first['field']}: {first['msg']}", first["loc"]) from None
     except (InputError, CostError) as exc:
         raise _state_error(exc, param) from None

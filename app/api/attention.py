@@ -2,8 +2,8 @@
 
 Every computing route asks the cost model (``app.inputs.limits``) first, from the shapes
 alone, and runs heavy work off the event loop under the per-worker admission limit
-(``app.admission``); bodies are read with ``app.routes.body.read_body``. Responses are
-encoded by ``app.serialize`` (orjson: fast, and −inf becomes null); the response models
+(``app.api.admission``); bodies are read with ``app.api.body.read_body``. Responses are
+encoded by ``app.wire`` (orjson: fast, and −inf becomes null); the response models
 only document the shape in OpenAPI.
 """
 
@@ -13,89 +13,33 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
-from starlette.types import Receive, Scope, Send
 
-from app import presets
-from app.admission import admitted, offload, until_sent
+from app.api.admission import admitted, offload, until_sent
+from app.api.body import body_doc, content_length, read_body
+from app.api.models import (
+    AttentionResponse,
+    PresetDetail,
+    PresetSummary,
+    SoftmaxResponse,
+)
+from app.api.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
+from app.inputs import presets
+from app.inputs.body import AttentionRequest, SoftmaxRequest, check_limits
 from app.inputs.limits import (
     BYTES_PER_NUMBER,
     Cost,
     attention_cost,
     body_cost,
     check_cost,
+    input_cost,
     request_shape,
     softmax_cost,
 )
-from app.routes.body import body_doc, content_length, read_body
-from app.schemas import AttentionRequest, SoftmaxRequest, check_limits
-from app.schemas_out import (
-    AttentionResponse,
-    ErrorResponse,
-    PresetDetail,
-    PresetSummary,
-    SoftmaxResponse,
-)
-from app.serialize import encode, softmax_to_dict, stages_to_chunks
-from app.settings import Settings
+from app.wire import encode, softmax_to_dict, stages_to_chunks
 
 router = APIRouter(prefix="/api/v1", tags=["attention"])
-
-
-def input_cost(numbers: int) -> Cost:
-    """An attention body of ``numbers`` numbers, before parsing: its inputs alone."""
-    return Cost(numbers, 0)
-
-
-def _settings(request: Request) -> Settings:
-    """The app's settings (create_app puts them on app.state); no dependency, no hop."""
-    settings: Settings = request.app.state.settings
-    return settings
-
-
-class JSONBytes(Response):
-    media_type = "application/json"
-
-
-class JSONChunks(Response):
-    """A JSON body given as chunks (``stages_to_chunks``), written one after another with
-    the total Content-Length, so a 48 MB response is never copied into one buffer."""
-
-    media_type = "application/json"
-
-    def __init__(self, chunks: list[bytes]) -> None:
-        super().__init__()
-        self.chunks = chunks
-        self.headers["content-length"] = str(sum(len(c) for c in chunks))
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status_code,
-                    "headers": self.raw_headers})  # fmt: skip
-        last = len(self.chunks) - 1
-        for i, chunk in enumerate(self.chunks):
-            await send({"type": "http.response.body", "body": chunk, "more_body": i < last})
-
-
-def _error(description: str) -> dict[str, Any]:
-    return {"model": ErrorResponse, "description": description}
-
-
-# What a POST to the API can answer besides 200 (all in the one error shape).
-POST_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: _error("The body cannot be read as JSON numbers (e.g. a 5000-digit integer)."),
-    413: _error(
-        "The body is larger than `max_body_bytes`, or the work it asks for is over the "
-        "cost budget (`max_cells`, `max_response_bytes`); refused before any work, "
-        "`detail` names what to reduce."
-    ),
-    415: _error("The body is not sent as `Content-Type: application/json`."),
-    422: _error("An input is malformed or shapes do not chain; `detail` names the field."),
-    503: _error(
-        "Every heavy-work slot of this worker is busy (`max_heavy`); retry after the "
-        "seconds in `Retry-After`."
-    ),
-}
 
 
 def _preset_examples() -> dict[str, dict[str, Any]]:
@@ -136,7 +80,7 @@ async def attention(request: Request) -> Response:
     """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
     masked scores, the weights, the output and per-row statistics. Blocked cells of
     `masked` are null."""
-    settings = _settings(request)
+    settings = settings_of(request)
     async with admitted(body_cost(content_length(request))):
         body = await read_body(request, AttentionRequest, settings, input_cost)
         check_limits(body, settings)
@@ -161,7 +105,7 @@ async def softmax(request: Request) -> Response:
     scores become −∞) or after it (`mask_order`: the unmasked weights with blocked cells
     set to 0, so rows may sum to less than 1). A row with no allowed key is all zeros,
     with a warning naming the row (0-based)."""
-    settings = _settings(request)
+    settings = settings_of(request)
     async with admitted(body_cost(content_length(request))):
         body = await read_body(
             request, SoftmaxRequest, settings, lambda n: softmax_cost(1, n), "scores"
@@ -199,7 +143,7 @@ def list_presets() -> list[dict[str, str]]:
     "/presets/{preset_id}",
     response_model=PresetDetail,
     summary="One named example as a request body",
-    responses={404: _error("No preset has this id.")},
+    responses={404: error_doc("No preset has this id.")},
 )
 def get_preset(preset_id: str) -> dict[str, Any]:
     """The preset's request body, ready to POST to /api/v1/attention."""

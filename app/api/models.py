@@ -1,5 +1,5 @@
 """Response models of API v1. They document the JSON in OpenAPI; responses themselves
-are encoded by ``app.serialize`` for speed, and tests check the two agree."""
+are encoded by ``app.wire`` for speed, and tests check the two agree."""
 
 from __future__ import annotations
 

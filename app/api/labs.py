@@ -1,7 +1,7 @@
 """API v1 for the labs "Order and position", "Many heads" and "Cost" (LABS.md §2):
 ``POST /api/v1/positional-encoding`` and ``POST /api/v1/cost``. Validate, call, serialise.
 
-Bodies are read like every API body (``app.routes.body.read_body``: a large one is parsed
+Bodies are read like every API body (``app.api.body.read_body``: a large one is parsed
 off the event loop under admission); both answers are priced before any work.
 """
 
@@ -10,13 +10,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.admission import admitted, offload
+from app.api.admission import admitted, offload
+from app.api.body import body_doc, content_length, read_body
+from app.api.responses import POST_ERRORS, JSONBytes, settings_of
 from app.inputs.limits import body_cost, check_cost
-from app.labs.cost import cost
-from app.labs.positional import sinusoidal
-from app.routes.api import POST_ERRORS, JSONBytes, _settings
-from app.routes.body import body_doc, content_length, read_body
-from app.schemas_position_cost import (
+from app.inputs.position_cost import (
     CostRequest,
     CostResponse,
     PositionalRequest,
@@ -24,7 +22,9 @@ from app.schemas_position_cost import (
     cost_to_dict,
     positional_cost,
 )
-from app.serialize import encode
+from app.labs.cost import cost
+from app.labs.positional import sinusoidal
+from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["labs"])
 
@@ -53,7 +53,7 @@ async def positional_encoding(request: Request) -> Response:
     """PE(pos, 2i) = sin(pos / base^(2i/d_model)) and PE(pos, 2i+1) = cos(pos /
     base^(2i/d_model)) for pos = 0 … positions − 1: interleaved sines and cosines, the
     encoding the original transformer adds to X before the projections."""
-    settings = _settings(request)
+    settings = settings_of(request)
     async with admitted(body_cost(content_length(request))):
         body = await read_body(request, PositionalRequest, settings)
     body.check_limits(settings)
@@ -78,5 +78,5 @@ async def cost_of(request: Request) -> Response:
     2·N²·d, crossover at N = 2·d_model), the score table's size, and the parameters of
     one layer and the whole model. Exact integers, computed in constant time."""
     async with admitted(body_cost(content_length(request))):
-        body = await read_body(request, CostRequest, _settings(request))
+        body = await read_body(request, CostRequest, settings_of(request))
     return JSONBytes(encode(cost_to_dict(cost(body.config()))))

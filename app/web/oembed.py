@@ -15,7 +15,9 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from markupsafe import Markup
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 
+from app.inputs.errors import error_detail
 from app.inputs.query import path_int
 
 PROVIDER_NAME = "Attention Lab"
@@ -145,3 +147,9 @@ def oembed_link(request: Request) -> Markup:
         f'<link rel="alternate" type="application/json+oembed" href="{escape(href)}" '
         f'title="{PROVIDER_NAME}">'
     )
+
+
+def oembed_error(exc: OEmbedError) -> JSONResponse:
+    """An oEmbed refusal in the one error shape, with its status (404 or 501)."""
+    body = error_detail(exc.field, exc.message, "oembed", ["query", exc.field])
+    return JSONResponse(status_code=exc.status, content=body)

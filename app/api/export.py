@@ -13,19 +13,19 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.admission import admitted, offload
+from app.api.admission import admitted, offload
+from app.api.body import body_doc, content_length, read_body
+from app.api.params import link_params, view_params
+from app.api.responses import POST_ERRORS
 from app.attention import InputError
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
-from app.inputs.limits import attention_cost, body_cost, check_cost, request_shape
-from app.routes.api import POST_ERRORS, input_cost
-from app.routes.body import body_doc, content_length, read_body
-from app.routes.params import link_params, view_params
-from app.schemas import AttentionRequest, check_limits
-from app.serialize import encode
+from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.limits import attention_cost, body_cost, check_cost, input_cost, request_shape
+from app.inputs.link import LinkState, parse_query
+from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.settings import Settings, get_settings
-from app.share import Plan, Resolved, StateError, plan_link, resolve_plan
-from app.state import LinkState, parse_query
+from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["export"])
 

@@ -1,0 +1,66 @@
+"""The one error shape of every JSON answer: ``{"detail": [{"field", "msg", "type", "loc"}]}``.
+
+Every bad request names the field (as the API spells it, e.g. ``x[1][2]``) and what was
+expected. Inputs are never echoed back: a NaN in the input would otherwise make the error
+itself unencodable. Everything that answers an error builds it here: the API's handlers,
+the middleware's 413/415/500, a link's ``StateError``, the cost model's ``CostError``, lab
+controls and oEmbed. Framework-free, so ``app.inputs`` can use it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def field_name(loc: Sequence[int | str]) -> str:
+    """('body', 'x', 1, 2) -> 'x[1][2]'; ('body', 'source', 'x') -> 'source.x'."""
+    parts = [p for p in loc if p != "body"]
+    # pydantic adds the union member's type to the location; it names no field
+    parts = [
+        p for p in parts if not (isinstance(p, str) and ("[" in p or p.startswith("function")))
+    ]
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "body"
+
+
+def problem(
+    field: str, msg: str, kind: str, loc: Sequence[int | str] | None = None
+) -> dict[str, Any]:
+    """One item of ``detail``; ``loc`` defaults to ``[field]``."""
+    where = [field] if loc is None else [p if isinstance(p, int) else str(p) for p in loc]
+    return {"field": field, "msg": msg, "type": kind, "loc": where}
+
+
+def error_detail(
+    field: str, msg: str, kind: str, loc: Sequence[int | str] | None = None
+) -> dict[str, Any]:
+    """The whole answer for one problem."""
+    return {"detail": [problem(field, msg, kind, loc)]}
+
+
+def _message(err: dict[str, Any]) -> str:
+    msg = str(err.get("msg", "invalid value"))
+    if err.get("type") == "json_invalid":
+        ctx = err.get("ctx", {}).get("error", "")
+        return f"the body is not valid JSON ({ctx}) at character {err['loc'][-1]}"
+    if err.get("type") == "extra_forbidden":
+        return "unknown field; see /api/v1/docs for the fields this endpoint accepts"
+    return msg.removeprefix("Value error, ")
+
+
+def validation_detail(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """pydantic's errors (``ValidationError.errors()``) in the one shape."""
+    return {
+        "detail": [
+            problem(
+                "body" if e.get("type") == "json_invalid" else field_name(e.get("loc", ())),
+                _message(e),
+                e.get("type", "value_error"),
+                e.get("loc", ()),
+            )
+            for e in errors
+        ]
+    }

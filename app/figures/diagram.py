@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.figures.style import Json, Theme, base_layout, hidden_axis
+from app.figures.style import Json, Theme, arrow, base_layout, hidden_axis
 
 
 @dataclass
@@ -90,24 +90,7 @@ class Canvas:
         color: str = "",
     ) -> None:
         """An arrow from (x0, y0) to (x1, y1) with an optional shape label above its middle."""
-        self.annotations.append(
-            {
-                "x": x1,
-                "y": y1,
-                "ax": x0,
-                "ay": y0,
-                "xref": "x",
-                "yref": "y",
-                "axref": "x",
-                "ayref": "y",
-                "showarrow": True,
-                "arrowhead": 2,
-                "arrowsize": 1.2,
-                "arrowwidth": 1.6,
-                "arrowcolor": color or self.t.muted,
-                "text": "",
-            }
-        )
+        self.annotations.append(arrow((x1, y1), (x0, y0), color or self.t.muted, 1.6))
         if text:
             self.label(text, (x0 + x1) / 2, (y0 + y1) / 2 + dy, color=self.t.muted, size=11)
 

@@ -275,6 +275,18 @@ def annotation(text: str, x: float, y: float, t: Theme, **extra: Any) -> Json:
     return ann
 
 
+def arrow(
+    tip: tuple[float, float], tail: tuple[float, float], color: str, width: float, **extra: Any
+) -> Json:
+    """A Plotly arrow annotation from ``tail`` to ``tip``, both in data coordinates."""
+    return {
+        "x": tip[0], "y": tip[1], "ax": tail[0], "ay": tail[1],
+        "xref": "x", "yref": "y", "axref": "x", "ayref": "y",
+        "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowwidth": width,
+        "arrowcolor": color, "text": "", **extra,
+    }  # fmt: skip
+
+
 def symmetric_range(values: Any) -> float:
     """Half-width of a colour range centred on 0 that covers every finite value."""
     a = np.abs(np.asarray(values, dtype=np.float64))

@@ -17,6 +17,7 @@ from app.attention import softmax_stage
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import matrix, number, toggle, vector
+from app.figures.style import arrow
 from app.inputs.presets import get_preset
 
 ITEMS = ("item 0", "item 1", "item 2")
@@ -126,23 +127,7 @@ RANGE = 2.2
 
 def _arrow(x: float, y: float, color: str, text: str, t: Any, below: bool = False) -> list[Json]:
     """An arrow from the origin to (x, y) and its label just past the tip."""
-    head = {
-        "x": x,
-        "y": y,
-        "ax": 0,
-        "ay": 0,
-        "xref": "x",
-        "yref": "y",
-        "axref": "x",
-        "ayref": "y",
-        "showarrow": True,
-        "arrowhead": 2,
-        "arrowsize": 1.2,
-        "arrowwidth": 3,
-        "arrowcolor": color,
-        "text": "",
-        "standoff": 0,
-    }
+    head = arrow((x, y), (0, 0), color, 3, standoff=0)
     label = {
         "x": x,
         "y": y,

@@ -18,6 +18,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import Control, ControlError, choice, integer, number, toggle
 from app.figures.labs.labs2_common import chart, fmt, item, matrix_grid
+from app.figures.style import arrow
 from app.inputs.presets import RUNNING_EXAMPLE, get_preset
 from app.labs import lab_scripts
 from app.labs.positional import sinusoidal
@@ -94,26 +95,8 @@ def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
     for new, old in enumerate(perm):
         same = badges[new] == "same values"
         colour = t.roles["v"] if same else t.roles["k"]
-        arrows.append(
-            {
-                "x": 0.82,
-                "y": new,
-                "ax": 0.18,
-                "ay": old,
-                "xref": "x",
-                "yref": "y",
-                "axref": "x",
-                "ayref": "y",
-                "showarrow": True,
-                "arrowhead": 2,
-                "arrowsize": 1.2,
-                "arrowwidth": 2.5 if same else 1.5,
-                "arrowcolor": colour,
-                "text": "",
-                "standoff": 2,
-                "startstandoff": 2,
-            }
-        )
+        width = 2.5 if same else 1.5
+        arrows.append(arrow((0.82, new), (0.18, old), colour, width, standoff=2, startstandoff=2))
     for x, order in ((0.0, list(range(n))), (1.0, list(perm))):
         points.append(
             {

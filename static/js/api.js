@@ -38,14 +38,19 @@ export class LatestOnly {
       return { ok: false, status: response.status, errors: errorList(data, response.status) };
     } catch (error) {
       if (controller.signal.aborted) return { aborted: true };
-      return { ok: false, status: 0, errors: [{ field: "body", msg: `the server could not be reached (${error.message})` }] };
+      return {
+        ok: false,
+        status: 0,
+        errors: [{ field: "body", msg: `the server could not be reached (${error.message})` }],
+      };
     }
   }
 }
 
 function errorList(data, status) {
   if (data && Array.isArray(data.detail)) return data.detail;
-  const msg = data && typeof data.detail === "string" ? data.detail : `the server answered ${status}`;
+  const msg =
+    data && typeof data.detail === "string" ? data.detail : `the server answered ${status}`;
   return [{ field: "body", msg }];
 }
 
@@ -63,7 +68,8 @@ export function targetOf(field) {
   const name = text.split(/[.[]/)[0];
   const indices = [...text.matchAll(/\[(\d+)\]/g)].map((m) => Number.parseInt(m[1], 10));
   if (MATRICES.has(name)) {
-    if (indices.length >= 2) return { kind: "cell", matrix: name, row: indices[0], col: indices[1] };
+    if (indices.length >= 2)
+      return { kind: "cell", matrix: name, row: indices[0], col: indices[1] };
     return { kind: "matrix", matrix: name };
   }
   if (name === "tokens" || text.startsWith("source.tokens")) {

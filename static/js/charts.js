@@ -64,7 +64,9 @@ function derivationGrids(fig) {
 function matchGrid(table, grids) {
   const rows = table.cells.length;
   const cols = table.cells[0]?.length ?? 0;
-  const index = grids.findIndex(({ grid }) => grid.length === rows && (grid[0]?.length ?? 0) === cols);
+  const index = grids.findIndex(
+    ({ grid }) => grid.length === rows && (grid[0]?.length ?? 0) === cols,
+  );
   return index < 0 ? null : grids.splice(index, 1)[0].grid;
 }
 
@@ -82,7 +84,12 @@ function buildTable(spec, grid) {
   const body = table.createTBody();
   spec.cells.forEach((row, i) => {
     const tr = body.insertRow();
-    tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers?.[i] ?? "" }));
+    tr.append(
+      Object.assign(document.createElement("th"), {
+        scope: "row",
+        textContent: spec.row_headers?.[i] ?? "",
+      }),
+    );
     row.forEach((text, j) => {
       const td = tr.insertCell();
       td.textContent = text;
@@ -176,7 +183,10 @@ function cellLine(panel) {
     }
     const { desc, row, col } = info;
     const where = `${desc.label.replace("^", "")} row ${row + 1} (${desc.rows[row]}), column ${col + 1} (${desc.cols[col]})`;
-    showDerivation(panel, info.hover ?? `${where}: ${info.value === -Infinity ? "−∞ (blocked)" : info.value}`);
+    showDerivation(
+      panel,
+      info.hover ?? `${where}: ${info.value === -Infinity ? "−∞ (blocked)" : info.value}`,
+    );
   };
 }
 
@@ -195,7 +205,8 @@ function renderText(panel, n, fig) {
   setText(part(panel, "title"), fig.title ?? "");
   setText(part(panel, "caption"), fig.caption ?? "");
   const label = `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`;
-  if (part(panel, "plot").getAttribute("aria-label") !== label) part(panel, "plot").setAttribute("aria-label", label);
+  if (part(panel, "plot").getAttribute("aria-label") !== label)
+    part(panel, "plot").setAttribute("aria-label", label);
   // Lines are replaced only where their text changed: unchanged text costs no layout.
   const list = part(panel, "readout");
   const lines = fig.readout ?? [];
@@ -227,7 +238,9 @@ const visible = new Set(); // figure numbers whose panel is on screen
 const SLICE_MS = 40;
 // Let the browser paint and handle input between two figures (scheduler.yield where known).
 const yieldToBrowser = () =>
-  globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0));
+  globalThis.scheduler?.yield
+    ? globalThis.scheduler.yield()
+    : new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Track which figure panels are on screen, so they are redrawn first. */
 export function watchVisibility(root) {
@@ -263,7 +276,8 @@ function drawOne(root, key, wire) {
   renderText(panel, key, fig);
   if (fig.panels) {
     if (!fig.steps?.length) return drawGrids(panel, fig);
-    if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, (p, f, frame) => drawGrids(p, f, frame)));
+    if (!steppers.has(panel))
+      steppers.set(panel, new Stepper(panel, (p, f, frame) => drawGrids(p, f, frame)));
     return steppers.get(panel).load({ ...fig, frames: fig.steps });
   }
   if (Array.isArray(fig.frames) && fig.frames.length) {

@@ -35,26 +35,35 @@ function field(name) {
 
 function renderTables(tables) {
   const box = field("tables");
-  box.replaceChildren(...(tables ?? []).map((spec) => {
-    const table = document.createElement("table");
-    table.createCaption().textContent = spec.caption ?? "";
-    if (spec.col_headers) {
-      const head = table.createTHead().insertRow();
-      if (spec.row_headers) head.append(document.createElement("td"));
-      for (const label of spec.col_headers) {
-        head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
+  box.replaceChildren(
+    ...(tables ?? []).map((spec) => {
+      const table = document.createElement("table");
+      table.createCaption().textContent = spec.caption ?? "";
+      if (spec.col_headers) {
+        const head = table.createTHead().insertRow();
+        if (spec.row_headers) head.append(document.createElement("td"));
+        for (const label of spec.col_headers) {
+          head.append(
+            Object.assign(document.createElement("th"), { scope: "col", textContent: label }),
+          );
+        }
       }
-    }
-    const body = table.createTBody();
-    spec.cells.forEach((row, i) => {
-      const tr = body.insertRow();
-      if (spec.row_headers) {
-        tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers[i] }));
-      }
-      for (const text of row) tr.insertCell().textContent = text;
-    });
-    return table;
-  }));
+      const body = table.createTBody();
+      spec.cells.forEach((row, i) => {
+        const tr = body.insertRow();
+        if (spec.row_headers) {
+          tr.append(
+            Object.assign(document.createElement("th"), {
+              scope: "row",
+              textContent: spec.row_headers[i],
+            }),
+          );
+        }
+        for (const text of row) tr.insertCell().textContent = text;
+      });
+      return table;
+    }),
+  );
 }
 
 function renderText(fig) {
@@ -62,7 +71,9 @@ function renderText(fig) {
   field("caption").textContent = fig.caption ?? "";
   plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
   field("readout").replaceChildren(
-    ...(fig.readout ?? []).map((line) => Object.assign(document.createElement("li"), { textContent: line })),
+    ...(fig.readout ?? []).map((line) =>
+      Object.assign(document.createElement("li"), { textContent: line }),
+    ),
   );
   renderTables(fig.tables);
 }
@@ -75,8 +86,9 @@ async function draw() {
   const config = { ...(fig.config ?? {}), responsive: true };
   if (fig.frames?.length) {
     // The stepper shows the final frame when idle and plays the frames on request.
-    stepper ??= new Stepper(root.querySelector(".embed-figure"),
-      (_panel, _fig, frame) => window.Plotly.react(plot, frame.data, frame.layout, config));
+    stepper ??= new Stepper(root.querySelector(".embed-figure"), (_panel, _fig, frame) =>
+      window.Plotly.react(plot, frame.data, frame.layout, config),
+    );
     await stepper.load(fig);
   } else {
     await window.Plotly.react(plot, fig.data, fig.layout, config);
@@ -93,12 +105,14 @@ function openLink() {
 
 function showErrors(errors) {
   status.textContent = errors.map((e) => `${e.field}: ${e.msg}`).join("; ");
-  for (const input of root.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  for (const input of root.querySelectorAll("[aria-invalid]"))
+    input.removeAttribute("aria-invalid");
   for (const e of errors) {
     const m = /^(source\.x|x|w_q|w_k|w_v|q|k|v)\[(\d+)\]\[(\d+)\]/.exec(e.field ?? "");
     if (!m) continue;
     const key = m[1] === "source.x" ? "source_x" : m[1];
-    root.querySelector(`input[data-matrix="${key}"][data-row="${m[2]}"][data-col="${m[3]}"]`)
+    root
+      .querySelector(`input[data-matrix="${key}"][data-row="${m[2]}"][data-col="${m[3]}"]`)
       ?.setAttribute("aria-invalid", "true");
   }
 }
@@ -109,21 +123,28 @@ async function refresh() {
   const themes = state.view.theme === "auto" ? ["light", "dark"] : [state.view.theme];
   root.setAttribute("aria-busy", "true");
   try {
-    const answers = await Promise.all(themes.map(async (theme) => {
-      const view = {
-        focus: state.view.focus, head: state.view.head, stretch: state.view.stretch,
-        softmax_row: state.view.row, theme, figures: [data.figure],
-      };
-      const response = await fetch("/api/v1/figures", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ ...state.body, view }),
-        signal: controller.signal,
-      });
-      const json = await response.json().catch(() => null);
-      if (!response.ok) throw Object.assign(new Error("rejected"), { errors: json?.detail ?? [] });
-      return [theme, json.figures[String(data.figure)]];
-    }));
+    const answers = await Promise.all(
+      themes.map(async (theme) => {
+        const view = {
+          focus: state.view.focus,
+          head: state.view.head,
+          stretch: state.view.stretch,
+          softmax_row: state.view.row,
+          theme,
+          figures: [data.figure],
+        };
+        const response = await fetch("/api/v1/figures", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json" },
+          body: JSON.stringify({ ...state.body, view }),
+          signal: controller.signal,
+        });
+        const json = await response.json().catch(() => null);
+        if (!response.ok)
+          throw Object.assign(new Error("rejected"), { errors: json?.detail ?? [] });
+        return [theme, json.figures[String(data.figure)]];
+      }),
+    );
     specs = Object.fromEntries(answers);
     showErrors([]);
     openLink();
@@ -157,9 +178,13 @@ function wireControls() {
   controls.addEventListener("submit", (event) => event.preventDefault());
   controls.addEventListener("change", (event) => {
     const el = event.target;
-    if (el.id === "scale") { state.body.scale = el.checked; presetId = null; }
-    else if (el.id === "mask") { state.body.mask = el.value; presetId = null; }
-    else if (el.id === "focus" || el.id === "head") state.view[el.id] = Number(el.value);
+    if (el.id === "scale") {
+      state.body.scale = el.checked;
+      presetId = null;
+    } else if (el.id === "mask") {
+      state.body.mask = el.value;
+      presetId = null;
+    } else if (el.id === "focus" || el.id === "head") state.view[el.id] = Number(el.value);
     else if (el.id === "stretch") {
       state.view.stretch = Number(el.value);
       document.getElementById("stretch-value").textContent = el.value;
@@ -180,8 +205,12 @@ function postHeight() {
 }
 
 new ResizeObserver(postHeight).observe(document.body);
-darkQuery.addEventListener("change", () => { if (state.view.theme === "auto") draw(); });
-wireControls();
-draw().then(postHeight).catch((error) => {
-  status.textContent = `The figure could not be drawn: ${error.message}`;
+darkQuery.addEventListener("change", () => {
+  if (state.view.theme === "auto") draw();
 });
+wireControls();
+draw()
+  .then(postHeight)
+  .catch((error) => {
+    status.textContent = `The figure could not be drawn: ${error.message}`;
+  });

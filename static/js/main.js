@@ -6,9 +6,23 @@
  */
 
 import { LatestOnly, getJSON, targetOf } from "./api.js";
-import { onPhoneChange, renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
+import {
+  onPhoneChange,
+  renderFigures,
+  setTableSource,
+  watchVisibility,
+  wireTables,
+} from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
-import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor, wireWindows } from "./editor.js";
+import {
+  clearError,
+  clearErrors,
+  handleKey,
+  markError,
+  parseNumber,
+  renderEditor,
+  wireWindows,
+} from "./editor.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
@@ -37,7 +51,8 @@ const app = {
   seq: 0,
 };
 
-const theme = () => (app.view.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : app.view.theme);
+const theme = () =>
+  app.view.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : app.view.theme;
 
 function setBusy(on) {
   main.setAttribute("aria-busy", String(on));
@@ -74,7 +89,12 @@ async function update() {
     return;
   }
   clearServerErrors();
-  const complete = await renderFigures(main, result.data.figures, () => seq === app.seq, result.data.grids);
+  const complete = await renderFigures(
+    main,
+    result.data.figures,
+    () => seq === app.seq,
+    result.data.grids,
+  );
   if (!complete || seq !== app.seq) return;
   for (const n of figures) app.needed.delete(n);
   for (const input of editorRoot.querySelectorAll("input[data-pending]")) {
@@ -95,7 +115,11 @@ let urlTimer = null;
 function syncURL() {
   window.clearTimeout(urlTimer);
   urlTimer = null;
-  window.history.replaceState(null, "", `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`);
+  window.history.replaceState(
+    null,
+    "",
+    `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`,
+  );
   main.dataset.url = "synced";
 }
 
@@ -109,7 +133,8 @@ function mirrorURL() {
 
 function clearServerErrors() {
   for (const block of editorRoot.querySelectorAll("[data-block]")) clearErrors(block);
-  for (const control of document.querySelectorAll("select[aria-invalid=true]")) control.removeAttribute("aria-invalid");
+  for (const control of document.querySelectorAll("select[aria-invalid=true]"))
+    control.removeAttribute("aria-invalid");
   pageError(initial.error && app.seq <= 1 ? initial.error : null);
 }
 
@@ -118,7 +143,9 @@ function showServerErrors(errors) {
   const loose = [];
   for (const error of errors) {
     const target = targetOf(error.field);
-    const block = editorRoot.querySelector(`[data-block="${target.kind === "token" ? (target.source ? "source_x" : "x") : target.matrix}"]`);
+    const block = editorRoot.querySelector(
+      `[data-block="${target.kind === "token" ? (target.source ? "source_x" : "x") : target.matrix}"]`,
+    );
     if (target.kind === "cell" && block) {
       const input = block.querySelector(`[data-row="${target.row}"][data-col="${target.col}"]`);
       markError(block, input, error.msg, "server");
@@ -151,7 +178,8 @@ function setBody(body, { immediate = true, structure = false } = {}) {
 
 function cellTarget(body, input) {
   if (input.dataset.token !== undefined) return [body, "tokens", Number(input.dataset.token)];
-  if (input.dataset.sourceToken !== undefined) return [body.source, "tokens", Number(input.dataset.sourceToken)];
+  if (input.dataset.sourceToken !== undefined)
+    return [body.source, "tokens", Number(input.dataset.sourceToken)];
   const rows = input.dataset.matrix === "source_x" ? body.source.x : body[input.dataset.matrix];
   return [rows[Number(input.dataset.row)], null, Number(input.dataset.col)];
 }
@@ -264,10 +292,17 @@ function start() {
   wireShare(main, () => ({ state: { body: app.body, view: app.view }, presetId: app.presetId }));
   watchVisibility(main);
   wireControls({
-    body: (change) => { const b = clone(app.body); change(b); setBody(b); },
+    body: (change) => {
+      const b = clone(app.body);
+      change(b);
+      setBody(b);
+    },
     view: setView,
     preset: loadPreset,
-    reset: () => (app.resetPreset ? loadPreset(app.resetPreset) : setBody(clone(app.resetBody), { structure: true })),
+    reset: () =>
+      app.resetPreset
+        ? loadPreset(app.resetPreset)
+        : setBody(clone(app.resetBody), { structure: true }),
     randomise: (seed) => {
       const used = seed ?? newSeed();
       document.getElementById("seed").value = used;

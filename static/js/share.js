@@ -44,7 +44,9 @@ export function embedUrl(figure, state, presetId = null) {
 async function answer(response) {
   if (response.ok) return response;
   const data = await response.json().catch(() => null);
-  const detail = Array.isArray(data?.detail) ? data.detail.map((d) => `${d.field}: ${d.msg}`).join("; ") : "";
+  const detail = Array.isArray(data?.detail)
+    ? data.detail.map((d) => `${d.field}: ${d.msg}`).join("; ")
+    : "";
   throw new Error(detail || `the server answered ${response.status}`);
 }
 
@@ -122,8 +124,10 @@ function wrap(text, width = 105) {
   const lines = [];
   let line = "";
   for (const word of text.split(/\s+/)) {
-    if (line && line.length + word.length + 1 > width) { lines.push(line); line = word; }
-    else line = line ? `${line} ${word}` : word;
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
   }
   if (line) lines.push(line);
   return lines;
@@ -159,20 +163,39 @@ export async function downloadImage(figureEl, format = "png", state = null) {
   if (!plot) throw new Error("this figure has no plot to save");
   const number = figureEl.id.replace(/^fig-/, "");
   const title = textOf(figureEl, ['[data-role="title"]', '[data-field="title"]', "h2", "h1"]);
-  const caption = wrap(textOf(figureEl, ['[data-role="caption"]', '[data-field="caption"]', "figcaption p"]));
+  const caption = wrap(
+    textOf(figureEl, ['[data-role="caption"]', '[data-field="caption"]', "figcaption p"]),
+  );
   const layout = structuredClone(plot.layout);
   Object.assign(layout, { width: SLIDE.width, height: SLIDE.height, autosize: false });
   // The page's background, so light-on-dark figures stay readable outside the page.
   const background = getComputedStyle(document.body).backgroundColor;
   layout.paper_bgcolor = /rgba\(.*,\s*0\)$|transparent/.test(background) ? "#ffffff" : background;
-  layout.title = { text: `Figure ${number}. ${title}`, x: 0.01, xanchor: "left",
-                   y: 0.98, yanchor: "top", yref: "container" };
+  layout.title = {
+    text: `Figure ${number}. ${title}`,
+    x: 0.01,
+    xanchor: "left",
+    y: 0.98,
+    yanchor: "top",
+    yref: "container",
+  };
   layout.margin = { ...(layout.margin ?? {}), t: 120, b: 50 + 16 * caption.length };
-  layout.annotations = [...(layout.annotations ?? []), {
-    text: caption.join("<br>"), showarrow: false, xref: "paper", yref: "paper",
-    x: 0, y: 0, xanchor: "left", yanchor: "top", yshift: -30, align: "left",
-    font: { size: 12 },
-  }];
+  layout.annotations = [
+    ...(layout.annotations ?? []),
+    {
+      text: caption.join("<br>"),
+      showarrow: false,
+      xref: "paper",
+      yref: "paper",
+      x: 0,
+      y: 0,
+      xanchor: "left",
+      yanchor: "top",
+      yshift: -30,
+      align: "left",
+      font: { size: 12 },
+    },
+  ];
   const Plotly = await plotly();
   const holder = document.createElement("div");
   holder.style.position = "fixed";
@@ -181,7 +204,9 @@ export async function downloadImage(figureEl, format = "png", state = null) {
   try {
     await Plotly.newPlot(holder, structuredClone(plot.data), layout, { staticPlot: true });
     await Plotly.downloadImage(holder, {
-      format, filename: `attention-lab-figure-${number}`, ...SLIDE,
+      format,
+      filename: `attention-lab-figure-${number}`,
+      ...SLIDE,
     });
   } finally {
     Plotly.purge(holder);

@@ -14,7 +14,9 @@ function shareStatus(bar, message) {
   local.textContent = message;
   document.getElementById("announce").textContent = message;
   window.clearTimeout(bar.statusTimer);
-  bar.statusTimer = window.setTimeout(() => { local.textContent = ""; }, 8000);
+  bar.statusTimer = window.setTimeout(() => {
+    local.textContent = "";
+  }, 8000);
 }
 
 /** Copy `text`; where the browser refuses, put it in a selected box to copy by hand. */
@@ -24,7 +26,11 @@ async function copyOrShow(bar, text, what) {
     await share.copyText(text);
     return `${what} copied.`;
   } catch {
-    const box = Object.assign(document.createElement("textarea"), { value: text, readOnly: true, rows: 3 });
+    const box = Object.assign(document.createElement("textarea"), {
+      value: text,
+      readOnly: true,
+      rows: 3,
+    });
     box.className = "manual-copy";
     box.setAttribute("aria-label", what);
     bar.append(box);
@@ -38,14 +44,26 @@ async function shareAction(kind, bar, { state, presetId }) {
   const panel = bar.closest("[data-figure]");
   const n = panel ? Number(panel.dataset.figure) : null;
   switch (kind) {
-    case "embed": return copyOrShow(bar, await share.embedSnippet(n, state, presetId), `Embed code for Figure ${n}`);
-    case "link": return copyOrShow(bar, share.linkFor(state, presetId, n), `Link to Figure ${n}`);
+    case "embed":
+      return copyOrShow(
+        bar,
+        await share.embedSnippet(n, state, presetId),
+        `Embed code for Figure ${n}`,
+      );
+    case "link":
+      return copyOrShow(bar, share.linkFor(state, presetId, n), `Link to Figure ${n}`);
     case "png":
     case "svg":
       await share.downloadImage(panel, kind, state);
       return `Figure ${n} saved as ${kind.toUpperCase()}, 1600 × 900 pixels, caption included.`;
-    case "numpy": return copyOrShow(bar, await share.numpySnippet(state), "NumPy script (run it with python to print every stage)");
-    default: return `Saved ${await share.downloadStages(state, kind)}.`;
+    case "numpy":
+      return copyOrShow(
+        bar,
+        await share.numpySnippet(state),
+        "NumPy script (run it with python to print every stage)",
+      );
+    default:
+      return `Saved ${await share.downloadStages(state, kind)}.`;
   }
 }
 
@@ -62,7 +80,10 @@ export function wireShare(root, current) {
     try {
       shareStatus(bar, await shareAction(button.dataset.share, bar, current()));
     } catch (error) {
-      shareStatus(bar, `${button.getAttribute("aria-label") ?? button.textContent} failed: ${error.message}`);
+      shareStatus(
+        bar,
+        `${button.getAttribute("aria-label") ?? button.textContent} failed: ${error.message}`,
+      );
     } finally {
       delete button.dataset.working;
     }

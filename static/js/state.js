@@ -15,7 +15,11 @@
  */
 
 export const VIEW_DEFAULTS = Object.freeze({
-  focus: 1, head: 0, stretch: 8, row: "textbook", theme: "auto",
+  focus: 1,
+  head: 0,
+  stretch: 8,
+  row: "textbook",
+  theme: "auto",
 });
 
 const VIEW_KEYS = Object.keys(VIEW_DEFAULTS);

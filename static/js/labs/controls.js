@@ -13,16 +13,24 @@ export function readControl(el, described) {
   const kind = el.dataset.kind;
   const parts = inputs(el);
   switch (kind) {
-    case "toggle": return parts[0].checked ? "1" : "0";
-    case "steps": return described.choices[Number(parts[0].value)][0];
-    case "vector": return parts.map((i) => i.value.trim()).join(",");
-    case "multi": return parts.filter((i) => i.checked).map((i) => i.value).join(",");
+    case "toggle":
+      return parts[0].checked ? "1" : "0";
+    case "steps":
+      return described.choices[Number(parts[0].value)][0];
+    case "vector":
+      return parts.map((i) => i.value.trim()).join(",");
+    case "multi":
+      return parts
+        .filter((i) => i.checked)
+        .map((i) => i.value)
+        .join(",");
     case "matrix": {
       const rows = [];
       for (const i of parts) (rows[Number(i.dataset.row)] ??= []).push(i.value.trim());
       return rows.map((r) => r.join(",")).join(";");
     }
-    default: return parts[0].value.trim();
+    default:
+      return parts[0].value.trim();
   }
 }
 
@@ -30,12 +38,18 @@ export function readControl(el, described) {
 export function writeControl(el, described, text) {
   const kind = el.dataset.kind;
   const parts = inputs(el);
-  const put = (input, value) => { if (document.activeElement !== input && input.value !== value) input.value = value; };
+  const put = (input, value) => {
+    if (document.activeElement !== input && input.value !== value) input.value = value;
+  };
   if (kind === "toggle") parts[0].checked = text === "1";
   else if (kind === "steps") {
     const index = described.choices.findIndex(([v]) => v === text);
-    if (index >= 0) { put(parts[0], String(index)); showStep(el, described); }
-  } else if (kind === "vector" && parts.length === 1) put(parts[0], text); // one field: "2,0,1"
+    if (index >= 0) {
+      put(parts[0], String(index));
+      showStep(el, described);
+    }
+  } else if (kind === "vector" && parts.length === 1)
+    put(parts[0], text); // one field: "2,0,1"
   else if (kind === "vector") text.split(",").forEach((v, i) => parts[i] && put(parts[i], v));
   else if (kind === "matrix") {
     const rows = text.split(";").map((r) => r.split(","));
@@ -43,7 +57,8 @@ export function writeControl(el, described, text) {
     // keep their columns and take a number of rows.
     if (el.dataset.rowPrefix !== undefined) reshapeMatrix(el, rows.length, rows[0]?.length ?? 0);
     else resizeMatrix(el, described, rows.length);
-    for (const i of inputs(el)) put(i, rows[Number(i.dataset.row)]?.[Number(i.dataset.col)] ?? i.value);
+    for (const i of inputs(el))
+      put(i, rows[Number(i.dataset.row)]?.[Number(i.dataset.col)] ?? i.value);
   } else if (kind === "multi") {
     const on = new Set(text.split(","));
     for (const i of parts) i.checked = on.has(i.value);
@@ -56,7 +71,8 @@ export function writeControl(el, described, text) {
 /** A matrix whose number of rows follows another control (B1's L): add rows (copies of
  * the last, relabelled) or remove them until the editor has `count` rows. */
 function resizeMatrix(el, described, count) {
-  const body = el.querySelector("table.matrix-input tbody") ?? el.querySelector("table.matrix-input");
+  const body =
+    el.querySelector("table.matrix-input tbody") ?? el.querySelector("table.matrix-input");
   const rows = () => [...body.querySelectorAll(":scope > tr")];
   while (rows().length > count && rows().length > 1) rows().at(-1).remove();
   while (rows().length < count) {
@@ -90,11 +106,13 @@ export function showStep(el, described) {
  * caller from the server's text. Row headers are the prefix and the 0-based row.
  */
 function reshapeMatrix(el, nRows, nCols) {
-  const body = el.querySelector("table.matrix-input tbody") ?? el.querySelector("table.matrix-input");
+  const body =
+    el.querySelector("table.matrix-input tbody") ?? el.querySelector("table.matrix-input");
   const legend = el.querySelector("legend")?.textContent ?? "";
   const template = inputs(el)[0];
   const rows = [...body.querySelectorAll("tr")];
-  if (rows.length === nRows && rows.every((tr) => tr.querySelectorAll("input").length === nCols)) return;
+  if (rows.length === nRows && rows.every((tr) => tr.querySelectorAll("input").length === nCols))
+    return;
   rows.slice(nRows).forEach((tr) => tr.remove());
   for (let r = 0; r < nRows; r += 1) {
     let tr = body.querySelectorAll("tr")[r];
@@ -127,7 +145,9 @@ function reshapeMatrix(el, nRows, nCols) {
  * least the value of control `name` plus data-size-offset are hidden (e.g. keys past L). */
 function syncSized(root) {
   for (const el of root.querySelectorAll("[data-size-by]")) {
-    const source = document.querySelector(`[data-control="${CSS.escape(el.dataset.sizeBy)}"] [data-part="value"]`);
+    const source = document.querySelector(
+      `[data-control="${CSS.escape(el.dataset.sizeBy)}"] [data-part="value"]`,
+    );
     const limit = Number(source?.value) + Number(el.dataset.sizeOffset || 0);
     if (!Number.isFinite(limit)) continue;
     for (const entry of el.querySelectorAll('option, input[type="checkbox"]')) {
@@ -145,7 +165,9 @@ export function syncDisabled(form) {
   if (!form) return;
   syncSized(form);
   for (const el of form.querySelectorAll("[data-disabled-by]")) {
-    const toggle = form.querySelector(`[data-control="${el.dataset.disabledBy}"] [data-part="value"]`);
+    const toggle = form.querySelector(
+      `[data-control="${el.dataset.disabledBy}"] [data-part="value"]`,
+    );
     const off = Boolean(toggle?.checked);
     for (const input of el.querySelectorAll("input")) input.disabled = off;
     el.classList.toggle("is-disabled", off);

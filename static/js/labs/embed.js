@@ -35,7 +35,9 @@ function showError(error) {
   const el = error && form.querySelector(`[data-key="${CSS.escape(error.field ?? "")}"]`);
   if (el) markControl(el, error.msg);
   box.hidden = !error;
-  box.textContent = error ? `${error.field}: ${error.msg}. The figure shows the last valid numbers.` : "";
+  box.textContent = error
+    ? `${error.field}: ${error.msg}. The figure shows the last valid numbers.`
+    : "";
 }
 
 /** Ask the server for the figure in the state the controls show, then draw it. */
@@ -44,15 +46,20 @@ async function refresh() {
   controller?.abort();
   controller = new AbortController();
   const params = new URLSearchParams(data.extra ?? {});
-  for (const el of form.querySelectorAll("[data-control]")) params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
+  for (const el of form.querySelectorAll("[data-control]"))
+    params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
   params.set("figures", data.figure);
   params.set("theme", theme());
   main.setAttribute("aria-busy", "true");
   try {
-    const response = await fetch(`/labs/${data.lab}/figures.json?${params}`, { signal: controller.signal });
+    const response = await fetch(`/labs/${data.lab}/figures.json?${params}`, {
+      signal: controller.signal,
+    });
     const answer = await response.json();
     if (!response.ok) {
-      showError(answer?.detail?.[0] ?? { field: "body", msg: `the server answered ${response.status}` });
+      showError(
+        answer?.detail?.[0] ?? { field: "body", msg: `the server answered ${response.status}` },
+      );
       main.setAttribute("aria-busy", "false");
       return;
     }
@@ -73,20 +80,30 @@ async function refresh() {
 
 if (form) {
   syncDisabled(form);
-  form.addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    refresh();
+  });
   form.addEventListener("input", (e) => {
     const el = e.target.closest("[data-control]");
     if (!el) return;
-    if (e.target.dataset.part === "range") el.querySelector('[data-part="value"]').value = e.target.value;
+    if (e.target.dataset.part === "range")
+      el.querySelector('[data-part="value"]').value = e.target.value;
     if (el.dataset.kind === "steps") showStep(el, described[el.dataset.key]);
     if (e.target.type === "text") {
       window.clearTimeout(typing);
       typing = window.setTimeout(refresh, TYPING_DELAY_MS);
     }
   });
-  form.addEventListener("change", () => { syncDisabled(form); refresh(); });
+  form.addEventListener("change", () => {
+    syncDisabled(form);
+    refresh();
+  });
   form.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && e.target.type === "text") { e.preventDefault(); refresh(); }
+    if (e.key === "Enter" && e.target.type === "text") {
+      e.preventDefault();
+      refresh();
+    }
   });
 }
 
@@ -116,7 +133,10 @@ new ResizeObserver(() => {
   const height = Math.ceil(document.documentElement.scrollHeight);
   if (height === lastHeight) return;
   lastHeight = height;
-  window.parent.postMessage({ type: "attention-lab:height", figure: `${data.lab}/${data.figure}`, height }, "*");
+  window.parent.postMessage(
+    { type: "attention-lab:height", figure: `${data.lab}/${data.figure}`, height },
+    "*",
+  );
 }).observe(document.body);
 
 darkQuery.addEventListener("change", () => {

@@ -18,16 +18,24 @@ export function buildTable(spec) {
   table.createCaption().textContent = spec.caption ?? "";
   if (spec.col_headers?.length) {
     const head = table.createTHead().insertRow();
-    if (spec.row_headers?.length) head.append(Object.assign(document.createElement("td"), { className: "corner" }));
+    if (spec.row_headers?.length)
+      head.append(Object.assign(document.createElement("td"), { className: "corner" }));
     for (const label of spec.col_headers) {
-      head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
+      head.append(
+        Object.assign(document.createElement("th"), { scope: "col", textContent: label }),
+      );
     }
   }
   const body = table.createTBody();
   spec.cells.forEach((row, i) => {
     const tr = body.insertRow();
     if (spec.row_headers?.length) {
-      tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers[i] ?? "" }));
+      tr.append(
+        Object.assign(document.createElement("th"), {
+          scope: "row",
+          textContent: spec.row_headers[i] ?? "",
+        }),
+      );
     }
     for (const text of row) tr.insertCell().textContent = text;
   });
@@ -47,11 +55,23 @@ function quote(q) {
 }
 
 function renderText(panel, fig) {
-  const set = (role, text) => { const el = part(panel, role); if (el) el.textContent = text ?? ""; };
+  const set = (role, text) => {
+    const el = part(panel, role);
+    if (el) el.textContent = text ?? "";
+  };
   set("title", fig.title);
   set("caption", fig.caption);
-  setList(part(panel, "readout"), fig.readout, (line) => Object.assign(document.createElement("li"), { textContent: line }));
-  setList(part(panel, "quotes"), [...(fig.quotes ?? []), ...(fig.warnings ?? []).map((text) => ({ source: "Note", text, kind: "warning" }))], quote);
+  setList(part(panel, "readout"), fig.readout, (line) =>
+    Object.assign(document.createElement("li"), { textContent: line }),
+  );
+  setList(
+    part(panel, "quotes"),
+    [
+      ...(fig.quotes ?? []),
+      ...(fig.warnings ?? []).map((text) => ({ source: "Note", text, kind: "warning" })),
+    ],
+    quote,
+  );
   const reveal = part(panel, "reveal");
   if (reveal) {
     reveal.hidden = !fig.reveal;
@@ -112,7 +132,10 @@ function renderGrids(panel, grids) {
     const heading = slot.querySelector(".grid-heading");
     heading.textContent = item.heading ?? "";
     if (item.badge) {
-      const badge = Object.assign(document.createElement("span"), { className: "badge grid-badge", textContent: item.badge });
+      const badge = Object.assign(document.createElement("span"), {
+        className: "badge grid-badge",
+        textContent: item.badge,
+      });
       heading.append(" ", badge);
     }
     renderGrid(slot.querySelector(".grid-host"), item.desc, {
@@ -149,7 +172,9 @@ export async function renderFigure(panel, fig, options = {}) {
   const line = part(panel, "derivation");
   if (line) {
     line.hidden = !(fig.grids ?? []).length;
-    line.textContent = fig.grid_hint ?? "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.";
+    line.textContent =
+      fig.grid_hint ??
+      "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.";
   }
   const box = part(panel, "plot-box") ?? part(panel, "plot");
   const plot = part(panel, "plot");

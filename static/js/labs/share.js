@@ -12,7 +12,10 @@ function wrap(text, width = 105) {
   const lines = [];
   let line = "";
   for (const word of text.split(/\s+/)) {
-    if (line && line.length + word.length + 1 > width) { lines.push(line); line = word; } else line = line ? `${line} ${word}` : word;
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
   }
   if (line) lines.push(line);
   return lines;
@@ -31,19 +34,42 @@ export async function downloadImage(panel, format, heading, exported = null) {
   Object.assign(layout, { width: SLIDE.width, height: SLIDE.height, autosize: false });
   const background = getComputedStyle(document.body).backgroundColor;
   layout.paper_bgcolor = /rgba\(.*,\s*0\)$|transparent/.test(background) ? "#ffffff" : background;
-  layout.title = { text: heading, x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", yref: "container" };
+  layout.title = {
+    text: heading,
+    x: 0.01,
+    xanchor: "left",
+    y: 0.98,
+    yanchor: "top",
+    yref: "container",
+  };
   layout.margin = { ...(layout.margin ?? {}), t: 80, b: 60 + 16 * caption.length };
-  layout.annotations = [...(layout.annotations ?? []), {
-    text: caption.join("<br>"), showarrow: false, xref: "paper", yref: "paper", x: 0, y: 0,
-    xanchor: "left", yanchor: "top", yshift: -40, align: "left", font: { size: 12 },
-  }];
+  layout.annotations = [
+    ...(layout.annotations ?? []),
+    {
+      text: caption.join("<br>"),
+      showarrow: false,
+      xref: "paper",
+      yref: "paper",
+      x: 0,
+      y: 0,
+      xanchor: "left",
+      yanchor: "top",
+      yshift: -40,
+      align: "left",
+      font: { size: 12 },
+    },
+  ];
   const holder = document.createElement("div");
   holder.style.position = "fixed";
   holder.style.left = "-10000px";
   document.body.append(holder);
   try {
     await window.Plotly.newPlot(holder, structuredClone(source.data), layout, { staticPlot: true });
-    await window.Plotly.downloadImage(holder, { format, filename: `attention-lab-${panel.dataset.figure}`, ...SLIDE });
+    await window.Plotly.downloadImage(holder, {
+      format,
+      filename: `attention-lab-${panel.dataset.figure}`,
+      ...SLIDE,
+    });
   } finally {
     window.Plotly.purge(holder);
     holder.remove();
@@ -56,7 +82,11 @@ async function copyOrShow(bar, text, what) {
     await copyText(text);
     return `${what} copied.`;
   } catch {
-    const box = Object.assign(document.createElement("textarea"), { value: text, readOnly: true, rows: 3 });
+    const box = Object.assign(document.createElement("textarea"), {
+      value: text,
+      readOnly: true,
+      rows: 3,
+    });
     box.className = "manual-copy";
     box.setAttribute("aria-label", what);
     bar.append(box);
@@ -82,9 +112,16 @@ export function wireShare(root, current, announce) {
     try {
       const kind = button.dataset.share;
       if (!info.links) throw new Error("the figure is not drawn yet");
-      if (kind === "embed") message = await copyOrShow(bar, info.links.embed, `Embed code for ${info.heading}`);
-      else if (kind === "link") message = await copyOrShow(bar, info.links.link, `Link to ${info.heading}`);
-      else if (kind === "numpy") message = await copyOrShow(bar, await info.numpy(), `NumPy script for ${info.heading} (run it with python)`);
+      if (kind === "embed")
+        message = await copyOrShow(bar, info.links.embed, `Embed code for ${info.heading}`);
+      else if (kind === "link")
+        message = await copyOrShow(bar, info.links.link, `Link to ${info.heading}`);
+      else if (kind === "numpy")
+        message = await copyOrShow(
+          bar,
+          await info.numpy(),
+          `NumPy script for ${info.heading} (run it with python)`,
+        );
       else {
         await downloadImage(panel, kind, info.heading, info.exported);
         message = `${info.heading} saved as ${kind.toUpperCase()}, 1600 × 900 pixels, caption included.`;
@@ -98,6 +135,8 @@ export function wireShare(root, current, announce) {
     local.textContent = message;
     announce(message);
     window.clearTimeout(bar.statusTimer);
-    bar.statusTimer = window.setTimeout(() => { local.textContent = ""; }, 8000);
+    bar.statusTimer = window.setTimeout(() => {
+      local.textContent = "";
+    }, 8000);
   });
 }

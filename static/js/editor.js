@@ -3,7 +3,7 @@
  * for cross-attention, W^Q, W^K and W^V. Builds the same markup as
  * templates/macros/editor.html, handles spreadsheet keys (arrows move, Enter commits,
  * Escape reverts) and shows each invalid entry on its cell (aria-invalid plus a message
- * linked by aria-describedby). It parses what was typed; it never computes.
+ * linked by aria-describedby). What was typed is read by numbers.js; nothing is computed.
  */
 
 import { keyRows } from "./shapes.js";
@@ -32,15 +32,6 @@ function el(tag, attrs = {}, text = null) {
   }
   if (text !== null) node.textContent = text;
   return node;
-}
-
-/** "3", "-0.5", "1e3" -> number; anything else -> an Error saying why. */
-export function parseNumber(text) {
-  const t = text.trim().replace(/^\u2212/, "-");
-  if (t === "") return new Error("empty: type a number, e.g. 0 or -1.5");
-  const value = Number(t);
-  if (!Number.isFinite(value)) return new Error(`“${text}” is not a number`);
-  return value;
 }
 
 function headRow(name, c0, c1, withPadding, tokenAttr) {

@@ -10,6 +10,7 @@
  * height changes:  { type: "attention-lab:height", figure: <number>, height: <px> }
  */
 
+import { parseNumber } from "./numbers.js";
 import { toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
 
@@ -159,9 +160,10 @@ async function refresh() {
 
 function setCell(input) {
   const { matrix, row, col } = input.dataset;
-  const text = input.value.trim();
-  // The server validates the number; an unreadable entry is sent as text so it names the cell.
-  const value = text !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+  // The page's parser ("−1" and "1e-3" are numbers); an unreadable entry is sent as the
+  // text typed, so the server's answer names the cell.
+  const parsed = parseNumber(input.value);
+  const value = parsed instanceof Error ? input.value.trim() : parsed;
   const rows = matrix === "source_x" ? state.body.source.x : state.body[matrix];
   rows[Number(row)][Number(col)] = value;
   presetId = null; // the body no longer is the preset

@@ -19,10 +19,10 @@ import {
   clearErrors,
   handleKey,
   markError,
-  parseNumber,
   renderEditor,
   wireWindows,
 } from "./editor.js";
+import { parseNumber } from "./numbers.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";

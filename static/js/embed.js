@@ -10,8 +10,9 @@
  * height changes:  { type: "attention-lab:height", figure: <number>, height: <px> }
  */
 
+import { postJSON, targetOf } from "./api.js";
 import { parseNumber } from "./numbers.js";
-import { toQuery } from "./state.js";
+import { figuresView, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
@@ -109,11 +110,11 @@ function showErrors(errors) {
   for (const input of root.querySelectorAll("[aria-invalid]"))
     input.removeAttribute("aria-invalid");
   for (const e of errors) {
-    const m = /^(source\.x|x|w_q|w_k|w_v|q|k|v)\[(\d+)\]\[(\d+)\]/.exec(e.field ?? "");
-    if (!m) continue;
-    const key = m[1] === "source.x" ? "source_x" : m[1];
+    const target = targetOf(e.field);
+    if (target.kind !== "cell") continue;
+    const { matrix, row, col } = target;
     root
-      .querySelector(`input[data-matrix="${key}"][data-row="${m[2]}"][data-col="${m[3]}"]`)
+      .querySelector(`input[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`)
       ?.setAttribute("aria-invalid", "true");
   }
 }
@@ -126,24 +127,13 @@ async function refresh() {
   try {
     const answers = await Promise.all(
       themes.map(async (theme) => {
-        const view = {
-          focus: state.view.focus,
-          head: state.view.head,
-          stretch: state.view.stretch,
-          softmax_row: state.view.row,
-          theme,
-          figures: [data.figure],
-        };
-        const response = await fetch("/api/v1/figures", {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ ...state.body, view }),
-          signal: controller.signal,
-        });
-        const json = await response.json().catch(() => null);
-        if (!response.ok)
-          throw Object.assign(new Error("rejected"), { errors: json?.detail ?? [] });
-        return [theme, json.figures[String(data.figure)]];
+        const view = figuresView(state.view, theme, [data.figure]);
+        const answer = await postJSON(
+          "/api/v1/figures",
+          { ...state.body, view },
+          { signal: controller.signal },
+        );
+        return [theme, answer.figures[String(data.figure)]];
       }),
     );
     specs = Object.fromEntries(answers);
@@ -152,7 +142,7 @@ async function refresh() {
     await draw();
   } catch (error) {
     if (error.name === "AbortError") return;
-    showErrors(error.errors?.length ? error.errors : [{ field: "network", msg: error.message }]);
+    showErrors(error.errors ?? [{ field: "body", msg: error.message }]);
   } finally {
     root.setAttribute("aria-busy", "false");
   }

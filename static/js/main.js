@@ -5,7 +5,7 @@
  * state, announces the change, and mirrors the state in the URL (history.replaceState).
  */
 
-import { LatestOnly, getJSON, targetOf } from "./api.js";
+import { LatestOnly, getJSON, postJSON, targetOf } from "./api.js";
 import {
   onPhoneChange,
   renderFigures,
@@ -26,7 +26,7 @@ import { parseNumber } from "./numbers.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
-import { toQuery } from "./state.js";
+import { figuresView, toQuery } from "./state.js";
 
 const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 // Figures that explain or highlight the focus row (Figure 12 too when it shows that row);
@@ -79,8 +79,7 @@ async function update() {
   app.timer = null;
   const seq = ++app.seq;
   const figures = [...app.needed].sort((a, b) => a - b);
-  const { focus, head, stretch, row } = app.view;
-  const view = { focus, head, stretch, softmax_row: row, theme: theme(), figures };
+  const view = figuresView(app.view, theme(), figures);
   const result = await app.client.post({ ...app.body, view });
   if (result.aborted || seq !== app.seq) return;
   if (!result.ok) {
@@ -263,15 +262,9 @@ function setView(patch) {
 
 /** A large state's tables, asked for when the reader opens them (the edit path skips them). */
 async function tablesOf(n) {
-  const { focus, head, stretch, row } = app.view;
-  const view = { focus, head, stretch, softmax_row: row, theme: theme(), figures: [n] };
-  const response = await fetch("/api/v1/figures?draw=tables", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ ...app.body, view }),
-  });
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  return (await response.json()).figures[String(n)].tables;
+  const view = figuresView(app.view, theme(), [n]);
+  const answer = await postJSON("/api/v1/figures?draw=tables", { ...app.body, view });
+  return answer.figures[String(n)].tables;
 }
 
 function applyTheme() {

@@ -8,8 +8,9 @@
  * to the copied text (so the page can also show it) and reject with a readable Error.
  */
 
+import { getJSON, postJSON, send } from "./api.js";
 import { plotly } from "./plotly.js";
-import { toQuery } from "./state.js";
+import { figuresView, toQuery } from "./state.js";
 
 const SLIDE = { width: 800, height: 450, scale: 2 }; // 1600 × 900 pixels
 
@@ -41,30 +42,10 @@ export function embedUrl(figure, state, presetId = null) {
   return `${window.location.origin}/embed/${figure}?${toQuery(state, presetId)}`;
 }
 
-async function answer(response) {
-  if (response.ok) return response;
-  const data = await response.json().catch(() => null);
-  const detail = Array.isArray(data?.detail)
-    ? data.detail.map((d) => `${d.field}: ${d.msg}`).join("; ")
-    : "";
-  throw new Error(detail || `the server answered ${response.status}`);
-}
-
 /** The <iframe> snippet for figure N (built by the server's oEmbed endpoint). */
 export async function embedSnippet(figure, state, presetId = null) {
   const url = encodeURIComponent(embedUrl(figure, state, presetId));
-  const response = await answer(await fetch(`/oembed?format=json&url=${url}`));
-  return (await response.json()).html;
-}
-
-/** Copy the <iframe> snippet for figure N in this state. */
-export async function copyEmbedSnippet(figure, state, presetId = null) {
-  return copyText(await embedSnippet(figure, state, presetId));
-}
-
-/** Copy the link that reopens this state (at figure N when given). */
-export function copyLink(state, presetId = null, figure = null) {
-  return copyText(linkFor(state, presetId, figure));
+  return (await getJSON(`/oembed?format=json&url=${url}`)).html;
 }
 
 function viewQuery(view) {
@@ -76,21 +57,13 @@ function viewQuery(view) {
 }
 
 function postExport(state, format) {
-  return fetch(`/api/v1/export?format=${format}&${viewQuery(state.view)}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(state.body),
-  }).then(answer);
+  const url = `/api/v1/export?format=${format}&${viewQuery(state.view)}`;
+  return send(url, { json: state.body, accept: "*/*" });
 }
 
 /** The numpy-only Python script (text) that recomputes and prints every stage of this state. */
 export async function numpySnippet(state) {
   return (await postExport(state, "numpy")).text();
-}
-
-/** Copy a numpy-only Python script that recomputes and prints every stage of this state. */
-export async function copyNumpy(state) {
-  return copyText(await numpySnippet(state));
 }
 
 function saveBlob(blob, filename) {
@@ -140,16 +113,9 @@ function wrap(text, width = 105) {
 async function plotlyTwin(figureEl, state) {
   if (!state) return null;
   const number = Number(figureEl.dataset.figure);
-  const { focus, head, stretch, row } = state.view;
   const theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
-  const view = { focus, head, stretch, softmax_row: row, theme, figures: [number] };
-  const response = await fetch("/api/v1/figures", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ ...state.body, view }),
-  });
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  const fig = (await response.json()).figures[String(number)];
+  const view = figuresView(state.view, theme, [number]);
+  const fig = (await postJSON("/api/v1/figures", { ...state.body, view })).figures[String(number)];
   return { data: fig.data, layout: fig.layout };
 }
 

@@ -8,6 +8,7 @@
  * computes and formats; a bad value is named under the controls) and redraws it.
  */
 
+import { getJSON } from "../api.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
 import { renderFigure } from "./render.js";
@@ -52,17 +53,9 @@ async function refresh() {
   params.set("theme", theme());
   main.setAttribute("aria-busy", "true");
   try {
-    const response = await fetch(`/labs/${data.lab}/figures.json?${params}`, {
+    const answer = await getJSON(`/labs/${data.lab}/figures.json?${params}`, {
       signal: controller.signal,
     });
-    const answer = await response.json();
-    if (!response.ok) {
-      showError(
-        answer?.detail?.[0] ?? { field: "body", msg: `the server answered ${response.status}` },
-      );
-      main.setAttribute("aria-busy", "false");
-      return;
-    }
     showError(null);
     for (const [key, text] of Object.entries(answer.values[data.figure])) {
       const el = form.querySelector(`[data-key="${CSS.escape(key)}"]`);
@@ -73,7 +66,7 @@ async function refresh() {
     await draw();
   } catch (error) {
     if (error.name === "AbortError") return;
-    showError({ field: "body", msg: `the server could not be reached (${error.message})` });
+    showError(error.errors?.[0] ?? { field: "body", msg: error.message });
     main.setAttribute("aria-busy", "false");
   }
 }

@@ -7,6 +7,7 @@
  * moves and for the full run when released. No maths: the server computes and formats.
  */
 
+import { ApiError, errorList, getJSON, send } from "../api.js";
 import { copyText } from "../share.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
@@ -94,8 +95,10 @@ function pageUrl() {
 }
 
 const PROGRESS_AFTER_MS = 150; // a run shorter than this never shows the bar
+const NDJSON = "application/x-ndjson"; // progress lines, then the answer
 
-/** Read an NDJSON answer line by line: progress lines move the bar, the last line is the answer. */
+/** Read an NDJSON answer line by line: progress lines move the bar, the last line is the
+ * answer (a `result`, or a `detail` error list, which rejects as an ApiError). */
 async function streamed(response, panel) {
   const box = part(panel, "progress");
   const bar = box.querySelector("progress");
@@ -123,13 +126,12 @@ async function streamed(response, panel) {
   } finally {
     box.hidden = true;
   }
-  if (last?.result) return { ok: true, data: last.result };
-  return {
-    ok: false,
-    data: last ?? { detail: [{ field: "body", msg: "the run ended without an answer" }] },
-  };
+  if (last?.result) return last.result;
+  const ended = { detail: [{ field: "body", msg: "the run ended without an answer" }] };
+  throw new ApiError(response.status, errorList(last ?? ended, response.status));
 }
 
+/** The answer for figure `name`; rejects with an ApiError (or the AbortError). */
 async function fetchAnswer(name, preview, signal) {
   const panel = panels.get(name);
   const experiment = Boolean(panel.querySelector('[data-share="numpy"][data-experiment]'));
@@ -146,11 +148,9 @@ async function fetchAnswer(name, preview, signal) {
         }, PROGRESS_AFTER_MS)
       : null;
   try {
-    const response = await fetch(`/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`, {
-      signal,
-    });
-    if (kind === "ndjson" && response.ok) return await streamed(response, panel);
-    return { ok: response.ok, data: await response.json(), status: response.status };
+    const url = `/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`;
+    if (kind === "json") return await getJSON(url, { signal });
+    return await streamed(await send(url, { signal, accept: NDJSON }), panel);
   } finally {
     window.clearTimeout(shown);
     if (kind === "ndjson") box.hidden = true;
@@ -165,23 +165,8 @@ export async function request(name, { preview = false } = {}) {
   busy();
   const started = performance.now();
   try {
-    const { ok, data, status } = await fetchAnswer(name, preview, controller.signal);
+    const data = await fetchAnswer(name, preview, controller.signal);
     performance.measure(`lab:${name}:answered`, { start: started });
-    if (!ok) {
-      const error = data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` };
-      // Busy (503, or a streamed "busy" line): the server refuses rather than queues; ask again.
-      if ((status === 503 || error.type === "busy") && !controller.signal.aborted) {
-        lab.timers.set(
-          name,
-          window.setTimeout(() => {
-            lab.timers.delete(name);
-            request(name, { preview });
-          }, BUSY_RETRY_MS),
-        );
-      }
-      showError(name, error);
-      return;
-    }
     showError(name, null);
     for (const [key, text] of Object.entries(data.values[name])) {
       const el = panels.get(name).querySelector(`[data-key="${CSS.escape(key)}"]`);
@@ -197,8 +182,19 @@ export async function request(name, { preview = false } = {}) {
     performance.measure(`lab:${name}${preview ? ":preview" : ""}`, { start: started });
     if (!preview) window.history.replaceState(null, "", pageUrl());
   } catch (error) {
-    if (error.name !== "AbortError")
-      showError(name, { field: "body", msg: `the server could not be reached (${error.message})` });
+    if (error.name === "AbortError") return;
+    const first = error.errors?.[0] ?? { field: "body", msg: error.message };
+    // Busy (503, or a streamed "busy" line): the server refuses rather than queues; ask again.
+    if ((error.status === 503 || first.type === "busy") && !controller.signal.aborted) {
+      lab.timers.set(
+        name,
+        window.setTimeout(() => {
+          lab.timers.delete(name);
+          request(name, { preview });
+        }, BUSY_RETRY_MS),
+      );
+    }
+    showError(name, first);
   } finally {
     if (lab.inFlight.get(name) === controller) lab.inFlight.delete(name);
     busy();
@@ -391,9 +387,8 @@ function start() {
 
 /** The numpy script of an experiment figure (the server builds it). */
 async function numpyScript(name) {
-  const response = await fetch(`/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`);
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  return response.text();
+  const url = `/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`;
+  return (await send(url, { accept: "text/plain, */*" })).text();
 }
 
 export { lab };

@@ -91,6 +91,13 @@ function resizeMatrix(el, described, count) {
   }
 }
 
+/** Put a steps slider at position `index` (a player's frame) and show its label. */
+export function setStep(el, described, index) {
+  const input = inputs(el)[0];
+  if (input.value !== String(index)) input.value = String(index);
+  showStep(el, described);
+}
+
 /** A steps slider shows the listed value's label beside it (and to screen readers). */
 export function showStep(el, described) {
   const input = inputs(el)[0];

@@ -100,22 +100,13 @@ if (form) {
   });
 }
 
-/** The player's settled frame becomes the step control (with controls=1). */
-function settled(index) {
-  const el = form?.querySelector('[data-control="step"]');
-  const input = el?.querySelector('[data-part="value"]');
-  if (!input || input.value === String(index)) return;
-  input.value = String(index);
-  showStep(el, described[el.dataset.key]);
-  refresh();
-}
-
 async function draw() {
   main.setAttribute("aria-busy", "true");
   document.documentElement.dataset.theme = theme();
   const fig = data.specs[theme()] ?? Object.values(data.specs)[0];
   if (fig.frames) {
-    player ??= new Player(panel, { onSettle: settled }); // B1: the lab page's player
+    // B1: the lab page's player; with controls=1 a settled frame is asked for.
+    player ??= new Player(panel, { described, onSettle: () => refresh() });
     await player.load(fig);
   } else await renderFigure(panel, fig);
   main.setAttribute("aria-busy", "false");

@@ -203,24 +203,12 @@ export async function request(name, { preview = false } = {}) {
 
 const players = new Map(); // figure -> Player, for figures sent as frames (B1)
 
-/** The player of figure `name`: a frame the reader settles on becomes its `step` control. */
+/** The player of figure `name`: its step slider follows the frames, and a frame the
+ * reader settles on is asked for (the answer records it in the URL). */
 function playerOf(name, options) {
   if (!players.has(name)) {
     const panel = panels.get(name);
-    players.set(
-      name,
-      new Player(panel, {
-        options,
-        onSettle: (index) => {
-          const el = panel.querySelector('[data-control="step"]');
-          const input = el?.querySelector('[data-part="value"]');
-          if (!input || input.value === String(index)) return;
-          input.value = String(index);
-          showStep(el, described[el.dataset.key]);
-          now(name);
-        },
-      }),
-    );
+    players.set(name, new Player(panel, { options, described, onSettle: () => now(name) }));
   }
   return players.get(name);
 }

@@ -7,6 +7,7 @@
 import { drawPanels, showStep } from "./panels.js";
 import { plotly } from "./plotly.js";
 import { Stepper } from "./stepper.js";
+import { dataTable } from "./tables.js";
 
 const plots = new WeakMap(); // plot element -> the figure dict it shows
 
@@ -70,38 +71,6 @@ function matchGrid(table, grids) {
   return index < 0 ? null : grids.splice(index, 1)[0].grid;
 }
 
-function buildTable(spec, grid) {
-  const table = document.createElement("table");
-  table.className = "data-table";
-  if (grid) table.setAttribute("role", "grid");
-  const caption = table.createCaption();
-  caption.textContent = spec.caption ?? "";
-  const head = table.createTHead().insertRow();
-  head.append(Object.assign(document.createElement("td"), { className: "corner" }));
-  for (const label of spec.col_headers ?? []) {
-    head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
-  }
-  const body = table.createTBody();
-  spec.cells.forEach((row, i) => {
-    const tr = body.insertRow();
-    tr.append(
-      Object.assign(document.createElement("th"), {
-        scope: "row",
-        textContent: spec.row_headers?.[i] ?? "",
-      }),
-    );
-    row.forEach((text, j) => {
-      const td = tr.insertCell();
-      td.textContent = text;
-      if (grid) {
-        td.tabIndex = i === 0 && j === 0 ? 0 : -1;
-        td.dataset.derivation = grid[i]?.[j] ?? "";
-      }
-    });
-  });
-  return table;
-}
-
 const pendingTables = new WeakMap(); // panel -> figure whose tables are not built yet
 
 /** Build the tables now if they are open; otherwise when the reader opens them (big
@@ -139,7 +108,7 @@ async function buildPending(panel) {
     if (pendingTables.has(panel)) return; // a newer state arrived meanwhile
   }
   const grids = derivationGrids(fig);
-  const tables = specs.map((spec) => buildTable(spec, matchGrid(spec, grids)));
+  const tables = specs.map((spec) => dataTable(spec, matchGrid(spec, grids)));
   part(panel, "tables").replaceChildren(...tables);
 }
 

@@ -14,6 +14,7 @@ import { postJSON, targetOf } from "./api.js";
 import { parseNumber } from "./numbers.js";
 import { figuresView, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
+import { dataTable } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
 const root = document.getElementById("embed");
@@ -36,36 +37,7 @@ function field(name) {
 }
 
 function renderTables(tables) {
-  const box = field("tables");
-  box.replaceChildren(
-    ...(tables ?? []).map((spec) => {
-      const table = document.createElement("table");
-      table.createCaption().textContent = spec.caption ?? "";
-      if (spec.col_headers) {
-        const head = table.createTHead().insertRow();
-        if (spec.row_headers) head.append(document.createElement("td"));
-        for (const label of spec.col_headers) {
-          head.append(
-            Object.assign(document.createElement("th"), { scope: "col", textContent: label }),
-          );
-        }
-      }
-      const body = table.createTBody();
-      spec.cells.forEach((row, i) => {
-        const tr = body.insertRow();
-        if (spec.row_headers) {
-          tr.append(
-            Object.assign(document.createElement("th"), {
-              scope: "row",
-              textContent: spec.row_headers[i],
-            }),
-          );
-        }
-        for (const text of row) tr.insertCell().textContent = text;
-      });
-      return table;
-    }),
-  );
+  field("tables").replaceChildren(...(tables ?? []).map((spec) => dataTable(spec)));
 }
 
 function renderText(fig) {

@@ -6,40 +6,10 @@
  */
 
 import { renderGrid } from "../grid.js";
+import { dataTable } from "../tables.js";
 
 export function part(panel, role) {
   return panel.querySelector(`[data-role="${role}"]`);
-}
-
-/** A data table from {caption, col_headers, row_headers, cells}. */
-export function buildTable(spec) {
-  const table = document.createElement("table");
-  table.className = "data-table";
-  table.createCaption().textContent = spec.caption ?? "";
-  if (spec.col_headers?.length) {
-    const head = table.createTHead().insertRow();
-    if (spec.row_headers?.length)
-      head.append(Object.assign(document.createElement("td"), { className: "corner" }));
-    for (const label of spec.col_headers) {
-      head.append(
-        Object.assign(document.createElement("th"), { scope: "col", textContent: label }),
-      );
-    }
-  }
-  const body = table.createTBody();
-  spec.cells.forEach((row, i) => {
-    const tr = body.insertRow();
-    if (spec.row_headers?.length) {
-      tr.append(
-        Object.assign(document.createElement("th"), {
-          scope: "row",
-          textContent: spec.row_headers[i] ?? "",
-        }),
-      );
-    }
-    for (const text of row) tr.insertCell().textContent = text;
-  });
-  return table;
 }
 
 function setList(el, items, make) {
@@ -90,7 +60,7 @@ function renderTables(panel, fig) {
   const primary = part(panel, "primary-tables");
   const alt = part(panel, "alt-tables");
   if (fig.table_view) {
-    primary?.replaceChildren(...(fig.tables ?? []).map(buildTable));
+    primary?.replaceChildren(...(fig.tables ?? []).map((spec) => dataTable(spec)));
     if (alt) alt.hidden = true;
     return;
   }
@@ -109,7 +79,7 @@ function buildPending(panel) {
   const tables = pendingTables.get(panel);
   if (!tables) return;
   pendingTables.delete(panel);
-  part(panel, "tables")?.replaceChildren(...tables.map(buildTable));
+  part(panel, "tables")?.replaceChildren(...tables.map((spec) => dataTable(spec)));
 }
 
 /** The grids of a figure, each under its heading and badge, updated in place. */

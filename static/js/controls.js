@@ -5,6 +5,7 @@
  */
 
 import { headChoices } from "./shapes.js";
+import { copyText } from "./toolbar.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -105,7 +106,7 @@ export function wireControls(on) {
 export async function copyLink() {
   const status = $("copy-status");
   try {
-    await navigator.clipboard.writeText(window.location.href);
+    await copyText(window.location.href);
     status.textContent = "Link copied.";
   } catch {
     const box = document.createElement("input");

@@ -7,38 +7,7 @@
  */
 
 import * as share from "./share.js";
-
-/** Show `message` beside the button (for the eye) and in the aria-live line (for the ear). */
-function shareStatus(bar, message) {
-  const local = bar.querySelector('[data-role="share-status"]');
-  local.textContent = message;
-  document.getElementById("announce").textContent = message;
-  window.clearTimeout(bar.statusTimer);
-  bar.statusTimer = window.setTimeout(() => {
-    local.textContent = "";
-  }, 8000);
-}
-
-/** Copy `text`; where the browser refuses, put it in a selected box to copy by hand. */
-async function copyOrShow(bar, text, what) {
-  bar.querySelector(".manual-copy")?.remove();
-  try {
-    await share.copyText(text);
-    return `${what} copied.`;
-  } catch {
-    const box = Object.assign(document.createElement("textarea"), {
-      value: text,
-      readOnly: true,
-      rows: 3,
-    });
-    box.className = "manual-copy";
-    box.setAttribute("aria-label", what);
-    bar.append(box);
-    box.focus();
-    box.select();
-    return `The browser did not allow copying: ${what} is selected in the box, press Ctrl+C (⌘C).`;
-  }
-}
+import { barStatus, copyOrShow } from "./toolbar.js";
 
 async function shareAction(kind, bar, { state, presetId }) {
   const panel = bar.closest("[data-figure]");
@@ -78,9 +47,9 @@ export function wireShare(root, current) {
     const bar = button.closest(".share-bar");
     button.dataset.working = "1"; // a double click gives one download, not two
     try {
-      shareStatus(bar, await shareAction(button.dataset.share, bar, current()));
+      barStatus(bar, await shareAction(button.dataset.share, bar, current()));
     } catch (error) {
-      shareStatus(
+      barStatus(
         bar,
         `${button.getAttribute("aria-label") ?? button.textContent} failed: ${error.message}`,
       );

@@ -8,7 +8,7 @@
  */
 
 import { ApiError, errorList, getJSON, send } from "../api.js";
-import { copyText } from "../share.js";
+import { copyText } from "../toolbar.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
 import { part, renderFigure } from "./render.js";
@@ -337,16 +337,12 @@ function requestAll() {
 function start() {
   applyTheme();
   wireControls();
-  wireShare(
-    main,
-    (name) => ({
-      links: lab.links[name],
-      heading: `${panels.get(name).querySelector(".fig-number").textContent}. ${part(panels.get(name), "title").textContent}`,
-      exported: lab.exports[name],
-      numpy: () => numpyScript(name),
-    }),
-    announce,
-  );
+  wireShare(main, (name) => ({
+    links: lab.links[name],
+    heading: `${panels.get(name).querySelector(".fig-number").textContent}. ${part(panels.get(name), "title").textContent}`,
+    exported: lab.exports[name],
+    numpy: () => numpyScript(name),
+  }));
   for (const button of main.querySelectorAll('[data-action="cancel"]')) {
     button.addEventListener("click", () => cancel(button.closest("[data-figure]").dataset.figure));
   }

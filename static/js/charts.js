@@ -1,6 +1,6 @@
 /**
  * charts.js — draws what the server sends: Plotly.react for each figure, caption,
- * readout and the data tables (textContent only), the derivation line for the hovered
+ * readout and the data tables (tables.js), the derivation line for the hovered
  * or keyboard-focused cell, and the Figure 3 stepper. No numbers are made here.
  */
 

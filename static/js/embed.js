@@ -4,7 +4,8 @@
  * when the compact editor or a control changes, and tells the host page its height.
  *
  * No maths here: the figure (Plotly data/layout, caption, readout, tables) is computed on
- * the server; this module only calls Plotly.react and sets textContent.
+ * the server; this module only calls Plotly.react and sets textContent. Requests go
+ * through api.js, typed numbers through numbers.js, tables through tables.js.
  *
  * Height message, posted to window.parent with targetOrigin "*" whenever the content
  * height changes:  { type: "attention-lab:height", figure: <number>, height: <px> }

@@ -1,7 +1,7 @@
 /**
  * share.js — the main page's per-figure "Embed", "Link", PNG/SVG and "Copy as NumPy"
  * buttons, and the stage downloads. The server builds every snippet and export (oEmbed,
- * /api/v1/export); this module only asks for them, copies text and saves files. No maths.
+ * /api/v1/export); this module only asks for them and saves files. No maths.
  *
  * All functions take the page state { body, view } (as in state.js) and an optional
  * presetId (kept in links while the body is the unchanged preset); they resolve to the

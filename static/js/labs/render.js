@@ -1,7 +1,7 @@
 /**
  * labs/render.js — draws one lab figure description (app/figures/labs) into its panel:
  * text (caption, readout, quotations, warnings, the stop-and-try answer), tables
- * (textContent only), the Plotly chart and the number grid. Shared by the lab page and
+ * (tables.js), the Plotly chart and the number grid. Shared by the lab page and
  * the lab embeds. No numbers are made here: every string arrives formatted.
  */
 

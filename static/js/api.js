@@ -1,19 +1,69 @@
 /**
- * api.js — the one fetch wrapper of the page. POSTs a state to /api/v1/figures, aborts the
- * request it supersedes, and turns a `detail` error list into targets on the page
- * (an editor cell, a token label, a control) so each message lands where the fault is.
+ * api.js — the one fetch wrapper of the page, the embeds and the labs. Every request to
+ * the server goes through `send`: it asks for JSON (or what `accept` names), sends a JSON
+ * body when given one, and turns an answer that is not 2xx into an ApiError carrying the
+ * server's one error shape, `detail: [{ field, msg, type }]`, so callers show the
+ * server's words rather than a status code. `LatestOnly` keeps one request in flight per
+ * endpoint (a newer edit aborts the older); `targetOf` says where an error's field points
+ * on the page. DOM-free: only fetch and AbortController, as in node.
  */
 
-/** JSON GET; throws Error with the server's message on failure. */
-export async function getJSON(url) {
-  const response = await fetch(url, { headers: { Accept: "application/json" } });
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  return response.json();
+/** An answer that is not 2xx: `status` (0 when the server was not reached) and `errors`. */
+export class ApiError extends Error {
+  constructor(status, errors) {
+    super(errors.map((e) => (e.field ? `${e.field}: ${e.msg}` : e.msg)).join("; "));
+    this.name = "ApiError";
+    this.status = status;
+    this.errors = errors;
+  }
+}
+
+/** The `detail` list of an error answer (its parsed JSON, or null), never empty. */
+export function errorList(data, status) {
+  if (Array.isArray(data?.detail) && data.detail.length) return data.detail;
+  const msg = typeof data?.detail === "string" ? data.detail : `the server answered ${status}`;
+  return [{ field: "body", msg }];
+}
+
+/**
+ * fetch with the pages' conventions. Options: `json` (a body, sent as JSON with POST),
+ * `signal` (an abort rejects with the AbortError, which callers ignore), `accept`.
+ * Resolves to the Response when it is 2xx; otherwise rejects with an ApiError.
+ */
+export async function send(url, { json, signal, accept = "application/json" } = {}) {
+  const init = { method: "GET", headers: { Accept: accept }, signal };
+  if (json !== undefined) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(json);
+  }
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    const msg = `the server could not be reached (${error.message})`;
+    throw new ApiError(0, [{ field: "body", msg }]);
+  }
+  if (response.ok) return response;
+  const data = await response.json().catch(() => null);
+  throw new ApiError(response.status, errorList(data, response.status));
+}
+
+/** GET `url` and parse its JSON answer (rejects as `send` does). */
+export async function getJSON(url, options = {}) {
+  return (await send(url, options)).json();
+}
+
+/** POST `payload` as JSON to `url` and parse the JSON answer (rejects as `send` does). */
+export async function postJSON(url, payload, options = {}) {
+  return (await send(url, { ...options, json: payload })).json();
 }
 
 /**
  * Posts to one endpoint; a new call aborts the one before it, whose promise then
- * resolves to { aborted: true } (never rejects for an abort).
+ * resolves to { aborted: true }. Never rejects: { ok: true, data } or
+ * { ok: false, status, errors }.
  */
 export class LatestOnly {
   constructor(url) {
@@ -26,30 +76,20 @@ export class LatestOnly {
     const controller = new AbortController();
     this.controller = controller;
     try {
-      const response = await fetch(this.url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(payload),
-        signal: controller.signal,
-      });
-      const data = await response.json().catch(() => null);
+      const data = await postJSON(this.url, payload, { signal: controller.signal });
       if (controller.signal.aborted) return { aborted: true };
-      if (response.ok) return { ok: true, data };
-      return { ok: false, status: response.status, errors: errorList(data, response.status) };
+      return { ok: true, data };
     } catch (error) {
       if (controller.signal.aborted) return { aborted: true };
-      return { ok: false, status: 0, errors: [{ field: "body", msg: `the server could not be reached (${error.message})` }] };
+      if (error instanceof ApiError)
+        return { ok: false, status: error.status, errors: error.errors };
+      return { ok: false, status: 0, errors: [{ field: "body", msg: error.message }] };
     }
   }
 }
 
-function errorList(data, status) {
-  if (data && Array.isArray(data.detail)) return data.detail;
-  const msg = data && typeof data.detail === "string" ? data.detail : `the server answered ${status}`;
-  return [{ field: "body", msg }];
-}
-
-const MATRICES = new Set(["x", "w_q", "w_k", "w_v", "source_x"]);
+// Matrices a body may carry (q, k, v: a body given as Q, K, V without X).
+const MATRICES = new Set(["x", "w_q", "w_k", "w_v", "source_x", "q", "k", "v"]);
 
 /**
  * Where an error's field points on the page:
@@ -63,7 +103,8 @@ export function targetOf(field) {
   const name = text.split(/[.[]/)[0];
   const indices = [...text.matchAll(/\[(\d+)\]/g)].map((m) => Number.parseInt(m[1], 10));
   if (MATRICES.has(name)) {
-    if (indices.length >= 2) return { kind: "cell", matrix: name, row: indices[0], col: indices[1] };
+    if (indices.length >= 2)
+      return { kind: "cell", matrix: name, row: indices[0], col: indices[1] };
     return { kind: "matrix", matrix: name };
   }
   if (name === "tokens" || text.startsWith("source.tokens")) {

@@ -1,12 +1,13 @@
 /**
  * charts.js — draws what the server sends: Plotly.react for each figure, caption,
- * readout and the data tables (textContent only), the derivation line for the hovered
+ * readout and the data tables (tables.js), the derivation line for the hovered
  * or keyboard-focused cell, and the Figure 3 stepper. No numbers are made here.
  */
 
 import { drawPanels, showStep } from "./panels.js";
 import { plotly } from "./plotly.js";
 import { Stepper } from "./stepper.js";
+import { dataTable } from "./tables.js";
 
 const plots = new WeakMap(); // plot element -> the figure dict it shows
 
@@ -64,35 +65,10 @@ function derivationGrids(fig) {
 function matchGrid(table, grids) {
   const rows = table.cells.length;
   const cols = table.cells[0]?.length ?? 0;
-  const index = grids.findIndex(({ grid }) => grid.length === rows && (grid[0]?.length ?? 0) === cols);
+  const index = grids.findIndex(
+    ({ grid }) => grid.length === rows && (grid[0]?.length ?? 0) === cols,
+  );
   return index < 0 ? null : grids.splice(index, 1)[0].grid;
-}
-
-function buildTable(spec, grid) {
-  const table = document.createElement("table");
-  table.className = "data-table";
-  if (grid) table.setAttribute("role", "grid");
-  const caption = table.createCaption();
-  caption.textContent = spec.caption ?? "";
-  const head = table.createTHead().insertRow();
-  head.append(Object.assign(document.createElement("td"), { className: "corner" }));
-  for (const label of spec.col_headers ?? []) {
-    head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
-  }
-  const body = table.createTBody();
-  spec.cells.forEach((row, i) => {
-    const tr = body.insertRow();
-    tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers?.[i] ?? "" }));
-    row.forEach((text, j) => {
-      const td = tr.insertCell();
-      td.textContent = text;
-      if (grid) {
-        td.tabIndex = i === 0 && j === 0 ? 0 : -1;
-        td.dataset.derivation = grid[i]?.[j] ?? "";
-      }
-    });
-  });
-  return table;
 }
 
 const pendingTables = new WeakMap(); // panel -> figure whose tables are not built yet
@@ -132,7 +108,7 @@ async function buildPending(panel) {
     if (pendingTables.has(panel)) return; // a newer state arrived meanwhile
   }
   const grids = derivationGrids(fig);
-  const tables = specs.map((spec) => buildTable(spec, matchGrid(spec, grids)));
+  const tables = specs.map((spec) => dataTable(spec, matchGrid(spec, grids)));
   part(panel, "tables").replaceChildren(...tables);
 }
 
@@ -176,7 +152,10 @@ function cellLine(panel) {
     }
     const { desc, row, col } = info;
     const where = `${desc.label.replace("^", "")} row ${row + 1} (${desc.rows[row]}), column ${col + 1} (${desc.cols[col]})`;
-    showDerivation(panel, info.hover ?? `${where}: ${info.value === -Infinity ? "−∞ (blocked)" : info.value}`);
+    showDerivation(
+      panel,
+      info.hover ?? `${where}: ${info.value === -Infinity ? "−∞ (blocked)" : info.value}`,
+    );
   };
 }
 
@@ -195,7 +174,8 @@ function renderText(panel, n, fig) {
   setText(part(panel, "title"), fig.title ?? "");
   setText(part(panel, "caption"), fig.caption ?? "");
   const label = `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`;
-  if (part(panel, "plot").getAttribute("aria-label") !== label) part(panel, "plot").setAttribute("aria-label", label);
+  if (part(panel, "plot").getAttribute("aria-label") !== label)
+    part(panel, "plot").setAttribute("aria-label", label);
   // Lines are replaced only where their text changed: unchanged text costs no layout.
   const list = part(panel, "readout");
   const lines = fig.readout ?? [];
@@ -227,7 +207,9 @@ const visible = new Set(); // figure numbers whose panel is on screen
 const SLICE_MS = 40;
 // Let the browser paint and handle input between two figures (scheduler.yield where known).
 const yieldToBrowser = () =>
-  globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0));
+  globalThis.scheduler?.yield
+    ? globalThis.scheduler.yield()
+    : new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Track which figure panels are on screen, so they are redrawn first. */
 export function watchVisibility(root) {
@@ -263,7 +245,8 @@ function drawOne(root, key, wire) {
   renderText(panel, key, fig);
   if (fig.panels) {
     if (!fig.steps?.length) return drawGrids(panel, fig);
-    if (!steppers.has(panel)) steppers.set(panel, new Stepper(panel, (p, f, frame) => drawGrids(p, f, frame)));
+    if (!steppers.has(panel))
+      steppers.set(panel, new Stepper(panel, (p, f, frame) => drawGrids(p, f, frame)));
     return steppers.get(panel).load({ ...fig, frames: fig.steps });
   }
   if (Array.isArray(fig.frames) && fig.frames.length) {

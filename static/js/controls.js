@@ -5,6 +5,7 @@
  */
 
 import { headChoices } from "./shapes.js";
+import { copyText } from "./toolbar.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,18 +27,33 @@ export function syncControls(app) {
   $("mask").value = body.mask === "causal" ? "causal" : "none";
   $("cross").checked = Boolean(body.source);
   const tokens = body.tokens ?? [];
-  options($("focus"), body.x.map((_, i) => [i, `${tokens[i] ?? `t${i}`} (row ${i + 1})`]), view.focus);
-  options($("heads"), headChoices(body).map((h) => [h, h === 1 ? "1 (single head)" : String(h)]), body.heads ?? 1);
+  options(
+    $("focus"),
+    body.x.map((_, i) => [i, `${tokens[i] ?? `t${i}`} (row ${i + 1})`]),
+    view.focus,
+  );
+  options(
+    $("heads"),
+    headChoices(body).map((h) => [h, h === 1 ? "1 (single head)" : String(h)]),
+    body.heads ?? 1,
+  );
   const heads = body.heads ?? 1;
   $("head-field").hidden = heads < 2;
-  options($("head"), Array.from({ length: heads }, (_, i) => [i, `head ${i + 1}`]), view.head);
+  options(
+    $("head"),
+    Array.from({ length: heads }, (_, i) => [i, `head ${i + 1}`]),
+    view.head,
+  );
   $("preset").value = app.presetId ?? "";
   const preset = app.presets.find((p) => p.id === app.presetId);
-  $("preset-description").textContent = preset ? preset.description : "Your own numbers: share them with “Copy link”.";
+  $("preset-description").textContent = preset
+    ? preset.description
+    : "Your own numbers: share them with “Copy link”.";
   $("theme").value = view.theme;
   $("stretch").value = String(view.stretch);
   $("stretch-value").textContent = `× ${$("stretch").value}`;
-  for (const radio of document.querySelectorAll("input[name=row]")) radio.checked = radio.value === view.row;
+  for (const radio of document.querySelectorAll("input[name=row]"))
+    radio.checked = radio.value === view.row;
 }
 
 /**
@@ -45,16 +61,36 @@ export function syncControls(app) {
  * randomise(seed), cross(on), copy() }.
  */
 export function wireControls(on) {
-  $("scale").addEventListener("change", (e) => on.body((b) => { b.scale = e.target.checked; }));
-  $("mask").addEventListener("change", (e) => on.body((b) => { b.mask = e.target.value; }));
-  $("heads").addEventListener("change", (e) => on.body((b) => { b.heads = Number.parseInt(e.target.value, 10); }));
-  $("head").addEventListener("change", (e) => on.view({ head: Number.parseInt(e.target.value, 10) }));
-  $("focus").addEventListener("change", (e) => on.view({ focus: Number.parseInt(e.target.value, 10) }));
+  $("scale").addEventListener("change", (e) =>
+    on.body((b) => {
+      b.scale = e.target.checked;
+    }),
+  );
+  $("mask").addEventListener("change", (e) =>
+    on.body((b) => {
+      b.mask = e.target.value;
+    }),
+  );
+  $("heads").addEventListener("change", (e) =>
+    on.body((b) => {
+      b.heads = Number.parseInt(e.target.value, 10);
+    }),
+  );
+  $("head").addEventListener("change", (e) =>
+    on.view({ head: Number.parseInt(e.target.value, 10) }),
+  );
+  $("focus").addEventListener("change", (e) =>
+    on.view({ focus: Number.parseInt(e.target.value, 10) }),
+  );
   $("cross").addEventListener("change", (e) => on.cross(e.target.checked));
-  $("preset").addEventListener("change", (e) => { if (e.target.value) on.preset(e.target.value); });
+  $("preset").addEventListener("change", (e) => {
+    if (e.target.value) on.preset(e.target.value);
+  });
   $("reset").addEventListener("click", () => on.reset());
   $("randomise").addEventListener("click", () => on.randomise(null));
-  $("seed").addEventListener("keydown", (e) => { if (e.key === "Enter") on.randomise(e.target.value); });
+  $("seed").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") on.randomise(e.target.value);
+  });
   $("theme").addEventListener("change", (e) => on.view({ theme: e.target.value }));
   $("stretch").addEventListener("input", (e) => {
     $("stretch-value").textContent = `× ${e.target.value}`;
@@ -70,7 +106,7 @@ export function wireControls(on) {
 export async function copyLink() {
   const status = $("copy-status");
   try {
-    await navigator.clipboard.writeText(window.location.href);
+    await copyText(window.location.href);
     status.textContent = "Link copied.";
   } catch {
     const box = document.createElement("input");

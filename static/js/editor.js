@@ -3,7 +3,7 @@
  * for cross-attention, W^Q, W^K and W^V. Builds the same markup as
  * templates/macros/editor.html, handles spreadsheet keys (arrows move, Enter commits,
  * Escape reverts) and shows each invalid entry on its cell (aria-invalid plus a message
- * linked by aria-describedby). It parses what was typed; it never computes.
+ * linked by aria-describedby). What was typed is read by numbers.js; nothing is computed.
  */
 
 import { keyRows } from "./shapes.js";
@@ -16,7 +16,13 @@ const LABELS = { x: "X", source_x: "S (source)", w_q: "W^Q", w_k: "W^K", w_v: "W
 export const WINDOW = 16;
 const origins = {}; // matrix name -> [first row, first column] of its window
 let bodyOf = () => null; // the page's current body (set by wireWindows)
-const COLUMN = { x: "d_model column", source_x: "d_model column", w_q: "d_k column", w_k: "d_k column", w_v: "d_v column" };
+const COLUMN = {
+  x: "d_model column",
+  source_x: "d_model column",
+  w_q: "d_k column",
+  w_k: "d_k column",
+  w_v: "d_v column",
+};
 
 function el(tag, attrs = {}, text = null) {
   const node = document.createElement(tag);
@@ -28,21 +34,19 @@ function el(tag, attrs = {}, text = null) {
   return node;
 }
 
-/** "3", "-0.5", "1e3" -> number; anything else -> an Error saying why. */
-export function parseNumber(text) {
-  const t = text.trim().replace(/^\u2212/, "-");
-  if (t === "") return new Error("empty: type a number, e.g. 0 or -1.5");
-  const value = Number(t);
-  if (!Number.isFinite(value)) return new Error(`“${text}” is not a number`);
-  return value;
-}
-
 function headRow(name, c0, c1, withPadding, tokenAttr) {
   const tr = el("tr");
   const corner = el("th", { scope: "col" });
   corner.append(el("span", { class: "visually-hidden" }, tokenAttr ? "token" : "row"));
   tr.append(corner);
-  if (withPadding) tr.append(el("th", { scope: "col", class: "pad-col", title: "Padding: every query ignores this key" }, "pad"));
+  if (withPadding)
+    tr.append(
+      el(
+        "th",
+        { scope: "col", class: "pad-col", title: "Padding: every query ignores this key" },
+        "pad",
+      ),
+    );
   for (let j = c0; j < c1; j += 1) tr.append(el("th", { scope: "col" }, String(j + 1)));
   return tr;
 }
@@ -51,23 +55,51 @@ function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
   const tr = el("tr");
   const th = el("th", { scope: "row" });
   if (opts.tokenAttr) {
-    th.append(el("input", { class: "token", type: "text", [opts.tokenAttr]: i, value: opts.labels?.[i] ?? "",
-      maxlength: 64, spellcheck: "false", autocomplete: "off", "aria-label": `Label of token ${i}` }));
+    th.append(
+      el("input", {
+        class: "token",
+        type: "text",
+        [opts.tokenAttr]: i,
+        value: opts.labels?.[i] ?? "",
+        maxlength: 64,
+        spellcheck: "false",
+        autocomplete: "off",
+        "aria-label": `Label of token ${i}`,
+      }),
+    );
   } else {
     th.textContent = String(i + 1);
   }
   tr.append(th);
   if (opts.padding) {
     const td = el("td", { class: "pad-col" });
-    td.append(el("input", { type: "checkbox", "data-padding": i, checked: Boolean(opts.padding[i]), "aria-label": `Token ${i} is padding` }));
+    td.append(
+      el("input", {
+        type: "checkbox",
+        "data-padding": i,
+        checked: Boolean(opts.padding[i]),
+        "aria-label": `Token ${i} is padding`,
+      }),
+    );
     tr.append(td);
   }
   for (let j = c0; j < c1; j += 1) {
     const value = row[j];
     const td = el("td");
-    td.append(el("input", { class: "cell", type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
-      "data-matrix": name, "data-row": i, "data-col": j, value: String(value),
-      "aria-label": `${LABELS[name]} row ${i + 1}, ${COLUMN[name]} ${j + 1}` }));
+    td.append(
+      el("input", {
+        class: "cell",
+        type: "text",
+        inputmode: "decimal",
+        autocomplete: "off",
+        spellcheck: "false",
+        "data-matrix": name,
+        "data-row": i,
+        "data-col": j,
+        value: String(value),
+        "aria-label": `${LABELS[name]} row ${i + 1}, ${COLUMN[name]} ${j + 1}`,
+      }),
+    );
     tr.append(td);
   }
   return tr;
@@ -85,12 +117,19 @@ function windowOf(name, rows, cols) {
 function buildTable(name, rows, opts) {
   const cols = rows[0]?.length ?? 0;
   const [r0, r1, c0, c1] = windowOf(name, rows.length, cols);
-  const table = el("table", { class: "grid-editor", "aria-describedby": `${name}-hint`,
-    "data-window": r1 - r0 < rows.length || c1 - c0 < cols ? `${r0},${c0}` : null });
+  const table = el("table", {
+    class: "grid-editor",
+    "aria-describedby": `${name}-hint`,
+    "data-window": r1 - r0 < rows.length || c1 - c0 < cols ? `${r0},${c0}` : null,
+  });
   const caption = el("caption");
   const title = el("span", { class: "matrix-name" }, name.startsWith("w_") ? "W" : LABELS[name]);
   if (name.startsWith("w_")) title.append(el("sup", {}, name.slice(2).toUpperCase()));
-  caption.append(title, " ", el("span", { class: "shape", "data-role": "shape" }, `${rows.length} × ${cols}`));
+  caption.append(
+    title,
+    " ",
+    el("span", { class: "shape", "data-role": "shape" }, `${rows.length} × ${cols}`),
+  );
   const thead = el("thead");
   thead.append(headRow(name, c0, c1, Boolean(opts.padding), opts.tokenAttr));
   const tbody = el("tbody");
@@ -104,12 +143,30 @@ function windowBar(name, rows) {
   const cols = rows[0]?.length ?? 0;
   if (rows.length <= WINDOW && cols <= WINDOW) return null;
   const [r0, r1, c0, c1] = windowOf(name, rows.length, cols);
-  const bar = el("div", { class: "window-bar row-wrap", role: "group", "data-role": "window",
-    "aria-label": `Part of ${LABELS[name]} shown` });
+  const bar = el("div", {
+    class: "window-bar row-wrap",
+    role: "group",
+    "data-role": "window",
+    "aria-label": `Part of ${LABELS[name]} shown`,
+  });
   const button = (step, text, label, off) =>
-    el("button", { type: "button", class: "button small", "data-window-step": step, "aria-label": label, disabled: off }, text);
+    el(
+      "button",
+      {
+        type: "button",
+        class: "button small",
+        "data-window-step": step,
+        "aria-label": label,
+        disabled: off,
+      },
+      text,
+    );
   bar.append(
-    el("span", { class: "window-where" }, `rows ${r0 + 1}–${r1} of ${rows.length}, columns ${c0 + 1}–${c1} of ${cols}`),
+    el(
+      "span",
+      { class: "window-where" },
+      `rows ${r0 + 1}–${r1} of ${rows.length}, columns ${c0 + 1}–${c1} of ${cols}`,
+    ),
     button("up", "↑", `Earlier rows of ${LABELS[name]}`, r0 === 0),
     button("down", "↓", `Later rows of ${LABELS[name]}`, r1 === rows.length),
     button("left", "←", `Earlier columns of ${LABELS[name]}`, c0 === 0),
@@ -122,9 +179,23 @@ function specsOf(body) {
   const cross = Boolean(body.source);
   const padding = keyRows(body).map((_, i) => Boolean(body.padding?.[i]));
   return [
-    ["x", body.x, { tokenAttr: "data-token", labels: body.tokens, padding: cross ? null : padding }],
-    ["source_x", cross ? body.source.x : [], { tokenAttr: "data-source-token", labels: body.source?.tokens, padding: cross ? padding : null }],
-    ["w_q", body.w_q, {}], ["w_k", body.w_k, {}], ["w_v", body.w_v, {}],
+    [
+      "x",
+      body.x,
+      { tokenAttr: "data-token", labels: body.tokens, padding: cross ? null : padding },
+    ],
+    [
+      "source_x",
+      cross ? body.source.x : [],
+      {
+        tokenAttr: "data-source-token",
+        labels: body.source?.tokens,
+        padding: cross ? padding : null,
+      },
+    ],
+    ["w_q", body.w_q, {}],
+    ["w_k", body.w_k, {}],
+    ["w_v", body.w_v, {}],
   ];
 }
 
@@ -134,13 +205,15 @@ function renderBlock(root, name, rows, opts) {
   block.querySelector("[data-role=window]")?.remove();
   const bar = windowBar(name, rows);
   if (bar) block.querySelector("table").before(bar);
-  for (const input of block.querySelectorAll("input[type=text]")) input.dataset.committed = input.value;
+  for (const input of block.querySelectorAll("input[type=text]"))
+    input.dataset.committed = input.value;
   return block;
 }
 
 /** Rebuild every matrix table from `body`. */
 export function renderEditor(root, body) {
-  for (const [name, rows, opts] of specsOf(body)) clearErrors(renderBlock(root, name, rows ?? [], opts), true);
+  for (const [name, rows, opts] of specsOf(body))
+    clearErrors(renderBlock(root, name, rows ?? [], opts), true);
   root.querySelector("#source-block").hidden = !Boolean(body.source);
 }
 
@@ -165,9 +238,16 @@ export function wireWindows(root, getBody) {
     const button = event.target.closest("[data-window-step]");
     if (!button) return;
     const name = button.closest("[data-block]").dataset.block;
-    const [dRow, dCol] = { up: [-WINDOW, 0], down: [WINDOW, 0], left: [0, -WINDOW], right: [0, WINDOW] }[button.dataset.windowStep];
+    const [dRow, dCol] = {
+      up: [-WINDOW, 0],
+      down: [WINDOW, 0],
+      left: [0, -WINDOW],
+      right: [0, WINDOW],
+    }[button.dataset.windowStep];
     shiftWindow(root, name, dRow, dCol);
-    root.querySelector(`[data-block="${name}"] [data-window-step="${button.dataset.windowStep}"]`)?.focus();
+    root
+      .querySelector(`[data-block="${name}"] [data-window-step="${button.dataset.windowStep}"]`)
+      ?.focus();
   });
 }
 
@@ -186,7 +266,9 @@ function errorList(block) {
 /** Mark `input` (or, with input null, the whole block) invalid with `message`. */
 export function markError(block, input, message, origin) {
   const list = errorList(block);
-  const id = input ? `err-${input.dataset.matrix ?? "token"}-${input.dataset.row ?? input.dataset.token ?? input.dataset.sourceToken}-${input.dataset.col ?? "label"}` : `err-${block.dataset.block}`;
+  const id = input
+    ? `err-${input.dataset.matrix ?? "token"}-${input.dataset.row ?? input.dataset.token ?? input.dataset.sourceToken}-${input.dataset.col ?? "label"}`
+    : `err-${block.dataset.block}`;
   list.querySelector(`#${CSS.escape(id)}`)?.remove();
   const where = input ? input.getAttribute("aria-label") : LABELS[block.dataset.block];
   const item = el("li", { id, "data-origin": origin }, `${where}: ${message}`);
@@ -224,13 +306,19 @@ function move(input, dRow, dCol) {
   const rows = [...tr.parentElement.children];
   const r = rows.indexOf(tr) + dRow;
   const cells = [...tr.querySelectorAll("input.cell")];
-  const atEdge = r < 0 || r >= rows.length || (dCol > 0 && input === cells.at(-1)) || (dCol < 0 && input === cells[0]);
+  const atEdge =
+    r < 0 ||
+    r >= rows.length ||
+    (dCol > 0 && input === cells.at(-1)) ||
+    (dCol < 0 && input === cells[0]);
   if (atEdge && input.dataset.matrix && input.closest("table[data-window]")) {
     // A windowed matrix: move the window one cell and go on to the next cell of the matrix.
     const root = input.closest("#editor") ?? document;
     const [row, col] = [Number(input.dataset.row) + dRow, Number(input.dataset.col) + dCol];
     if (shiftWindow(root, input.dataset.matrix, dRow, dCol)) {
-      const target = root.querySelector(`input[data-matrix="${input.dataset.matrix}"][data-row="${row}"][data-col="${col}"]`);
+      const target = root.querySelector(
+        `input[data-matrix="${input.dataset.matrix}"][data-row="${row}"][data-col="${col}"]`,
+      );
       target?.focus();
       target?.select();
       return;

@@ -4,14 +4,18 @@
  * when the compact editor or a control changes, and tells the host page its height.
  *
  * No maths here: the figure (Plotly data/layout, caption, readout, tables) is computed on
- * the server; this module only calls Plotly.react and sets textContent.
+ * the server; this module only calls Plotly.react and sets textContent. Requests go
+ * through api.js, typed numbers through numbers.js, tables through tables.js.
  *
  * Height message, posted to window.parent with targetOrigin "*" whenever the content
  * height changes:  { type: "attention-lab:height", figure: <number>, height: <px> }
  */
 
-import { toQuery } from "./state.js";
+import { postJSON, targetOf } from "./api.js";
+import { parseNumber } from "./numbers.js";
+import { figuresView, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
+import { dataTable } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
 const root = document.getElementById("embed");
@@ -34,27 +38,7 @@ function field(name) {
 }
 
 function renderTables(tables) {
-  const box = field("tables");
-  box.replaceChildren(...(tables ?? []).map((spec) => {
-    const table = document.createElement("table");
-    table.createCaption().textContent = spec.caption ?? "";
-    if (spec.col_headers) {
-      const head = table.createTHead().insertRow();
-      if (spec.row_headers) head.append(document.createElement("td"));
-      for (const label of spec.col_headers) {
-        head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
-      }
-    }
-    const body = table.createTBody();
-    spec.cells.forEach((row, i) => {
-      const tr = body.insertRow();
-      if (spec.row_headers) {
-        tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers[i] }));
-      }
-      for (const text of row) tr.insertCell().textContent = text;
-    });
-    return table;
-  }));
+  field("tables").replaceChildren(...(tables ?? []).map((spec) => dataTable(spec)));
 }
 
 function renderText(fig) {
@@ -62,7 +46,9 @@ function renderText(fig) {
   field("caption").textContent = fig.caption ?? "";
   plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
   field("readout").replaceChildren(
-    ...(fig.readout ?? []).map((line) => Object.assign(document.createElement("li"), { textContent: line })),
+    ...(fig.readout ?? []).map((line) =>
+      Object.assign(document.createElement("li"), { textContent: line }),
+    ),
   );
   renderTables(fig.tables);
 }
@@ -75,8 +61,9 @@ async function draw() {
   const config = { ...(fig.config ?? {}), responsive: true };
   if (fig.frames?.length) {
     // The stepper shows the final frame when idle and plays the frames on request.
-    stepper ??= new Stepper(root.querySelector(".embed-figure"),
-      (_panel, _fig, frame) => window.Plotly.react(plot, frame.data, frame.layout, config));
+    stepper ??= new Stepper(root.querySelector(".embed-figure"), (_panel, _fig, frame) =>
+      window.Plotly.react(plot, frame.data, frame.layout, config),
+    );
     await stepper.load(fig);
   } else {
     await window.Plotly.react(plot, fig.data, fig.layout, config);
@@ -93,12 +80,14 @@ function openLink() {
 
 function showErrors(errors) {
   status.textContent = errors.map((e) => `${e.field}: ${e.msg}`).join("; ");
-  for (const input of root.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  for (const input of root.querySelectorAll("[aria-invalid]"))
+    input.removeAttribute("aria-invalid");
   for (const e of errors) {
-    const m = /^(source\.x|x|w_q|w_k|w_v|q|k|v)\[(\d+)\]\[(\d+)\]/.exec(e.field ?? "");
-    if (!m) continue;
-    const key = m[1] === "source.x" ? "source_x" : m[1];
-    root.querySelector(`input[data-matrix="${key}"][data-row="${m[2]}"][data-col="${m[3]}"]`)
+    const target = targetOf(e.field);
+    if (target.kind !== "cell") continue;
+    const { matrix, row, col } = target;
+    root
+      .querySelector(`input[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`)
       ?.setAttribute("aria-invalid", "true");
   }
 }
@@ -109,28 +98,24 @@ async function refresh() {
   const themes = state.view.theme === "auto" ? ["light", "dark"] : [state.view.theme];
   root.setAttribute("aria-busy", "true");
   try {
-    const answers = await Promise.all(themes.map(async (theme) => {
-      const view = {
-        focus: state.view.focus, head: state.view.head, stretch: state.view.stretch,
-        softmax_row: state.view.row, theme, figures: [data.figure],
-      };
-      const response = await fetch("/api/v1/figures", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ ...state.body, view }),
-        signal: controller.signal,
-      });
-      const json = await response.json().catch(() => null);
-      if (!response.ok) throw Object.assign(new Error("rejected"), { errors: json?.detail ?? [] });
-      return [theme, json.figures[String(data.figure)]];
-    }));
+    const answers = await Promise.all(
+      themes.map(async (theme) => {
+        const view = figuresView(state.view, theme, [data.figure]);
+        const answer = await postJSON(
+          "/api/v1/figures",
+          { ...state.body, view },
+          { signal: controller.signal },
+        );
+        return [theme, answer.figures[String(data.figure)]];
+      }),
+    );
     specs = Object.fromEntries(answers);
     showErrors([]);
     openLink();
     await draw();
   } catch (error) {
     if (error.name === "AbortError") return;
-    showErrors(error.errors?.length ? error.errors : [{ field: "network", msg: error.message }]);
+    showErrors(error.errors ?? [{ field: "body", msg: error.message }]);
   } finally {
     root.setAttribute("aria-busy", "false");
   }
@@ -138,9 +123,10 @@ async function refresh() {
 
 function setCell(input) {
   const { matrix, row, col } = input.dataset;
-  const text = input.value.trim();
-  // The server validates the number; an unreadable entry is sent as text so it names the cell.
-  const value = text !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+  // The page's parser ("−1" and "1e-3" are numbers); an unreadable entry is sent as the
+  // text typed, so the server's answer names the cell.
+  const parsed = parseNumber(input.value);
+  const value = parsed instanceof Error ? input.value.trim() : parsed;
   const rows = matrix === "source_x" ? state.body.source.x : state.body[matrix];
   rows[Number(row)][Number(col)] = value;
   presetId = null; // the body no longer is the preset
@@ -157,9 +143,13 @@ function wireControls() {
   controls.addEventListener("submit", (event) => event.preventDefault());
   controls.addEventListener("change", (event) => {
     const el = event.target;
-    if (el.id === "scale") { state.body.scale = el.checked; presetId = null; }
-    else if (el.id === "mask") { state.body.mask = el.value; presetId = null; }
-    else if (el.id === "focus" || el.id === "head") state.view[el.id] = Number(el.value);
+    if (el.id === "scale") {
+      state.body.scale = el.checked;
+      presetId = null;
+    } else if (el.id === "mask") {
+      state.body.mask = el.value;
+      presetId = null;
+    } else if (el.id === "focus" || el.id === "head") state.view[el.id] = Number(el.value);
     else if (el.id === "stretch") {
       state.view.stretch = Number(el.value);
       document.getElementById("stretch-value").textContent = el.value;
@@ -180,8 +170,12 @@ function postHeight() {
 }
 
 new ResizeObserver(postHeight).observe(document.body);
-darkQuery.addEventListener("change", () => { if (state.view.theme === "auto") draw(); });
-wireControls();
-draw().then(postHeight).catch((error) => {
-  status.textContent = `The figure could not be drawn: ${error.message}`;
+darkQuery.addEventListener("change", () => {
+  if (state.view.theme === "auto") draw();
 });
+wireControls();
+draw()
+  .then(postHeight)
+  .catch((error) => {
+    status.textContent = `The figure could not be drawn: ${error.message}`;
+  });

@@ -133,7 +133,8 @@ function buildTable(desc) {
   caption.append(name, " ", shape, axes);
   const head = table.createTHead().insertRow();
   head.append(Object.assign(document.createElement("td"), { className: "corner" }));
-  for (let j = 0; j < cols; j++) head.append(Object.assign(document.createElement("th"), { scope: "col" }));
+  for (let j = 0; j < cols; j++)
+    head.append(Object.assign(document.createElement("th"), { scope: "col" }));
   const body = table.createTBody();
   for (let i = 0; i < rows; i++) {
     const tr = body.insertRow();
@@ -155,7 +156,8 @@ function buildTable(desc) {
   table.addEventListener("focusin", (event) => {
     const td = event.target.closest?.("td[data-row]");
     if (!td) return;
-    for (const other of table.querySelectorAll('td[tabindex="0"]')) if (other !== td) other.tabIndex = -1;
+    for (const other of table.querySelectorAll('td[tabindex="0"]'))
+      if (other !== td) other.tabIndex = -1;
     td.tabIndex = 0;
     report(table, Number(td.dataset.row), Number(td.dataset.col));
   });
@@ -164,7 +166,8 @@ function buildTable(desc) {
   });
   table.addEventListener("keydown", (event) => {
     const td = event.target.closest?.("td[data-row]");
-    const next = td && move(event, Number(td.dataset.row), Number(td.dataset.col), described.get(table).shape);
+    const next =
+      td && move(event, Number(td.dataset.row), Number(td.dataset.col), described.get(table).shape);
     if (!next) return;
     event.preventDefault();
     table.querySelector(`td[data-row="${next[0]}"][data-col="${next[1]}"]`)?.focus();
@@ -174,8 +177,14 @@ function buildTable(desc) {
 
 function move(event, row, col, [rows, cols]) {
   const moves = {
-    ArrowUp: [row - 1, col], ArrowDown: [row + 1, col], ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1],
-    Home: [row, 0], End: [row, cols - 1], PageUp: [0, col], PageDown: [rows - 1, col],
+    ArrowUp: [row - 1, col],
+    ArrowDown: [row + 1, col],
+    ArrowLeft: [row, col - 1],
+    ArrowRight: [row, col + 1],
+    Home: [row, 0],
+    End: [row, cols - 1],
+    PageUp: [0, col],
+    PageDown: [rows - 1, col],
   };
   const next = moves[event.key];
   if (!next || next[0] < 0 || next[1] < 0 || next[0] >= rows || next[1] >= cols) return null;
@@ -190,8 +199,14 @@ function updateTable(table, desc) {
   const [rows, cols] = desc.shape;
   labelInto(table.caption.querySelector(".grid-label"), desc.label);
   setText(table.caption.querySelector(".grid-shape"), `${rows} × ${cols}`);
-  const titles = [desc.row_title && `rows: ${desc.row_title}`, desc.col_title && `columns: ${desc.col_title}`];
-  setText(table.caption.querySelector(".visually-hidden"), titles.some(Boolean) ? ` (${titles.filter(Boolean).join("; ")})` : "");
+  const titles = [
+    desc.row_title && `rows: ${desc.row_title}`,
+    desc.col_title && `columns: ${desc.col_title}`,
+  ];
+  setText(
+    table.caption.querySelector(".visually-hidden"),
+    titles.some(Boolean) ? ` (${titles.filter(Boolean).join("; ")})` : "",
+  );
   table.dataset.grid = desc.grid;
   const headCells = table.tHead.rows[0].cells;
   for (let j = 0; j < cols; j++) setText(headCells[j + 1], desc.cols[j]);
@@ -256,7 +271,8 @@ function buildCanvas(desc) {
     const rect = canvas.getBoundingClientRect();
     const row = Math.floor((event.clientY - rect.top) / size);
     const col = Math.floor((event.clientX - rect.left) / size);
-    if (row !== Number(wrap.dataset.cursorRow) || col !== Number(wrap.dataset.cursorCol)) setCursor(wrap, row, col);
+    if (row !== Number(wrap.dataset.cursorRow) || col !== Number(wrap.dataset.cursorCol))
+      setCursor(wrap, row, col);
   });
   wrap.addEventListener("pointerleave", () => setCursor(wrap, -1, -1));
   wrap.addEventListener("keydown", (event) => {
@@ -268,7 +284,11 @@ function buildCanvas(desc) {
     setCursor(wrap, next[0], next[1]);
   });
   wrap.addEventListener("focus", () =>
-    setCursor(wrap, Math.max(0, Number(wrap.dataset.cursorRow ?? 0)), Math.max(0, Number(wrap.dataset.cursorCol ?? 0))),
+    setCursor(
+      wrap,
+      Math.max(0, Number(wrap.dataset.cursorRow ?? 0)),
+      Math.max(0, Number(wrap.dataset.cursorCol ?? 0)),
+    ),
   );
   wrap.addEventListener("blur", () => setCursor(wrap, -1, -1));
   return wrap;

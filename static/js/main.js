@@ -5,14 +5,28 @@
  * state, announces the change, and mirrors the state in the URL (history.replaceState).
  */
 
-import { LatestOnly, getJSON, targetOf } from "./api.js";
-import { onPhoneChange, renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
+import { LatestOnly, getJSON, postJSON, targetOf } from "./api.js";
+import {
+  onPhoneChange,
+  renderFigures,
+  setTableSource,
+  watchVisibility,
+  wireTables,
+} from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
-import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor, wireWindows } from "./editor.js";
+import {
+  clearError,
+  clearErrors,
+  handleKey,
+  markError,
+  renderEditor,
+  wireWindows,
+} from "./editor.js";
+import { parseNumber } from "./numbers.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
-import { toQuery } from "./state.js";
+import { figuresView, toQuery } from "./state.js";
 
 const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 // Figures that explain or highlight the focus row (Figure 12 too when it shows that row);
@@ -37,7 +51,8 @@ const app = {
   seq: 0,
 };
 
-const theme = () => (app.view.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : app.view.theme);
+const theme = () =>
+  app.view.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : app.view.theme;
 
 function setBusy(on) {
   main.setAttribute("aria-busy", String(on));
@@ -64,8 +79,7 @@ async function update() {
   app.timer = null;
   const seq = ++app.seq;
   const figures = [...app.needed].sort((a, b) => a - b);
-  const { focus, head, stretch, row } = app.view;
-  const view = { focus, head, stretch, softmax_row: row, theme: theme(), figures };
+  const view = figuresView(app.view, theme(), figures);
   const result = await app.client.post({ ...app.body, view });
   if (result.aborted || seq !== app.seq) return;
   if (!result.ok) {
@@ -74,7 +88,12 @@ async function update() {
     return;
   }
   clearServerErrors();
-  const complete = await renderFigures(main, result.data.figures, () => seq === app.seq, result.data.grids);
+  const complete = await renderFigures(
+    main,
+    result.data.figures,
+    () => seq === app.seq,
+    result.data.grids,
+  );
   if (!complete || seq !== app.seq) return;
   for (const n of figures) app.needed.delete(n);
   for (const input of editorRoot.querySelectorAll("input[data-pending]")) {
@@ -95,7 +114,11 @@ let urlTimer = null;
 function syncURL() {
   window.clearTimeout(urlTimer);
   urlTimer = null;
-  window.history.replaceState(null, "", `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`);
+  window.history.replaceState(
+    null,
+    "",
+    `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`,
+  );
   main.dataset.url = "synced";
 }
 
@@ -109,7 +132,8 @@ function mirrorURL() {
 
 function clearServerErrors() {
   for (const block of editorRoot.querySelectorAll("[data-block]")) clearErrors(block);
-  for (const control of document.querySelectorAll("select[aria-invalid=true]")) control.removeAttribute("aria-invalid");
+  for (const control of document.querySelectorAll("select[aria-invalid=true]"))
+    control.removeAttribute("aria-invalid");
   pageError(initial.error && app.seq <= 1 ? initial.error : null);
 }
 
@@ -118,7 +142,9 @@ function showServerErrors(errors) {
   const loose = [];
   for (const error of errors) {
     const target = targetOf(error.field);
-    const block = editorRoot.querySelector(`[data-block="${target.kind === "token" ? (target.source ? "source_x" : "x") : target.matrix}"]`);
+    const block = editorRoot.querySelector(
+      `[data-block="${target.kind === "token" ? (target.source ? "source_x" : "x") : target.matrix}"]`,
+    );
     if (target.kind === "cell" && block) {
       const input = block.querySelector(`[data-row="${target.row}"][data-col="${target.col}"]`);
       markError(block, input, error.msg, "server");
@@ -151,7 +177,8 @@ function setBody(body, { immediate = true, structure = false } = {}) {
 
 function cellTarget(body, input) {
   if (input.dataset.token !== undefined) return [body, "tokens", Number(input.dataset.token)];
-  if (input.dataset.sourceToken !== undefined) return [body.source, "tokens", Number(input.dataset.sourceToken)];
+  if (input.dataset.sourceToken !== undefined)
+    return [body.source, "tokens", Number(input.dataset.sourceToken)];
   const rows = input.dataset.matrix === "source_x" ? body.source.x : body[input.dataset.matrix];
   return [rows[Number(input.dataset.row)], null, Number(input.dataset.col)];
 }
@@ -235,15 +262,9 @@ function setView(patch) {
 
 /** A large state's tables, asked for when the reader opens them (the edit path skips them). */
 async function tablesOf(n) {
-  const { focus, head, stretch, row } = app.view;
-  const view = { focus, head, stretch, softmax_row: row, theme: theme(), figures: [n] };
-  const response = await fetch("/api/v1/figures?draw=tables", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ ...app.body, view }),
-  });
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  return (await response.json()).figures[String(n)].tables;
+  const view = figuresView(app.view, theme(), [n]);
+  const answer = await postJSON("/api/v1/figures?draw=tables", { ...app.body, view });
+  return answer.figures[String(n)].tables;
 }
 
 function applyTheme() {
@@ -264,10 +285,17 @@ function start() {
   wireShare(main, () => ({ state: { body: app.body, view: app.view }, presetId: app.presetId }));
   watchVisibility(main);
   wireControls({
-    body: (change) => { const b = clone(app.body); change(b); setBody(b); },
+    body: (change) => {
+      const b = clone(app.body);
+      change(b);
+      setBody(b);
+    },
     view: setView,
     preset: loadPreset,
-    reset: () => (app.resetPreset ? loadPreset(app.resetPreset) : setBody(clone(app.resetBody), { structure: true })),
+    reset: () =>
+      app.resetPreset
+        ? loadPreset(app.resetPreset)
+        : setBody(clone(app.resetBody), { structure: true }),
     randomise: (seed) => {
       const used = seed ?? newSeed();
       document.getElementById("seed").value = used;

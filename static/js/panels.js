@@ -9,7 +9,13 @@ import { renderGrid } from "./grid.js";
 
 function signature(panels) {
   return panels
-    .map((row) => row.map((item) => (item.grid ? `g:${item.grid.grid}` : `o:${item.op ?? ""}:${item.arrow ?? ""}`)).join(","))
+    .map((row) =>
+      row
+        .map((item) =>
+          item.grid ? `g:${item.grid.grid}` : `o:${item.op ?? ""}:${item.arrow ?? ""}`,
+        )
+        .join(","),
+    )
     .join("|");
 }
 
@@ -17,7 +23,11 @@ function signature(panels) {
 function richText(node, text) {
   const parts = String(text).split(/\^([A-Za-z]+)/);
   node.replaceChildren(
-    ...parts.map((part, i) => (i % 2 ? Object.assign(document.createElement("sup"), { textContent: part }) : document.createTextNode(part))),
+    ...parts.map((part, i) =>
+      i % 2
+        ? Object.assign(document.createElement("sup"), { textContent: part })
+        : document.createTextNode(part),
+    ),
   );
 }
 
@@ -82,14 +92,16 @@ export function showStep(plot, fig, step) {
     const shown = step?.show?.[desc.grid];
     // a number: the first cells in reading order; {row, cols}: the first cells of one row
     const limit = shown === undefined ? Infinity : typeof shown === "number" ? shown : -1;
-    const visible = (i, j) => (limit >= 0 ? i * desc.shape[1] + j < limit : i === shown.row && j < shown.cols);
+    const visible = (i, j) =>
+      limit >= 0 ? i * desc.shape[1] + j < limit : i === shown.row && j < shown.cols;
     el.closest(".grid-host")?.classList.toggle("step-hidden", limit === 0);
-    const marks = step?.marks?.[desc.grid] ?? (step ? {} : desc.outline ?? {});
+    const marks = step?.marks?.[desc.grid] ?? (step ? {} : (desc.outline ?? {}));
     const rows = new Set(marks.rows ?? []);
     const cols = new Set(marks.cols ?? []);
     const cells = new Set((marks.cells ?? []).map(([i, j]) => `${i},${j}`));
     if (el.tagName !== "TABLE") return;
-    for (const tr of el.tBodies[0].rows) tr.classList.toggle("outlined", rows.has(tr.sectionRowIndex));
+    for (const tr of el.tBodies[0].rows)
+      tr.classList.toggle("outlined", rows.has(tr.sectionRowIndex));
     for (const td of el.querySelectorAll("td[data-row]")) {
       const i = Number(td.dataset.row);
       const j = Number(td.dataset.col);

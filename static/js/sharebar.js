@@ -7,45 +7,32 @@
  */
 
 import * as share from "./share.js";
-
-/** Show `message` beside the button (for the eye) and in the aria-live line (for the ear). */
-function shareStatus(bar, message) {
-  const local = bar.querySelector('[data-role="share-status"]');
-  local.textContent = message;
-  document.getElementById("announce").textContent = message;
-  window.clearTimeout(bar.statusTimer);
-  bar.statusTimer = window.setTimeout(() => { local.textContent = ""; }, 8000);
-}
-
-/** Copy `text`; where the browser refuses, put it in a selected box to copy by hand. */
-async function copyOrShow(bar, text, what) {
-  bar.querySelector(".manual-copy")?.remove();
-  try {
-    await share.copyText(text);
-    return `${what} copied.`;
-  } catch {
-    const box = Object.assign(document.createElement("textarea"), { value: text, readOnly: true, rows: 3 });
-    box.className = "manual-copy";
-    box.setAttribute("aria-label", what);
-    bar.append(box);
-    box.focus();
-    box.select();
-    return `The browser did not allow copying: ${what} is selected in the box, press Ctrl+C (⌘C).`;
-  }
-}
+import { barStatus, copyOrShow } from "./toolbar.js";
 
 async function shareAction(kind, bar, { state, presetId }) {
   const panel = bar.closest("[data-figure]");
   const n = panel ? Number(panel.dataset.figure) : null;
   switch (kind) {
-    case "embed": return copyOrShow(bar, await share.embedSnippet(n, state, presetId), `Embed code for Figure ${n}`);
-    case "link": return copyOrShow(bar, share.linkFor(state, presetId, n), `Link to Figure ${n}`);
+    case "embed":
+      return copyOrShow(
+        bar,
+        await share.embedSnippet(n, state, presetId),
+        `Embed code for Figure ${n}`,
+      );
+    case "link":
+      return copyOrShow(bar, share.linkFor(state, presetId, n), `Link to Figure ${n}`);
     case "png":
     case "svg":
       await share.downloadImage(panel, kind, state);
       return `Figure ${n} saved as ${kind.toUpperCase()}, 1600 × 900 pixels, caption included.`;
-    case "numpy": return copyOrShow(bar, await share.numpySnippet(state), "NumPy script (run it with python to print every stage)");
-    default: return `Saved ${await share.downloadStages(state, kind)}.`;
+    case "numpy":
+      return copyOrShow(
+        bar,
+        await share.numpySnippet(state),
+        "NumPy script (run it with python to print every stage)",
+      );
+    default:
+      return `Saved ${await share.downloadStages(state, kind)}.`;
   }
 }
 
@@ -60,9 +47,12 @@ export function wireShare(root, current) {
     const bar = button.closest(".share-bar");
     button.dataset.working = "1"; // a double click gives one download, not two
     try {
-      shareStatus(bar, await shareAction(button.dataset.share, bar, current()));
+      barStatus(bar, await shareAction(button.dataset.share, bar, current()));
     } catch (error) {
-      shareStatus(bar, `${button.getAttribute("aria-label") ?? button.textContent} failed: ${error.message}`);
+      barStatus(
+        bar,
+        `${button.getAttribute("aria-label") ?? button.textContent} failed: ${error.message}`,
+      );
     } finally {
       delete button.dataset.working;
     }

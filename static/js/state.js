@@ -7,7 +7,8 @@
  *         scale, mask, padding, heads, w_o);
  *   view: { focus, head, stretch, row, theme } — what the figures explain and how.
  *
- * URL form (query string), mirrored by app/inputs/link.py on the server:
+ * URL form (query string), read by app/inputs/link.py on the server (the page never reads a
+ * link: the server resolves it and hands the page its state in #initial-state):
  *   preset=<id>        a named example, used when `s` is absent;
  *   s=<base64url JSON> the body, compact JSON of UTF-8, base64url without padding;
  *   focus, head, stretch, row (textbook|focus), theme (light|dark|auto): the view.
@@ -15,7 +16,11 @@
  */
 
 export const VIEW_DEFAULTS = Object.freeze({
-  focus: 1, head: 0, stretch: 8, row: "textbook", theme: "auto",
+  focus: 1,
+  head: 0,
+  stretch: 8,
+  row: "textbook",
+  theme: "auto",
 });
 
 const VIEW_KEYS = Object.keys(VIEW_DEFAULTS);
@@ -26,18 +31,6 @@ export function encodeBody(body) {
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** base64url -> the body object; throws Error with a readable message when malformed. */
-export function decodeBody(text) {
-  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
-  const binary = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  const body = JSON.parse(new TextDecoder().decode(bytes));
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new Error("the link's state is not an object");
-  }
-  return body;
 }
 
 /**
@@ -57,21 +50,10 @@ export function toQuery({ body, view }, presetId = null) {
 }
 
 /**
- * Parse a query string into { presetId, body, view }. `body` is null when only a preset
- * is named (fetch it from /api/v1/presets/<id>). Unknown view values fall back to defaults;
- * the server validates the body itself and names any bad field.
+ * The `view` of a POST /api/v1/figures request: the page's view under the API's names
+ * (the URL's `row` is `softmax_row` in JSON), the colour scheme to draw in and the
+ * figures wanted. The one place the page's view becomes the API's.
  */
-export function fromQuery(search) {
-  const params = new URLSearchParams(search);
-  const view = { ...VIEW_DEFAULTS };
-  for (const key of ["focus", "head"]) {
-    const n = Number.parseInt(params.get(key) ?? "", 10);
-    if (Number.isInteger(n) && n >= 0) view[key] = n;
-  }
-  const stretch = Number.parseFloat(params.get("stretch") ?? "");
-  if (Number.isFinite(stretch)) view.stretch = stretch;
-  if (["textbook", "focus"].includes(params.get("row"))) view.row = params.get("row");
-  if (["light", "dark", "auto"].includes(params.get("theme"))) view.theme = params.get("theme");
-  const s = params.get("s");
-  return { presetId: s ? null : params.get("preset"), body: s ? decodeBody(s) : null, view };
+export function figuresView({ focus, head, stretch, row }, theme, figures) {
+  return { focus, head, stretch, softmax_row: row, theme, figures };
 }

@@ -30,11 +30,14 @@ export class Stepper {
   /** Play once when the panel first comes into view, if motion is welcome. */
   autoplayOnce() {
     if (reducedMotion.matches) return;
-    const observer = new IntersectionObserver((entries) => {
-      if (!entries.some((e) => e.isIntersecting) || !this.fig) return;
-      observer.disconnect();
-      if (!reducedMotion.matches && !this.timer && this.mayAutoplay()) this.play(0);
-    }, { threshold: 0.2 });
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting) || !this.fig) return;
+        observer.disconnect();
+        if (!reducedMotion.matches && !this.timer && this.mayAutoplay()) this.play(0);
+      },
+      { threshold: 0.2 },
+    );
     observer.observe(this.panel);
   }
 

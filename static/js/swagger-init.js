@@ -14,6 +14,6 @@
     validatorUrl: null,
     tryItOutEnabled: true,
     displayRequestDuration: true,
-    defaultModelsExpandDepth: 0
+    defaultModelsExpandDepth: 0,
   });
 })();

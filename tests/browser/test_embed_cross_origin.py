@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Frame, Page
@@ -135,6 +137,28 @@ def test_editable_embed_recomputes_on_the_server(
     frame.locator("#status", has_text="x[0][0]").wait_for()
     assert cell.get_attribute("aria-invalid") == "true"
     assert [e for e in errors if "422" not in e] == []
+
+
+def test_editable_embed_reads_numbers_as_the_page_does(page: Page, embed_app_url: str) -> None:
+    """The embed's editor uses the page's parser: "−1" (U+2212, as the page prints it) and
+    "1e−3" are numbers, sent as numbers; before, the embed sent them as text and the
+    server refused them."""
+    errors = console_errors(page)
+    page.goto(f"{embed_app_url}/embed/6?preset=i-love-llms&editable=1")
+    page.locator("#plot .main-svg").first.wait_for(timeout=20_000)
+    href = "document.getElementById('open-link').getAttribute('href')"
+    for text, value in (("\u22121", -1), ("1e\u22123", 0.001)):
+        cell = page.locator('input[data-matrix="x"][data-row="0"][data-col="0"]')
+        cell.fill(text)
+        cell.press("Tab")
+        wait_for(page, f"{href}.includes('s=')")
+        wait_for(page, "document.getElementById('embed').getAttribute('aria-busy') === 'false'")
+        s = parse_qs(urlsplit(page.evaluate(href)).query)["s"][0]
+        body = json.loads(base64.urlsafe_b64decode(s + "=" * (-len(s) % 4)))
+        assert body["x"][0][0] == value, text
+        assert cell.get_attribute("aria-invalid") is None
+        assert (page.locator("#status").text_content() or "") == ""
+    assert errors == []
 
 
 @pytest.mark.parametrize(

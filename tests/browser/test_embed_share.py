@@ -1,4 +1,7 @@
-"""static/js/share.js: copied snippets and links reopen the same state; downloads are real."""
+"""static/js/share.js: copied snippets and links reopen the same state; downloads are real.
+
+The share bar (sharebar.js) copies what share.js builds with toolbar.js copyText; the
+tests take the same path."""
 
 from __future__ import annotations
 
@@ -40,15 +43,16 @@ def page(embed_browser: Browser, embed_app_url: str) -> Iterator[Page]:
 
 
 def call(page: Page, expression: str) -> object:
-    """Evaluate ``expression`` with share.js imported as ``share``."""
+    """Evaluate ``expression`` with share.js imported as ``share``, and ``copyText``."""
     script = (f"(async () => {{ const share = await import('/static/js/share.js');"
+              f" const {{ copyText }} = await import('/static/js/toolbar.js');"
               f" const state = {json.dumps(STATE)}; return await {expression}; }})()")  # fmt: skip
     return page.evaluate(script)
 
 
 def test_copied_embed_snippet_reopens_the_same_state(page: Page, embed_app_url: str) -> None:
     errors = console_errors(page)
-    html = str(call(page, "share.copyEmbedSnippet(6, state)"))
+    html = str(call(page, "copyText(await share.embedSnippet(6, state))"))
     assert html == page.evaluate("navigator.clipboard.readText()")
     assert re.search(r'title="Attention Lab, Figure 6: [^"]+"', html)
     src = unescape(re.search(r'src="([^"]+)"', html).group(1))  # type: ignore[union-attr]
@@ -65,18 +69,18 @@ def test_copied_embed_snippet_reopens_the_same_state(page: Page, embed_app_url: 
 
 
 def test_copied_link_reopens_the_same_state(page: Page, embed_app_url: str) -> None:
-    url = str(call(page, "share.copyLink(state, null, 7)"))
+    url = str(call(page, "copyText(share.linkFor(state, null, 7))"))
     parts = urlsplit(url)
     assert f"{parts.scheme}://{parts.netloc}" == embed_app_url
     assert parts.fragment == "fig-7"
     link = parse_query(dict(parse_qsl(parts.query)))
     assert (link.body, link.view) == (STATE["body"], STATE["view"])
-    preset = str(call(page, "share.copyLink(state, 'causal')"))
+    preset = str(call(page, "copyText(share.linkFor(state, 'causal'))"))
     assert preset.endswith("/?preset=causal&focus=2&stretch=4&row=focus&theme=dark")
 
 
 def test_copy_numpy_gives_the_script_of_this_state(page: Page) -> None:
-    script = str(call(page, "share.copyNumpy(state)"))
+    script = str(call(page, "copyText(await share.numpySnippet(state))"))
     compile(script, "<numpy>", "exec")
     assert "tokens = ['a', 'b', 'c']" in script
     assert "scale = False" in script

@@ -214,6 +214,49 @@ def test_b1_play_and_replay_end_on_the_final_frame(
         page.close()
 
 
+def step_slider(page: Page) -> tuple[str, str, str]:
+    """B1's step slider: (position, the label beside it, its aria-valuetext)."""
+    slider = page.locator("#stepper--step")
+    label = page.inner_text("#stepper [data-control=step] output")
+    return slider.input_value(), label, slider.get_attribute("aria-valuetext") or ""
+
+
+def test_b1_step_slider_follows_the_playing_frame(browser: Any, server_url: str) -> None:
+    """Issue 10: while the player plays (by itself, then by Play and Replay) the step
+    slider and its label move with the frame shown, not only when the player stops."""
+    ctx = browser.new_context(
+        viewport={"width": 1280, "height": 900}, reduced_motion="no-preference"
+    )
+    page = ctx.new_page()
+    page.clock.install()
+    try:
+        open_page(page, server_url + "/labs/step-by-step#stepper")
+        expect(page.locator("#stepper [data-role=step-count]")).to_have_text("Step 1 of 5")
+        seen = [step_slider(page)]
+        for n in range(2, 5):  # autoplay: each tick is a frame, and the slider follows
+            page.clock.run_for(1400)
+            expect(page.locator("#stepper [data-role=step-count]")).to_have_text(f"Step {n} of 5")
+            seen.append(step_slider(page))
+        assert [position for position, _, _ in seen] == ["0", "1", "2", "3"]
+        assert len({label for _, label, _ in seen}) == 4  # a new label for each frame
+        assert all(label == text for _, label, text in seen)  # read out as shown
+        page.clock.run_for(1400 * 2)
+        wait_idle(page)
+        assert step_slider(page)[0] == "4"
+        assert "step=" not in page.url  # ended on the default frame: nothing to record
+        page.click("#stepper [data-step=replay]")
+        assert step_slider(page)[0] == "0"
+        page.clock.run_for(1400)
+        assert step_slider(page)[0] == "1"
+        page.click("#stepper [data-step=play]")  # pause on frame 2: recorded once
+        wait_idle(page)
+        assert step_slider(page) == seen[1]
+        assert "step=2" in page.url
+        assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "false"
+    finally:
+        ctx.close()
+
+
 def test_b1_plays_once_in_view_when_motion_is_welcome(browser: Any, server_url: str) -> None:
     ctx = browser.new_context(
         viewport={"width": 1280, "height": 900}, reduced_motion="no-preference"

@@ -8,6 +8,7 @@
  * computes and formats; a bad value is named under the controls) and redraws it.
  */
 
+import { getJSON } from "../api.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
 import { renderFigure } from "./render.js";
@@ -35,7 +36,9 @@ function showError(error) {
   const el = error && form.querySelector(`[data-key="${CSS.escape(error.field ?? "")}"]`);
   if (el) markControl(el, error.msg);
   box.hidden = !error;
-  box.textContent = error ? `${error.field}: ${error.msg}. The figure shows the last valid numbers.` : "";
+  box.textContent = error
+    ? `${error.field}: ${error.msg}. The figure shows the last valid numbers.`
+    : "";
 }
 
 /** Ask the server for the figure in the state the controls show, then draw it. */
@@ -44,18 +47,15 @@ async function refresh() {
   controller?.abort();
   controller = new AbortController();
   const params = new URLSearchParams(data.extra ?? {});
-  for (const el of form.querySelectorAll("[data-control]")) params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
+  for (const el of form.querySelectorAll("[data-control]"))
+    params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
   params.set("figures", data.figure);
   params.set("theme", theme());
   main.setAttribute("aria-busy", "true");
   try {
-    const response = await fetch(`/labs/${data.lab}/figures.json?${params}`, { signal: controller.signal });
-    const answer = await response.json();
-    if (!response.ok) {
-      showError(answer?.detail?.[0] ?? { field: "body", msg: `the server answered ${response.status}` });
-      main.setAttribute("aria-busy", "false");
-      return;
-    }
+    const answer = await getJSON(`/labs/${data.lab}/figures.json?${params}`, {
+      signal: controller.signal,
+    });
     showError(null);
     for (const [key, text] of Object.entries(answer.values[data.figure])) {
       const el = form.querySelector(`[data-key="${CSS.escape(key)}"]`);
@@ -66,38 +66,38 @@ async function refresh() {
     await draw();
   } catch (error) {
     if (error.name === "AbortError") return;
-    showError({ field: "body", msg: `the server could not be reached (${error.message})` });
+    showError(error.errors?.[0] ?? { field: "body", msg: error.message });
     main.setAttribute("aria-busy", "false");
   }
 }
 
 if (form) {
   syncDisabled(form);
-  form.addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    refresh();
+  });
   form.addEventListener("input", (e) => {
     const el = e.target.closest("[data-control]");
     if (!el) return;
-    if (e.target.dataset.part === "range") el.querySelector('[data-part="value"]').value = e.target.value;
+    if (e.target.dataset.part === "range")
+      el.querySelector('[data-part="value"]').value = e.target.value;
     if (el.dataset.kind === "steps") showStep(el, described[el.dataset.key]);
     if (e.target.type === "text") {
       window.clearTimeout(typing);
       typing = window.setTimeout(refresh, TYPING_DELAY_MS);
     }
   });
-  form.addEventListener("change", () => { syncDisabled(form); refresh(); });
-  form.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && e.target.type === "text") { e.preventDefault(); refresh(); }
+  form.addEventListener("change", () => {
+    syncDisabled(form);
+    refresh();
   });
-}
-
-/** The player's settled frame becomes the step control (with controls=1). */
-function settled(index) {
-  const el = form?.querySelector('[data-control="step"]');
-  const input = el?.querySelector('[data-part="value"]');
-  if (!input || input.value === String(index)) return;
-  input.value = String(index);
-  showStep(el, described[el.dataset.key]);
-  refresh();
+  form.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target.type === "text") {
+      e.preventDefault();
+      refresh();
+    }
+  });
 }
 
 async function draw() {
@@ -105,7 +105,8 @@ async function draw() {
   document.documentElement.dataset.theme = theme();
   const fig = data.specs[theme()] ?? Object.values(data.specs)[0];
   if (fig.frames) {
-    player ??= new Player(panel, { onSettle: settled }); // B1: the lab page's player
+    // B1: the lab page's player; with controls=1 a settled frame is asked for.
+    player ??= new Player(panel, { described, onSettle: () => refresh() });
     await player.load(fig);
   } else await renderFigure(panel, fig);
   main.setAttribute("aria-busy", "false");
@@ -116,7 +117,10 @@ new ResizeObserver(() => {
   const height = Math.ceil(document.documentElement.scrollHeight);
   if (height === lastHeight) return;
   lastHeight = height;
-  window.parent.postMessage({ type: "attention-lab:height", figure: `${data.lab}/${data.figure}`, height }, "*");
+  window.parent.postMessage(
+    { type: "attention-lab:height", figure: `${data.lab}/${data.figure}`, height },
+    "*",
+  );
 }).observe(document.body);
 
 darkQuery.addEventListener("change", () => {

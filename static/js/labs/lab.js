@@ -7,7 +7,8 @@
  * moves and for the full run when released. No maths: the server computes and formats.
  */
 
-import { copyText } from "../share.js";
+import { ApiError, errorList, getJSON, send } from "../api.js";
+import { copyText } from "../toolbar.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
 import { part, renderFigure } from "./render.js";
@@ -35,9 +36,12 @@ for (const [name, list] of Object.entries(initial.controls)) {
   for (const c of list) described[c.key] = { ...c, figure: name };
 }
 
-export const panels = new Map([...main.querySelectorAll("section[data-figure]")].map((p) => [p.dataset.figure, p]));
+export const panels = new Map(
+  [...main.querySelectorAll("section[data-figure]")].map((p) => [p.dataset.figure, p]),
+);
 
-const resolvedTheme = () => (lab.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : lab.theme);
+const resolvedTheme = () =>
+  lab.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : lab.theme;
 
 function announce(text) {
   document.getElementById("announce").textContent = text;
@@ -61,7 +65,8 @@ function queryFor(names, preview) {
   const params = new URLSearchParams(lab.committed);
   for (const name of names) {
     for (const source of [...(reads[name] ?? []), name]) {
-      for (const el of controlsOf(source)) params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
+      for (const el of controlsOf(source))
+        params.set(el.dataset.key, readControl(el, described[el.dataset.key]));
     }
   }
   params.set("figures", names.join(","));
@@ -77,7 +82,9 @@ function showError(name, error) {
   for (const c of controlsOf(name)) markControl(c, null);
   if (el) markControl(el, error.msg);
   box.hidden = !error;
-  box.textContent = error ? `${error.field}: ${error.msg}. The figure shows the last valid numbers.` : "";
+  box.textContent = error
+    ? `${error.field}: ${error.msg}. The figure shows the last valid numbers.`
+    : "";
 }
 
 function pageUrl() {
@@ -88,8 +95,10 @@ function pageUrl() {
 }
 
 const PROGRESS_AFTER_MS = 150; // a run shorter than this never shows the bar
+const NDJSON = "application/x-ndjson"; // progress lines, then the answer
 
-/** Read an NDJSON answer line by line: progress lines move the bar, the last line is the answer. */
+/** Read an NDJSON answer line by line: progress lines move the bar, the last line is the
+ * answer (a `result`, or a `detail` error list, which rejects as an ApiError). */
 async function streamed(response, panel) {
   const box = part(panel, "progress");
   const bar = box.querySelector("progress");
@@ -108,7 +117,8 @@ async function streamed(response, panel) {
         if (item.progress) {
           bar.max = item.progress.total;
           bar.value = item.progress.done;
-          part(panel, "progress-text").textContent = `block ${item.progress.done} of ${item.progress.total}`;
+          part(panel, "progress-text").textContent =
+            `block ${item.progress.done} of ${item.progress.total}`;
         } else last = item;
       }
       if (done) break;
@@ -116,10 +126,12 @@ async function streamed(response, panel) {
   } finally {
     box.hidden = true;
   }
-  if (last?.result) return { ok: true, data: last.result };
-  return { ok: false, data: last ?? { detail: [{ field: "body", msg: "the run ended without an answer" }] } };
+  if (last?.result) return last.result;
+  const ended = { detail: [{ field: "body", msg: "the run ended without an answer" }] };
+  throw new ApiError(response.status, errorList(last ?? ended, response.status));
 }
 
+/** The answer for figure `name`; rejects with an ApiError (or the AbortError). */
 async function fetchAnswer(name, preview, signal) {
   const panel = panels.get(name);
   const experiment = Boolean(panel.querySelector('[data-share="numpy"][data-experiment]'));
@@ -127,15 +139,18 @@ async function fetchAnswer(name, preview, signal) {
   // The bar shows from the request on (the server may still be starting the run), and
   // only for runs longer than PROGRESS_AFTER_MS, so quick answers never flash it.
   const box = part(panel, "progress");
-  const shown = kind === "ndjson" ? window.setTimeout(() => {
-    box.querySelector("progress").removeAttribute("value");
-    part(panel, "progress-text").textContent = "starting the run";
-    box.hidden = false;
-  }, PROGRESS_AFTER_MS) : null;
+  const shown =
+    kind === "ndjson"
+      ? window.setTimeout(() => {
+          box.querySelector("progress").removeAttribute("value");
+          part(panel, "progress-text").textContent = "starting the run";
+          box.hidden = false;
+        }, PROGRESS_AFTER_MS)
+      : null;
   try {
-    const response = await fetch(`/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`, { signal });
-    if (kind === "ndjson" && response.ok) return await streamed(response, panel);
-    return { ok: response.ok, data: await response.json(), status: response.status };
+    const url = `/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`;
+    if (kind === "json") return await getJSON(url, { signal });
+    return await streamed(await send(url, { signal, accept: NDJSON }), panel);
   } finally {
     window.clearTimeout(shown);
     if (kind === "ndjson") box.hidden = true;
@@ -150,17 +165,8 @@ export async function request(name, { preview = false } = {}) {
   busy();
   const started = performance.now();
   try {
-    const { ok, data, status } = await fetchAnswer(name, preview, controller.signal);
+    const data = await fetchAnswer(name, preview, controller.signal);
     performance.measure(`lab:${name}:answered`, { start: started });
-    if (!ok) {
-      const error = data?.detail?.[0] ?? { field: "body", msg: `the server answered ${status}` };
-      // Busy (503, or a streamed "busy" line): the server refuses rather than queues; ask again.
-      if ((status === 503 || error.type === "busy") && !controller.signal.aborted) {
-        lab.timers.set(name, window.setTimeout(() => { lab.timers.delete(name); request(name, { preview }); }, BUSY_RETRY_MS));
-      }
-      showError(name, error);
-      return;
-    }
     showError(name, null);
     for (const [key, text] of Object.entries(data.values[name])) {
       const el = panels.get(name).querySelector(`[data-key="${CSS.escape(key)}"]`);
@@ -176,7 +182,19 @@ export async function request(name, { preview = false } = {}) {
     performance.measure(`lab:${name}${preview ? ":preview" : ""}`, { start: started });
     if (!preview) window.history.replaceState(null, "", pageUrl());
   } catch (error) {
-    if (error.name !== "AbortError") showError(name, { field: "body", msg: `the server could not be reached (${error.message})` });
+    if (error.name === "AbortError") return;
+    const first = error.errors?.[0] ?? { field: "body", msg: error.message };
+    // Busy (503, or a streamed "busy" line): the server refuses rather than queues; ask again.
+    if ((error.status === 503 || first.type === "busy") && !controller.signal.aborted) {
+      lab.timers.set(
+        name,
+        window.setTimeout(() => {
+          lab.timers.delete(name);
+          request(name, { preview });
+        }, BUSY_RETRY_MS),
+      );
+    }
+    showError(name, first);
   } finally {
     if (lab.inFlight.get(name) === controller) lab.inFlight.delete(name);
     busy();
@@ -185,21 +203,12 @@ export async function request(name, { preview = false } = {}) {
 
 const players = new Map(); // figure -> Player, for figures sent as frames (B1)
 
-/** The player of figure `name`: a frame the reader settles on becomes its `step` control. */
+/** The player of figure `name`: its step slider follows the frames, and a frame the
+ * reader settles on is asked for (the answer records it in the URL). */
 function playerOf(name, options) {
   if (!players.has(name)) {
     const panel = panels.get(name);
-    players.set(name, new Player(panel, {
-      options,
-      onSettle: (index) => {
-        const el = panel.querySelector('[data-control="step"]');
-        const input = el?.querySelector('[data-part="value"]');
-        if (!input || input.value === String(index)) return;
-        input.value = String(index);
-        showStep(el, described[el.dataset.key]);
-        now(name);
-      },
-    }));
+    players.set(name, new Player(panel, { options, described, onSettle: () => now(name) }));
   }
   return players.get(name);
 }
@@ -225,7 +234,13 @@ export function cancel(name) {
 function later(name) {
   for (const each of [name, ...readers(name)]) {
     window.clearTimeout(lab.timers.get(each));
-    lab.timers.set(each, window.setTimeout(() => { lab.timers.delete(each); request(each); }, TYPING_DELAY_MS));
+    lab.timers.set(
+      each,
+      window.setTimeout(() => {
+        lab.timers.delete(each);
+        request(each);
+      }, TYPING_DELAY_MS),
+    );
   }
   busy();
 }
@@ -260,7 +275,9 @@ function wireSetButtons(name, panel) {
     const button = e.target.closest("[data-set-control]");
     if (!button) return;
     const target = button.dataset.setFigure ?? name;
-    const el = panels.get(target).querySelector(`[data-control="${CSS.escape(button.dataset.setControl)}"]`);
+    const el = panels
+      .get(target)
+      .querySelector(`[data-control="${CSS.escape(button.dataset.setControl)}"]`);
     writeControl(el, described[el.dataset.key], button.dataset.value);
     now(target);
     if (target !== name) panels.get(target).scrollIntoView({ block: "start" });
@@ -274,7 +291,10 @@ function wireControls() {
     const form = part(panel, "controls");
     if (!form) continue;
     syncDisabled(form);
-    form.addEventListener("submit", (e) => { e.preventDefault(); now(name); });
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      now(name);
+    });
     form.addEventListener("input", (e) => {
       const el = e.target.closest("[data-control]");
       if (!el) return;
@@ -292,12 +312,16 @@ function wireControls() {
     form.addEventListener("change", (e) => {
       const el = e.target.closest("[data-control]");
       if (!el) return;
-      if (e.target.dataset.part === "range") el.querySelector('[data-part="value"]').value = e.target.value;
+      if (e.target.dataset.part === "range")
+        el.querySelector('[data-part="value"]').value = e.target.value;
       syncDisabled(form);
       now(name);
     });
     form.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && e.target.type === "text") { e.preventDefault(); now(name); }
+      if (e.key === "Enter" && e.target.type === "text") {
+        e.preventDefault();
+        now(name);
+      }
     });
   }
 }
@@ -318,7 +342,7 @@ function start() {
     heading: `${panels.get(name).querySelector(".fig-number").textContent}. ${part(panels.get(name), "title").textContent}`,
     exported: lab.exports[name],
     numpy: () => numpyScript(name),
-  }), announce);
+  }));
   for (const button of main.querySelectorAll('[data-action="cancel"]')) {
     button.addEventListener("click", () => cancel(button.closest("[data-figure]").dataset.figure));
   }
@@ -327,19 +351,28 @@ function start() {
     applyTheme();
     requestAll();
   });
-  darkQuery.addEventListener("change", () => { if (lab.theme === "auto") { applyTheme(); requestAll(); } });
+  darkQuery.addEventListener("change", () => {
+    if (lab.theme === "auto") {
+      applyTheme();
+      requestAll();
+    }
+  });
   document.getElementById("copy-link").addEventListener("click", async () => {
     const status = document.getElementById("copy-status");
-    try { await copyText(window.location.href); status.textContent = "Link copied."; } catch { status.textContent = window.location.href; }
+    try {
+      await copyText(window.location.href);
+      status.textContent = "Link copied.";
+    } catch {
+      status.textContent = window.location.href;
+    }
   });
   requestAll();
 }
 
 /** The numpy script of an experiment figure (the server builds it). */
 async function numpyScript(name) {
-  const response = await fetch(`/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`);
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  return response.text();
+  const url = `/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`;
+  return (await send(url, { accept: "text/plain, */*" })).text();
 }
 
 export { lab };

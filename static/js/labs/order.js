@@ -32,10 +32,15 @@ if (strip) {
     if (!button) return;
     if (picked === null || picked === button) {
       const again = picked === button;
-      for (const b of strip.querySelectorAll("[data-position]")) b.setAttribute("aria-pressed", "false");
+      for (const b of strip.querySelectorAll("[data-position]"))
+        b.setAttribute("aria-pressed", "false");
       picked = again ? null : button;
       button.setAttribute("aria-pressed", String(!again));
-      status(again ? "Pick cancelled." : `Picked ${button.textContent}: now pick the token to swap it with.`);
+      status(
+        again
+          ? "Pick cancelled."
+          : `Picked ${button.textContent}: now pick the token to swap it with.`,
+      );
       return;
     }
     const select = panel.querySelector('[data-control="swap"] select');

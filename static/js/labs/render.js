@@ -1,37 +1,15 @@
 /**
  * labs/render.js — draws one lab figure description (app/figures/labs) into its panel:
  * text (caption, readout, quotations, warnings, the stop-and-try answer), tables
- * (textContent only), the Plotly chart and the number grid. Shared by the lab page and
+ * (tables.js), the Plotly chart and the number grid. Shared by the lab page and
  * the lab embeds. No numbers are made here: every string arrives formatted.
  */
 
 import { renderGrid } from "../grid.js";
+import { dataTable } from "../tables.js";
 
 export function part(panel, role) {
   return panel.querySelector(`[data-role="${role}"]`);
-}
-
-/** A data table from {caption, col_headers, row_headers, cells}. */
-export function buildTable(spec) {
-  const table = document.createElement("table");
-  table.className = "data-table";
-  table.createCaption().textContent = spec.caption ?? "";
-  if (spec.col_headers?.length) {
-    const head = table.createTHead().insertRow();
-    if (spec.row_headers?.length) head.append(Object.assign(document.createElement("td"), { className: "corner" }));
-    for (const label of spec.col_headers) {
-      head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: label }));
-    }
-  }
-  const body = table.createTBody();
-  spec.cells.forEach((row, i) => {
-    const tr = body.insertRow();
-    if (spec.row_headers?.length) {
-      tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: spec.row_headers[i] ?? "" }));
-    }
-    for (const text of row) tr.insertCell().textContent = text;
-  });
-  return table;
 }
 
 function setList(el, items, make) {
@@ -47,11 +25,23 @@ function quote(q) {
 }
 
 function renderText(panel, fig) {
-  const set = (role, text) => { const el = part(panel, role); if (el) el.textContent = text ?? ""; };
+  const set = (role, text) => {
+    const el = part(panel, role);
+    if (el) el.textContent = text ?? "";
+  };
   set("title", fig.title);
   set("caption", fig.caption);
-  setList(part(panel, "readout"), fig.readout, (line) => Object.assign(document.createElement("li"), { textContent: line }));
-  setList(part(panel, "quotes"), [...(fig.quotes ?? []), ...(fig.warnings ?? []).map((text) => ({ source: "Note", text, kind: "warning" }))], quote);
+  setList(part(panel, "readout"), fig.readout, (line) =>
+    Object.assign(document.createElement("li"), { textContent: line }),
+  );
+  setList(
+    part(panel, "quotes"),
+    [
+      ...(fig.quotes ?? []),
+      ...(fig.warnings ?? []).map((text) => ({ source: "Note", text, kind: "warning" })),
+    ],
+    quote,
+  );
   const reveal = part(panel, "reveal");
   if (reveal) {
     reveal.hidden = !fig.reveal;
@@ -70,7 +60,7 @@ function renderTables(panel, fig) {
   const primary = part(panel, "primary-tables");
   const alt = part(panel, "alt-tables");
   if (fig.table_view) {
-    primary?.replaceChildren(...(fig.tables ?? []).map(buildTable));
+    primary?.replaceChildren(...(fig.tables ?? []).map((spec) => dataTable(spec)));
     if (alt) alt.hidden = true;
     return;
   }
@@ -89,7 +79,7 @@ function buildPending(panel) {
   const tables = pendingTables.get(panel);
   if (!tables) return;
   pendingTables.delete(panel);
-  part(panel, "tables")?.replaceChildren(...tables.map(buildTable));
+  part(panel, "tables")?.replaceChildren(...tables.map((spec) => dataTable(spec)));
 }
 
 /** The grids of a figure, each under its heading and badge, updated in place. */
@@ -112,7 +102,10 @@ function renderGrids(panel, grids) {
     const heading = slot.querySelector(".grid-heading");
     heading.textContent = item.heading ?? "";
     if (item.badge) {
-      const badge = Object.assign(document.createElement("span"), { className: "badge grid-badge", textContent: item.badge });
+      const badge = Object.assign(document.createElement("span"), {
+        className: "badge grid-badge",
+        textContent: item.badge,
+      });
       heading.append(" ", badge);
     }
     renderGrid(slot.querySelector(".grid-host"), item.desc, {
@@ -149,7 +142,9 @@ export async function renderFigure(panel, fig, options = {}) {
   const line = part(panel, "derivation");
   if (line) {
     line.hidden = !(fig.grids ?? []).length;
-    line.textContent = fig.grid_hint ?? "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.";
+    line.textContent =
+      fig.grid_hint ??
+      "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.";
   }
   const box = part(panel, "plot-box") ?? part(panel, "plot");
   const plot = part(panel, "plot");

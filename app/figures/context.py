@@ -39,6 +39,12 @@ def _built_figures() -> tuple[int, ...]:
     return FIGURE_NUMBERS
 
 
+def head_note(head: int, heads: int) -> str:
+    """'' for one head, else ' (head 2 of 2)': what a single-head figure adds to its title
+    and captions (the page's placeholder titles too, through the registry)."""
+    return "" if heads == 1 else f" (head {head + 1} of {heads})"
+
+
 @dataclass(frozen=True)
 class View:
     """What the page is looking at: focus row, head, Figure 12's stretch and row, theme."""
@@ -72,9 +78,7 @@ class Ctx:
     @property
     def head_note(self) -> str:
         """'' for one head, else ' (head 2 of 2)': every single-head figure says which."""
-        if self.num_heads == 1:
-            return ""
-        return f" (head {self.view.head + 1} of {self.num_heads})"
+        return head_note(self.view.head, self.num_heads)
 
     @property
     def focus_token(self) -> str:

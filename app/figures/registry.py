@@ -4,8 +4,9 @@ Everything that lists figures reads this table: the figure builds (``build_figur
 page (its placeholder titles, and through ``#initial-state`` the lists the JS asks for
 when a view key changes), embeds and oEmbed (which figures exist, which show the input
 matrices), and the export CLI. A title here is the one the figure's builder prints for a
-single head (multi-head states append " (head h of H)"); a test holds them equal, so the
-page's placeholder never changes when the figures arrive.
+single head (``per_head`` figures append " (head h of H)" when there are several:
+``headings``); a test holds them equal, so the page's placeholder never changes when the
+figures arrive.
 
 PURE like the rest of ``app.figures`` (the lab figures live in ``app.figures.labs``).
 """
@@ -28,7 +29,7 @@ from app.figures import (
     weights,
     wiring,
 )
-from app.figures.context import Ctx
+from app.figures.context import Ctx, head_note
 
 Builder = Callable[[Ctx], dict[str, Any]]
 Kind = Literal["static", "grid", "chart"]
@@ -51,6 +52,7 @@ class FigureEntry:
     # so it then follows the focus row and the input matrices as well.
     row_focus: bool = False
     narrow: bool = False  # has a portrait variant (``narrow``) that a phone shows
+    per_head: bool = False  # shows one head: with several, its title says which
 
     def follows_focus(self, row: str) -> bool:
         """Whether a new focus row changes this figure, given the view's ``row``."""
@@ -63,7 +65,9 @@ class FigureEntry:
 
 def _focus_grid(number: int, title: str, builder: Builder) -> FigureEntry:
     """A grid figure that explains or highlights the focus row of the input matrices."""
-    return FigureEntry(number, title, "grid", builder, frozenset({"focus"}), inputs=True)
+    return FigureEntry(
+        number, title, "grid", builder, frozenset({"focus"}), inputs=True, per_head=True
+    )
 
 
 _STRETCH_ROW: frozenset[ViewKey] = frozenset({"stretch", "row"})
@@ -73,7 +77,9 @@ FIGURES: tuple[FigureEntry, ...] = (
     FigureEntry(2, "Three generations of sequence models", "static"),
     _focus_grid(3, "The whole computation, step by step", stepper.build),
     _focus_grid(4, "Three projections of one X", projections.build),
-    FigureEntry(5, "The dataflow of Equation 1", "chart", flows.build_5, narrow=True),
+    FigureEntry(
+        5, "The dataflow of Equation 1", "chart", flows.build_5, narrow=True, per_head=True
+    ),
     _focus_grid(6, "The attention weight matrix", weights.build),
     _focus_grid(7, "One grid, three stages", grids.build),
     _focus_grid(8, "A × V = Z", mixing.build_8),
@@ -93,6 +99,12 @@ BUILDERS: dict[int, Builder] = {f.number: f.builder for f in FIGURES if f.builde
 def title(number: int) -> str:
     """The figure's title (single head); KeyError for a number that is not a figure."""
     return BY_NUMBER[number].title
+
+
+def headings(head: int = 0, heads: int = 1) -> dict[int, str]:
+    """Every figure's title as its builder prints it for ``head`` of ``heads``: the page's
+    placeholders, so a multi-head link shows no title that then changes either."""
+    return {f.number: f.title + (head_note(head, heads) if f.per_head else "") for f in FIGURES}
 
 
 def known_figures() -> str:

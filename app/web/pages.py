@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from app.api.params import link_params
 from app.attention import InputError
-from app.figures.registry import FIGURES, page_lists
+from app.figures.registry import FIGURES, headings, page_lists
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import validation_detail
 from app.inputs.limits import CostError, check_cost, figures_cost, request_shape
@@ -102,7 +102,9 @@ def index(
         "initial": initial,
         "body": state.body,
         "view": state.view,
-        "figures": FIGURES,  # their titles show before the first response, and stay
+        "figures": FIGURES,
+        # The builders' titles for this head, shown before the first response (and kept).
+        "titles": headings(state.view["head"], int(state.body.get("heads") or 1)),
         "problem": problem,
     }
     return templates.TemplateResponse(request, "index.html", context)

@@ -64,6 +64,17 @@ def test_page_figures_are_exactly_the_registrys(client: TestClient) -> None:
     assert initial_state(html)["figures"]["live"] == list(FIGURE_NUMBERS)
 
 
+def test_a_two_head_link_shows_the_titles_its_figures_will_have(client: TestClient) -> None:
+    body = {**RUNNING_EXAMPLE, "heads": 2}
+    query = to_query(LinkState(body=body, view={"head": 1}, preset_id=None))
+    html = client.get("/?" + query).text
+    shown = re.findall(r'id="fig-(\d+)-title">.*?<span data-role="title">(.*?)</span>', html)
+    answer = client.post("/api/v1/figures", json={**body, "view": {"head": 1}}).json()
+    built = {int(n): fig["title"] for n, fig in answer["figures"].items()}
+    assert built[4] == "Three projections of one X (head 2 of 2)"
+    assert {int(n): unescape(t) for n, t in shown if int(n) in built} == built
+
+
 def test_page_has_no_inline_script_code_or_handlers(client: TestClient) -> None:
     html = client.get("/").text
     for tag in re.findall(r"<script\b[^>]*>", html):

@@ -14,7 +14,14 @@ from figures_support import figs, stages
 
 import app.figures
 from app.figures import BUILDERS, FIGURE_NUMBERS, View
-from app.figures.registry import BY_NUMBER, FIGURES, VIEW_KEYS, page_lists, title
+from app.figures.registry import (
+    BY_NUMBER,
+    FIGURES,
+    VIEW_KEYS,
+    headings,
+    page_lists,
+    title,
+)
 from app.inputs.presets import RUNNING_EXAMPLE
 
 FIGURES_DIR = Path(app.figures.__file__).parent
@@ -56,10 +63,13 @@ def test_built_titles_are_the_registry_titles_for_the_running_example() -> None:
     assert all(fig["number"] == int(n) for n, fig in out["figures"].items())
 
 
-def test_with_two_heads_a_title_only_adds_which_head() -> None:
-    out = figs(stages(heads=2))
-    for n, fig in out["figures"].items():
-        assert fig["title"] in (title(int(n)), f"{title(int(n))} (head 1 of 2)")
+@pytest.mark.parametrize("head", [0, 1])
+def test_with_two_heads_the_built_titles_are_the_registry_headings(head: int) -> None:
+    out = figs(stages(heads=2), head=head)
+    built = {int(n): fig["title"] for n, fig in out["figures"].items()}
+    assert built == {n: t for n, t in headings(head, 2).items() if n in built}
+    assert built[6] == f"{title(6)} (head {head + 1} of 2)"
+    assert headings() == {f.number: f.title for f in FIGURES}
 
 
 def test_title_of_an_unknown_figure_is_a_key_error() -> None:

@@ -23,7 +23,8 @@ from urllib.parse import parse_qsl, urlsplit
 from app.export.html import figure_html
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
-from app.figures import BUILDERS, build_figures
+from app.figures import build_figures
+from app.figures.registry import FIGURE_NUMBERS, known_figures
 from app.inputs.link import encode_body, to_query
 from app.inputs.resolve import Resolved, StateError, drawable, figure_view, resolve_link
 from app.settings import get_settings
@@ -86,9 +87,8 @@ def render(resolved: Resolved, fmt: str, figure: int, theme: str) -> bytes:
     if fmt == "numpy":
         view = resolved.link.view
         return numpy_snippet(resolved.input, resolved.stages, view, resolved.title).encode()
-    if figure not in BUILDERS:
-        known = ", ".join(str(n) for n in sorted(BUILDERS))
-        raise StateError("--figure", f"there is no Figure {figure}; choose from {known}")
+    if figure not in FIGURE_NUMBERS:
+        raise StateError("--figure", f"there is no Figure {figure}; choose from {known_figures()}")
     drawable(resolved, get_settings())
     fig_view = figure_view(resolved.link.view, "dark" if theme == "dark" else "light", figure)
     spec = build_figures(resolved.stages, fig_view)["figures"][str(figure)]

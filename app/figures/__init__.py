@@ -1,5 +1,7 @@
 """Figures 3–13 as data (grid descriptions; Plotly dicts for charts), built on request.
 
+Which figures exist, their titles and builders: ``app.figures.registry`` (the one list).
+
 PURE: imports numpy, the standard library and ``app.attention`` only (a test walks the
 imports). ``build_figures(stages, view)`` returns the body of ``POST /api/v1/figures``
 (CONTRACT.md) except ``state``, which the route echoes. Every number a figure prints is
@@ -8,43 +10,14 @@ formatted here; the browser draws grids with static/js/grid.js, charts with Plot
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from app.attention import Stages
-from app.figures import (
-    blend,
-    flows,
-    fmt,
-    grids,
-    mixing,
-    projections,
-    saturation,
-    shapes,
-    stepper,
-    to_plotly,
-    weights,
-    wiring,
-)
-from app.figures.context import FIGURE_NUMBERS, Ctx, View, resolve_tables
+from app.figures import fmt, to_plotly
+from app.figures.context import Ctx, View, resolve_tables
+from app.figures.registry import BUILDERS, FIGURE_NUMBERS, FIGURES
 
-__all__ = ["BUILDERS", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
-
-Builder = Callable[[Ctx], dict[str, Any]]
-
-BUILDERS: dict[int, Builder] = {
-    3: stepper.build,
-    4: projections.build,
-    5: flows.build_5,
-    6: weights.build,
-    7: grids.build,
-    8: mixing.build_8,
-    9: blend.build_9,
-    10: flows.build_10,
-    11: wiring.build,
-    12: saturation.build,
-    13: shapes.build,
-}
+__all__ = ["BUILDERS", "FIGURES", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
 
 
 def check_view(stages: Stages, view: View) -> tuple[str, str] | None:

@@ -7,7 +7,7 @@ same strings and derivations instead of recomputing them; that matters at 64 tok
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
@@ -18,9 +18,6 @@ from app.attention.ops import Matrix
 from app.figures import fmt
 from app.figures import grid as gridmod
 from app.figures.style import MAX_TEXT_CELLS, Json, Theme, numbered, theme
-
-FIGURE_NUMBERS = tuple(range(3, 14))
-
 
 # Plotly reads text as its own pseudo-HTML (<a href>, <b>, <span style>, &entities;) in
 # ticks, annotations, hover and titles. Labels enter the figures only through Ctx, which
@@ -34,6 +31,20 @@ def label_text(label: str) -> str:
     return label.translate(_LABEL_TEXT)
 
 
+def _built_figures() -> tuple[int, ...]:
+    """Every figure the server builds, from the registry (imported late: it imports the
+    builders, which import this module)."""
+    from app.figures.registry import FIGURE_NUMBERS
+
+    return FIGURE_NUMBERS
+
+
+def head_note(head: int, heads: int) -> str:
+    """'' for one head, else ' (head 2 of 2)': what a single-head figure adds to its title
+    and captions (the page's placeholder titles too, through the registry)."""
+    return "" if heads == 1 else f" (head {head + 1} of {heads})"
+
+
 @dataclass(frozen=True)
 class View:
     """What the page is looking at: focus row, head, Figure 12's stretch and row, theme."""
@@ -43,7 +54,7 @@ class View:
     stretch: float = 8.0
     softmax_row: Literal["textbook", "focus"] = "textbook"
     theme: Literal["light", "dark"] = "light"
-    figures: tuple[int, ...] = FIGURE_NUMBERS
+    figures: tuple[int, ...] = field(default_factory=_built_figures)
 
 
 class Ctx:
@@ -67,9 +78,7 @@ class Ctx:
     @property
     def head_note(self) -> str:
         """'' for one head, else ' (head 2 of 2)': every single-head figure says which."""
-        if self.num_heads == 1:
-            return ""
-        return f" (head {self.view.head + 1} of {self.num_heads})"
+        return head_note(self.view.head, self.num_heads)
 
     @property
     def focus_token(self) -> str:

@@ -19,7 +19,8 @@ from markupsafe import Markup
 from app.api.admission import offload
 from app.api.params import embed_params, link_params
 from app.export.html import json_block
-from app.figures import BUILDERS, build_figures
+from app.figures import build_figures
+from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
 from app.inputs.link import to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, figure_view, plan_link, resolve_plan
@@ -44,9 +45,6 @@ oembed_router = APIRouter(tags=["embedding"])
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 CONTROLS = ("scale", "mask", "focus", "head", "stretch", "row")
-# The matrices each figure's numbers depend on (Figures 5, 10 and 13 show shapes only;
-# Figure 12's textbook row depends on no input).
-_NUMERIC_FIGURES = {3, 4, 6, 7, 8, 9, 11}
 
 
 def script_json(payload: Any) -> Markup:
@@ -84,7 +82,7 @@ def _options(params: Any) -> tuple[bool, list[str]]:
 def editor_matrices(resolved: Resolved, number: int) -> list[dict[str, Any]]:
     """The input matrices the figure's numbers depend on, for the compact editor."""
     body, view = resolved.link.body, resolved.link.view
-    if number not in _NUMERIC_FIGURES and not (number == 12 and view["row"] == "focus"):
+    if not BY_NUMBER[number].shows_inputs(view["row"]):  # shapes only, or no input at all
         return []
     if body.get("x") is None:
         names = [("q", "Q"), ("k", "K"), ("v", "V")]
@@ -117,11 +115,10 @@ async def embed(
 ) -> Response:
     """One figure for an iframe; see the module docstring for the parameters."""
     number = path_int(figure)
-    if number not in BUILDERS:
-        known = ", ".join(str(n) for n in sorted(BUILDERS))
+    if number not in FIGURE_NUMBERS:
         shown = figure[:20]
         return embed_error_page(request, 404, "figure", f"there is no Figure {shown}; "
-                          f"embeddable figures: {known}")  # fmt: skip
+                          f"embeddable figures: {known_figures()}")  # fmt: skip
     try:
         editable, controls = _options(options)
         plan = plan_link(state, settings, figures=True)
@@ -203,7 +200,7 @@ async def oembed(
         if lab_target is not None:  # a lab page or lab embed: app/web/labs.py answers
             return lab_oembed(request, *lab_target, base=base, bounds=bounds)
         number, params = parse_url(url, base)
-        if number not in BUILDERS:
+        if number not in FIGURE_NUMBERS:
             raise OEmbedError(404, "url", f"there is no Figure {number} to embed")
         try:
             plan = plan_link(params, settings, figures=True)

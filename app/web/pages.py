@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from app.api.params import link_params
 from app.attention import InputError
+from app.figures.registry import FIGURES, headings, page_lists
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import validation_detail
 from app.inputs.limits import CostError, check_cost, figures_cost, request_shape
@@ -28,24 +29,6 @@ from app.settings import Settings
 from app.web.templating import templates
 
 router = APIRouter(tags=["pages"])
-
-
-# Shown before the first response arrives; the server's own titles then replace them.
-FIGURE_TITLES = {
-    1: "One step after another, or every pair at once",
-    2: "Three generations of sequence models",
-    3: "The whole computation, step by step",
-    4: "Three projections of one X",
-    5: "The dataflow of the equation",
-    6: "The attention weight matrix",
-    7: "One grid, three stages",
-    8: "Weights times values gives the output",
-    9: "One output row as a blend of value rows",
-    10: "Everything on one line",
-    11: "Self-attention versus cross-attention",
-    12: "Softmax saturation",
-    13: "Shape rules",
-}
 
 
 def _problem(exc: Exception) -> str:
@@ -113,12 +96,15 @@ def index(
         "preset_id": state.preset_id,
         "presets": preset_summaries(),
         "error": problem,
+        "figures": page_lists(),
     }
     context = {
         "initial": initial,
         "body": state.body,
         "view": state.view,
-        "figure_titles": FIGURE_TITLES,
+        "figures": FIGURES,
+        # The builders' titles for this head, shown before the first response (and kept).
+        "titles": headings(state.view["head"], int(state.body.get("heads") or 1)),
         "problem": problem,
     }
     return templates.TemplateResponse(request, "index.html", context)

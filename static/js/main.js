@@ -28,14 +28,13 @@ import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
 import { figuresView, toQuery } from "./state.js";
 
-const ALL = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
-// Figures that explain or highlight the focus row (Figure 12 too when it shows that row);
-// a browser test checks this list against a full request.
-const FOCUS_FIGURES = [3, 4, 6, 7, 8, 9];
 const TYPING_DELAY_MS = 150;
 const main = document.getElementById("main");
 const editorRoot = document.getElementById("editor");
 const initial = JSON.parse(document.getElementById("initial-state").textContent);
+// Which figures the server builds, and which a view key redraws: app/figures/registry.py.
+const FIGURES = initial.figures;
+const ALL = FIGURES.live;
 const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 
 const app = {
@@ -254,8 +253,14 @@ function setView(patch) {
   Object.assign(app.view, patch);
   applyTheme();
   let figures = ALL;
-  if ("stretch" in patch || "row" in patch) figures = [12];
-  if ("focus" in patch) figures = app.view.row === "focus" ? [...FOCUS_FIGURES, 12] : FOCUS_FIGURES;
+  if ("stretch" in patch || "row" in patch) {
+    figures = [...FIGURES.reads.stretch, ...FIGURES.reads.row];
+  }
+  if ("focus" in patch) {
+    // Figure 12 follows the focus row only when it shows that row.
+    const row = app.view.row === "focus" ? FIGURES.row_focus : [];
+    figures = [...FIGURES.reads.focus, ...row];
+  }
   if (Object.keys(patch).every((k) => old[k] === app.view[k])) return;
   request(figures, !("stretch" in patch));
 }
@@ -307,7 +312,7 @@ function start() {
       return copyLink();
     },
   });
-  onPhoneChange(() => request([5, 10]));
+  onPhoneChange(() => request(FIGURES.narrow));
   darkQuery.addEventListener("change", () => {
     applyTheme();
     if (app.view.theme === "auto") request(ALL);

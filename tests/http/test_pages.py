@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.figures import FIGURE_NUMBERS
+from app.figures.registry import FIGURES, page_lists
 from app.inputs.link import LinkState, encode_body, to_query
 from app.inputs.presets import RUNNING_EXAMPLE
 from app.main import create_app
@@ -43,6 +46,33 @@ def test_index_hands_the_running_example_to_the_script(client: TestClient) -> No
     positions = [response.text.index(f'id="fig-{n}"') for n in range(1, 14)]
     assert positions == sorted(positions)
     assert "Figures 1–13" in response.text
+
+
+def test_page_figures_are_exactly_the_registrys(client: TestClient) -> None:
+    """Panels in registry order with its titles (no placeholder to replace), and the JS's
+    figure lists from the registry in #initial-state."""
+    html = client.get("/").text
+    panels = re.findall(
+        r'<section class="figure-panel" id="fig-(\d+)".*?<span data-role="title">(.*?)</span>',
+        html,
+        re.S,
+    )
+    assert [(int(n), unescape(t)) for n, t in panels] == [(f.number, f.title) for f in FIGURES]
+    static = re.findall(r'id="fig-(\d+)"[^>]*data-static', html)
+    assert [int(n) for n in static] == [f.number for f in FIGURES if f.kind == "static"]
+    assert initial_state(html)["figures"] == page_lists()
+    assert initial_state(html)["figures"]["live"] == list(FIGURE_NUMBERS)
+
+
+def test_a_two_head_link_shows_the_titles_its_figures_will_have(client: TestClient) -> None:
+    body = {**RUNNING_EXAMPLE, "heads": 2}
+    query = to_query(LinkState(body=body, view={"head": 1}, preset_id=None))
+    html = client.get("/?" + query).text
+    shown = re.findall(r'id="fig-(\d+)-title">.*?<span data-role="title">(.*?)</span>', html)
+    answer = client.post("/api/v1/figures", json={**body, "view": {"head": 1}}).json()
+    built = {int(n): fig["title"] for n, fig in answer["figures"].items()}
+    assert built[4] == "Three projections of one X (head 2 of 2)"
+    assert {int(n): unescape(t) for n, t in shown if int(n) in built} == built
 
 
 def test_page_has_no_inline_script_code_or_handlers(client: TestClient) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from app.attention import Stages
 from app.figures import fmt, to_plotly
 from app.figures.context import Ctx, View, resolve_tables
-from app.figures.registry import BUILDERS, FIGURE_NUMBERS, FIGURES
+from app.figures.registry import BUILDERS, FIGURE_NUMBERS, FIGURES, headings
 
 __all__ = ["BUILDERS", "FIGURES", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
 
@@ -58,7 +58,7 @@ def build_figures(
     problem = check_view(stages, view)
     if problem:
         raise ValueError(f"{problem[0]}: {problem[1]}")
-    c = Ctx(stages, view)
+    c = Ctx(stages, view, headings(view.head, len(stages.heads)))
     wanted = [n for n in view.figures if n in BUILDERS]
     warnings = list(stages.warnings)
     defer = defer_tables and not plotly

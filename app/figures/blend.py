@@ -152,7 +152,7 @@ def build_9(c: Ctx) -> dict[str, Any]:
     stats = [[fmt.num(float(lo[j])), z_text[j], fmt.num(float(hi[j]))] for j in range(c.d_v)]
     return figure(
         9,
-        f"One output row as a blend{c.head_note}",
+        c.titles[9],
         caption,
         f"The {c.l_k} value rows, each multiplied by {c.focus_token}'s weight, add up to "
         f"z({c.focus_token}); below, each entry of z inside its column's range. {eq}",

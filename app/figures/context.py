@@ -6,7 +6,7 @@ same strings and derivations instead of recomputing them; that matters at 64 tok
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -60,8 +60,10 @@ class View:
 class Ctx:
     """Stages + view, with the head's grids formatted and derived once."""
 
-    def __init__(self, stages: Stages, view: View) -> None:
+    def __init__(self, stages: Stages, view: View, titles: Mapping[int, str]) -> None:
         self.stages = stages
+        # Each figure's title, from the registry (``registry.headings``): one place.
+        self.titles = titles
         self.view = view
         self.h: HeadStages = stages.heads[view.head]
         self.t: Theme = theme(view.theme)

@@ -166,7 +166,7 @@ def build_5(c: Ctx) -> dict[str, Any]:
     )
     return figure(
         5,
-        f"The dataflow of Equation 1{c.head_note}",
+        c.titles[5],
         caption,
         f"Flow diagram: {' → '.join(names)} → Z, with shapes on the arrows.",
         data,
@@ -248,7 +248,7 @@ def build_10(c: Ctx) -> dict[str, Any]:
     )
     return figure(
         10,
-        "Everything on one line",
+        c.titles[10],
         caption,
         "Pipeline: X through W^Q, W^K, W^V to Q, K, V, then Q Kᵀ, the divisor, softmax, A, "
         f"times V, to Z; weights {lq_lk}, output {out}.",

@@ -69,7 +69,7 @@ def build(c: Ctx) -> dict[str, Any]:
     ]
     return figure(
         7,
-        f"One grid, three stages{c.head_note}",
+        c.titles[7],
         caption,
         f"Three {shape} grids side by side: raw scores, scores {step}, and the weights.",
         [],

@@ -39,7 +39,7 @@ def build_8(c: Ctx) -> dict[str, Any]:
         readout.append(heads)
     return figure(
         8,
-        f"A × V = Z{c.head_note}",
+        c.titles[8],
         caption,
         f"Three grids: the {c.l_q} × {c.l_k} weights times the {c.l_k} × {c.d_v} values "
         f"give the {c.l_q} × {c.d_v} output. {readout[0]}",

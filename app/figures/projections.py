@@ -50,7 +50,7 @@ def build(c: Ctx) -> dict[str, Any]:
     ]
     return figure(
         4,
-        f"Three projections of one X{c.head_note}",
+        c.titles[4],
         caption,
         f"Three matrix products: X times W^Q gives Q ({c.l_q} × {c.d_k}), X times W^K gives K "
         f"({c.l_k} × {c.d_k}), X times W^V gives V ({c.l_k} × {c.d_v}).",

@@ -3,10 +3,9 @@
 Everything that lists figures reads this table: the figure builds (``build_figures``), the
 page (its placeholder titles, and through ``#initial-state`` the lists the JS asks for
 when a view key changes), embeds and oEmbed (which figures exist, which show the input
-matrices), and the export CLI. A title here is the one the figure's builder prints for a
-single head (``per_head`` figures append " (head h of H)" when there are several:
-``headings``); a test holds them equal, so the page's placeholder never changes when the
-figures arrive.
+matrices), and the export CLI. Builders print the titles they are given
+(``Ctx.titles``, from ``headings``: ``per_head`` figures append " (head h of H)" when
+there are several), so the page's placeholder never changes when the figures arrive.
 
 PURE like the rest of ``app.figures`` (the lab figures live in ``app.figures.labs``).
 """

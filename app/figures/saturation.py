@@ -126,7 +126,7 @@ def build(c: Ctx) -> dict[str, Any]:
         caption += " This row has no allowed key, so every weight is 0."
     return figure(
         12,
-        "Softmax saturation",
+        c.titles[12],
         caption,
         f"Two bar charts of softmax weights: before, {_vector(w0)}; after × {fmt.num(k)}, "
         f"{_vector(w1)}.",

@@ -47,7 +47,7 @@ def build(c: Ctx) -> dict[str, Any]:
     )
     return figure(
         13,
-        "Shape rules",
+        c.titles[13],
         caption,
         f"Rectangles in proportion to Q, Kᵀ, the weights A, V and Z. {' '.join(rules)}",
         data,

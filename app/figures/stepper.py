@@ -197,7 +197,7 @@ def build(c: Ctx) -> dict[str, Any]:
     )
     return figure(
         3,
-        f"The whole computation, step by step{c.head_note}",
+        c.titles[3],
         caption,
         f"Step-by-step walk-through in {len(steps)} frames. At rest: {last['narration']}",
         [],

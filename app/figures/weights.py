@@ -114,7 +114,7 @@ def build(c: Ctx) -> dict[str, Any]:
         caption += f" Cells blocked by {c.mask_why} are exactly 0."
     return figure(
         6,
-        f"The attention weight matrix{c.head_note}",
+        c.titles[6],
         caption,
         f"Grid of the {shape} attention weights. {readout[0]}",
         [],

@@ -181,7 +181,7 @@ def build(c: Ctx) -> dict[str, Any]:
     )
     return figure(
         11,
-        "Self- versus cross-attention",
+        c.titles[11],
         caption,
         f"Two weight grids: self-attention ({self_shape}) and cross-attention ({cross_shape}). "
         f"{now}",

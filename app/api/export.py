@@ -21,6 +21,7 @@ from app.attention import InputError
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.errors import FieldError
 from app.inputs.limits import attention_cost, body_cost, check_cost, input_cost, request_shape
 from app.inputs.link import LinkState, parse_query
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
@@ -129,7 +130,7 @@ async def export_body(
         try:
             _check_format(format)
             link = LinkState(body=body.model_dump(exclude_unset=True), view=parse_query(view).view)
-        except InputError as exc:
+        except FieldError as exc:
             return _error(StateError(exc.field, exc.message))
         except StateError as exc:
             return _error(exc)

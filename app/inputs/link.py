@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 import orjson
 
-from app.attention import InputError
+from app.inputs.errors import FieldError
 from app.inputs.presets import DEFAULT_PRESET, get_preset
 from app.inputs.query import query_float, query_int
 
@@ -56,24 +56,24 @@ def _depth(value: Any, limit: int) -> bool:
 
 
 def decode_body(text: str) -> dict[str, Any]:
-    """Inverse of ``encode_body``; raises InputError naming ``s`` when malformed.
+    """Inverse of ``encode_body``; raises FieldError naming ``s`` when malformed.
 
     Bounded: at most ``MAX_LINK_CHARS`` characters, and nested at most ``MAX_LINK_DEPTH``
     deep (a body needs 4: ``{"source": {"x": [[…]]}}``), checked by orjson (which stops
     at 1024 levels instead of recursing until Python's stack runs out) and then here.
     """
     if len(text) > MAX_LINK_CHARS:
-        raise InputError("s", f"the link's state is longer than {MAX_LINK_CHARS} characters")
+        raise FieldError("s", f"the link's state is longer than {MAX_LINK_CHARS} characters")
     try:
         raw = base64.urlsafe_b64decode(text.encode("ascii") + b"=" * (-len(text) % 4))
         body = orjson.loads(raw)
     except (binascii.Error, UnicodeError, ValueError) as exc:
         reason = str(exc).split(":")[0][:80]
-        raise InputError("s", f"the link's state is not valid base64url JSON ({reason})") from None
+        raise FieldError("s", f"the link's state is not valid base64url JSON ({reason})") from None
     if not isinstance(body, dict):
-        raise InputError("s", "the link's state must be a JSON object")
+        raise FieldError("s", "the link's state must be a JSON object")
     if not _depth(body, MAX_LINK_DEPTH):
-        raise InputError("s", f"the link's state is nested deeper than {MAX_LINK_DEPTH} levels")
+        raise FieldError("s", f"the link's state is nested deeper than {MAX_LINK_DEPTH} levels")
     return body
 
 
@@ -87,7 +87,7 @@ def _view(params: Mapping[str, str]) -> dict[str, Any]:
     for key, allowed in (("row", ("textbook", "focus")), ("theme", ("light", "dark", "auto"))):
         if key in params:
             if params[key] not in allowed:
-                raise InputError(key, f"{key} must be one of {', '.join(allowed)}")
+                raise FieldError(key, f"{key} must be one of {', '.join(allowed)}")
             view[key] = params[key]
     return view
 
@@ -100,7 +100,7 @@ def parse_query(params: Mapping[str, str]) -> LinkState:
     preset_id = params.get("preset") or DEFAULT_PRESET
     preset = get_preset(preset_id)
     if preset is None:
-        raise InputError("preset", f"no preset {preset_id!r}")
+        raise FieldError("preset", f"no preset {preset_id!r}")
     return LinkState(body=preset["body"], view=view, preset_id=preset_id)
 
 

@@ -22,7 +22,7 @@ from app.attention import AttentionInput, InputError, Stages, run
 from app.figures import View
 from app.inputs import presets
 from app.inputs.body import AttentionRequest, check_limits
-from app.inputs.errors import error_detail, validation_detail
+from app.inputs.errors import FieldError, error_detail, validation_detail
 from app.inputs.limits import (
     Cost,
     CostError,
@@ -81,7 +81,7 @@ def drawable(resolved: Resolved, settings: Settings) -> None:
     """StateError (naming ``s``) when the state is too big to draw as a figure."""
     try:
         check_figure_limits(resolved.stages, settings)
-    except InputError as exc:
+    except FieldError as exc:
         raise StateError("s", f"{exc.field}: {exc.message}", exc.field.split(".")) from None
 
 
@@ -98,7 +98,7 @@ class Plan:
     default_focus: bool
 
 
-def _state_error(exc: InputError | CostError, param: str) -> StateError:
+def _state_error(exc: InputError | FieldError | CostError, param: str) -> StateError:
     return StateError(param, f"{exc.field}: {exc.message}", exc.field.split("."))
 
 
@@ -118,7 +118,7 @@ def check_request(
     except ValidationError as exc:
         first = validation_detail([dict(e) for e in exc.errors()])["detail"][0]
         raise StateError(param, f"{first['field']}: {first['msg']}", first["loc"]) from None
-    except (InputError, CostError) as exc:
+    except (FieldError, CostError) as exc:
         raise _state_error(exc, param) from None
     return request, shape, cost
 
@@ -145,7 +145,7 @@ def plan_link(params: Mapping[str, str], settings: Settings, figures: bool = Fal
     """Decode, validate and cost a URL's state without running it (cheap: on the loop)."""
     try:
         link = parse_query(params)
-    except InputError as exc:
+    except FieldError as exc:
         raise StateError(exc.field, exc.message) from None
     param = "s" if params.get("s") else "preset"
     request, shape, cost = check_request(link.body, settings, param, figures)
@@ -157,7 +157,7 @@ def resolve_plan(plan: Plan) -> Resolved:
     try:
         inp = plan.request.to_input()
         stages = run(inp)
-    except InputError as exc:
+    except (InputError, FieldError) as exc:
         if plan.param == "body":  # a POST body: the API's 422 names the field itself
             raise
         raise _state_error(exc, plan.param) from None

@@ -11,9 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.attention import InputError, Stages
+from app.attention import Stages
 from app.figures import FIGURE_NUMBERS, View
 from app.inputs.body import AttentionRequest
+from app.inputs.errors import FieldError
 from app.inputs.limits import Shape
 from app.settings import Settings
 
@@ -103,7 +104,7 @@ def check_figure_shape(shape: Shape, settings: Settings) -> None:
     )  # fmt: skip
     for field, what, size, limit in sizes:
         if size > limit:
-            raise InputError(
+            raise FieldError(
                 field,
                 f"{size} {what} is more than figures are drawn for ({limit}); "
                 "POST /api/v1/attention computes the numbers up to the larger limits",

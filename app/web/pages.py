@@ -17,9 +17,8 @@ from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
 from app.api.params import link_params
-from app.attention import InputError
 from app.inputs.body import AttentionRequest, check_limits
-from app.inputs.errors import validation_detail
+from app.inputs.errors import FieldError, validation_detail
 from app.inputs.limits import CostError, check_cost, figures_cost, request_shape
 from app.inputs.link import VIEW_DEFAULTS, LinkState, parse_query
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
@@ -49,7 +48,7 @@ FIGURE_TITLES = {
 
 
 def _problem(exc: Exception) -> str:
-    if isinstance(exc, InputError | CostError):
+    if isinstance(exc, FieldError | CostError):
         return f"{exc.field}: {exc.message}"
     if isinstance(exc, ValidationError):
         items = validation_detail([dict(e) for e in exc.errors()])["detail"][:3]
@@ -75,7 +74,7 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
         shape = request_shape(request)
         check_figure_shape(shape, settings)
         check_cost(figures_cost(shape), settings, shape.reduce, field=shape.field)
-    except (InputError, ValidationError, CostError) as exc:
+    except (FieldError, ValidationError, CostError) as exc:
         preset = get_preset(DEFAULT_PRESET)
         assert preset is not None
         fallback = LinkState(

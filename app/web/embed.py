@@ -22,7 +22,7 @@ from app.export.html import json_block
 from app.figures import BUILDERS, build_figures
 from app.inputs.link import to_query
 from app.inputs.query import path_int
-from app.inputs.resolve import Plan, Resolved, StateError, figure_view, plan_link, resolve_plan
+from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.settings import Settings, get_settings
 from app.web.errors import embed_error_page
 from app.web.lab_state import lab_oembed
@@ -58,11 +58,11 @@ def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
     """The figure in the theme asked for, or in both when the theme is ``auto``."""
     view = resolved.link.view
     themes: tuple[Literal["light", "dark"], ...] = ("light", "dark")
-    if view["theme"] in themes:
-        themes = (view["theme"],)
+    if view.theme != "auto":
+        themes = (view.theme,)
     specs: dict[str, dict[str, Any]] = {}
     for theme in themes:
-        v = figure_view(view, theme, number)
+        v = view.figure_view(theme, (number,))
         specs[theme] = build_figures(resolved.stages, v)["figures"][str(number)]
     return specs
 
@@ -84,7 +84,7 @@ def _options(params: Any) -> tuple[bool, list[str]]:
 def editor_matrices(resolved: Resolved, number: int) -> list[dict[str, Any]]:
     """The input matrices the figure's numbers depend on, for the compact editor."""
     body, view = resolved.link.body, resolved.link.view
-    if number not in _NUMERIC_FIGURES and not (number == 12 and view["row"] == "focus"):
+    if number not in _NUMERIC_FIGURES and not (number == 12 and view.row == "focus"):
         return []
     if body.get("x") is None:
         names = [("q", "Q"), ("k", "K"), ("v", "V")]
@@ -141,7 +141,8 @@ def _embed_page(
     specs = figure_specs(resolved, number)
     link = resolved.link
     data = {
-        "figure": number, "body": link.body, "view": link.view, "preset_id": link.preset_id,
+        "figure": number, "body": link.body, "view": link.view.as_dict(),
+        "preset_id": link.preset_id,
         "specs": specs, "editable": editable, "controls": controls,
         "tokens": list(resolved.stages.tokens), "heads": len(resolved.stages.heads),
     }  # fmt: skip

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.inputs.link import LinkState, encode_body, to_query
 from app.inputs.presets import RUNNING_EXAMPLE
+from app.inputs.view import ViewState
 from app.main import create_app
 from app.settings import Settings
 from app.web.assets import IMMUTABLE, REVALIDATE, asset_hash
@@ -55,8 +56,8 @@ def test_page_has_no_inline_script_code_or_handlers(client: TestClient) -> None:
 def test_link_state_is_restored(client: TestClient) -> None:
     body = {**RUNNING_EXAMPLE, "mask": "causal", "x": [[1, 2, 3, 4], [0, 1, 0, 1]],
             "tokens": ["a", "b"]}  # fmt: skip
-    query = to_query(LinkState(body=body, view={"focus": 0, "head": 0, "stretch": 4.0,
-                                                "row": "focus", "theme": "dark"}))  # fmt: skip
+    view = ViewState(focus=0, head=0, stretch=4.0, row="focus", theme="dark")
+    query = to_query(LinkState(body=body, view=view))
     html = client.get(f"/?{query}").text
     state = initial_state(html)
     assert state["body"] == body
@@ -80,6 +81,42 @@ def test_a_bad_link_opens_the_page_with_a_message(
     assert isinstance(state["error"], str)
     assert named in state["error"]
     assert 'id="page-error"' in response.text
+
+
+ONE_TOKEN = {"x": [[1.0, 0.0]], "w_q": [[1.0], [0.0]], "w_k": [[1.0], [0.0]],
+             "w_v": [[1.0], [1.0]], "tokens": ["solo"]}  # fmt: skip
+
+
+def test_a_one_token_link_opens_on_token_0_without_a_warning(client: TestClient) -> None:
+    """The default focus is row 1, or 0 when there is one token: no false warning."""
+    response = client.get(f"/?s={encode_body(ONE_TOKEN)}")
+    assert response.status_code == 200
+    state = initial_state(response.text)
+    assert state["error"] is None
+    assert state["view"]["focus"] == 0  # type: ignore[index]
+    assert re.search(r'<p id="page-error"[^>]*\bhidden>', response.text)
+    assert "does not exist" not in response.text
+
+
+def test_a_focus_past_the_tokens_opens_on_token_0_with_a_note(client: TestClient) -> None:
+    state = initial_state(client.get(f"/?s={encode_body(ONE_TOKEN)}&focus=1").text)
+    assert state["view"]["focus"] == 0  # type: ignore[index]
+    assert "focus token (position 1) does not exist" in str(state["error"])
+
+
+def test_the_default_focus_is_the_same_for_the_page_the_embed_and_the_export(
+    client: TestClient,
+) -> None:
+    s = encode_body(ONE_TOKEN)
+    embed = client.get(f"/embed/6?s={s}")
+    assert embed.status_code == 200
+    assert "/?s=" in embed.text
+    export = client.get(f"/api/v1/export?format=numpy&s={s}&row=focus")
+    assert export.status_code == 200
+    assert "head_scaled[0]" in export.text
+    figures = client.post("/api/v1/figures?draw=grids", json={**ONE_TOKEN, "view": {}})
+    assert figures.status_code == 200
+    assert figures.json()["state"]["view"]["focus"] == 0
 
 
 def test_token_labels_are_escaped(client: TestClient) -> None:

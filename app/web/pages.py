@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse
 
 from app.api.params import link_params
 from app.figures import FIGURE_NUMBERS
+from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.inputs.resolve import StateError, plan_link
@@ -93,6 +94,7 @@ def index(
         "preset_id": state.preset_id,
         "presets": preset_summaries(),
         "error": problem,
+        "limits": {"label_chars": MAX_LABEL_CHARS},
     }
     context = {
         "initial": initial,
@@ -100,5 +102,6 @@ def index(
         "view": state.view,
         "figure_titles": FIGURE_TITLES,
         "problem": problem,
+        "label_chars": MAX_LABEL_CHARS,
     }
     return templates.TemplateResponse(request, "index.html", context)

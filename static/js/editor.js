@@ -16,6 +16,7 @@ const LABELS = { x: "X", source_x: "S (source)", w_q: "W^Q", w_k: "W^K", w_v: "W
 export const WINDOW = 16;
 const origins = {}; // matrix name -> [first row, first column] of its window
 let bodyOf = () => null; // the page's current body (set by wireWindows)
+let labelChars = null; // the longest token label: the server's limit (setLimits)
 const COLUMN = { x: "d_model column", source_x: "d_model column", w_q: "d_k column", w_k: "d_k column", w_v: "d_v column" };
 
 function el(tag, attrs = {}, text = null) {
@@ -26,6 +27,11 @@ function el(tag, attrs = {}, text = null) {
   }
   if (text !== null) node.textContent = text;
   return node;
+}
+
+/** The server's input limits, from #initial-state (``limits``). */
+export function setLimits(limits) {
+  labelChars = limits?.label_chars ?? null;
 }
 
 /** "3", "-0.5", "1e3" -> number; anything else -> an Error saying why. */
@@ -52,7 +58,7 @@ function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
   const th = el("th", { scope: "row" });
   if (opts.tokenAttr) {
     th.append(el("input", { class: "token", type: "text", [opts.tokenAttr]: i, value: opts.labels?.[i] ?? "",
-      maxlength: 64, spellcheck: "false", autocomplete: "off", "aria-label": `Label of token ${i}` }));
+      maxlength: labelChars, spellcheck: "false", autocomplete: "off", "aria-label": `Label of token ${i}` }));
   } else {
     th.textContent = String(i + 1);
   }

@@ -8,7 +8,7 @@
 import { LatestOnly, getJSON, targetOf } from "./api.js";
 import { onPhoneChange, renderFigures, setTableSource, watchVisibility, wireTables } from "./charts.js";
 import { copyLink, syncControls, wireControls } from "./controls.js";
-import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor, wireWindows } from "./editor.js";
+import { clearError, clearErrors, handleKey, markError, parseNumber, renderEditor, setLimits, wireWindows } from "./editor.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
@@ -22,6 +22,7 @@ const TYPING_DELAY_MS = 150;
 const main = document.getElementById("main");
 const editorRoot = document.getElementById("editor");
 const initial = JSON.parse(document.getElementById("initial-state").textContent);
+setLimits(initial.limits);
 const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 
 const app = {

@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl
 import pytest
 from fastapi.testclient import TestClient
 
+from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState, encode_body, to_query
 from app.inputs.presets import RUNNING_EXAMPLE
 from app.inputs.view import ViewState
@@ -117,6 +118,17 @@ def test_the_default_focus_is_the_same_for_the_page_the_embed_and_the_export(
     figures = client.post("/api/v1/figures?draw=grids", json={**ONE_TOKEN, "view": {}})
     assert figures.status_code == 200
     assert figures.json()["state"]["view"]["focus"] == 0
+
+
+def test_the_label_limit_reaches_the_page_from_the_server(client: TestClient) -> None:
+    """One limit for token labels (app.inputs.body): the markup and the script read it."""
+    html = client.get("/").text
+    assert initial_state(html)["limits"] == {"label_chars": MAX_LABEL_CHARS}
+    inputs = re.findall(r'<input class="token"[^>]*>', html)
+    assert inputs
+    assert all(f'maxlength="{MAX_LABEL_CHARS}"' in tag for tag in inputs)
+    editor = (Path(__file__).resolve().parents[2] / "static/js/editor.js").read_text("utf-8")
+    assert not re.search(r"maxlength:\s*\d", editor)
 
 
 def test_token_labels_are_escaped(client: TestClient) -> None:

@@ -32,7 +32,7 @@ export function syncControls(app) {
   $("head-field").hidden = heads < 2;
   options($("head"), Array.from({ length: heads }, (_, i) => [i, `head ${i + 1}`]), view.head);
   $("preset").value = app.presetId ?? "";
-  const preset = app.inputs.presets.find((p) => p.id === app.presetId);
+  const preset = app.presets.find((p) => p.id === app.presetId);
   $("preset-description").textContent = preset ? preset.description : "Your own numbers: share them with “Copy link”.";
   $("theme").value = view.theme;
   $("stretch").value = String(view.stretch);

@@ -17,13 +17,14 @@ from app.api.admission import admitted, offload
 from app.api.body import body_doc, content_length, read_body
 from app.api.params import link_params, view_params
 from app.api.responses import POST_ERRORS
-from app.attention import InputError
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.errors import FieldError
 from app.inputs.limits import attention_cost, body_cost, check_cost, input_cost, request_shape
-from app.inputs.link import LinkState, parse_query
-from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
+from app.inputs.link import LinkState
+from app.inputs.resolve import Plan, Resolved, StateError, make_plan, plan_link, resolve_plan
+from app.inputs.view import ViewState
 from app.settings import Settings, get_settings
 from app.wire import encode
 
@@ -58,12 +59,7 @@ def _answer(resolved: Resolved, fmt: str) -> Response:
             headers={"content-disposition": f'attachment; filename="{stem}.zip"'},
         )
     if fmt == "numpy":
-        try:
-            text = numpy_snippet(
-                resolved.input, resolved.stages, resolved.link.view, resolved.title
-            )
-        except InputError as exc:
-            raise StateError(exc.field, exc.message) from None
+        text = numpy_snippet(resolved.input, resolved.stages, resolved.link.view, resolved.title)
         return Response(
             text,
             media_type="text/x-python; charset=utf-8",
@@ -128,8 +124,10 @@ async def export_body(
         body = await read_body(request, AttentionRequest, settings, input_cost)
         try:
             _check_format(format)
-            link = LinkState(body=body.model_dump(exclude_unset=True), view=parse_query(view).view)
-        except InputError as exc:
+            link = LinkState(
+                body=body.model_dump(exclude_unset=True), view=ViewState.from_query(view)
+            )
+        except FieldError as exc:
             return _error(StateError(exc.field, exc.message))
         except StateError as exc:
             return _error(exc)
@@ -137,5 +135,5 @@ async def export_body(
         shape = request_shape(body)
         cost = attention_cost(shape)
         check_cost(cost, settings, shape.reduce, field=shape.field)
-        plan = Plan(link, body, shape, cost, "body", False)
+        plan = make_plan(link, body, shape, cost, "body")
         return await offload(cost, _export_plan, plan, format)

@@ -16,9 +16,10 @@ from fastapi.responses import Response
 from app.api.admission import admitted, offload
 from app.api.body import body_doc, content_length, read_body
 from app.api.responses import POST_ERRORS, JSONBytes
-from app.attention import InputError, run
+from app.attention import run
 from app.figures import build_figures, check_view
 from app.inputs.body import check_limits
+from app.inputs.errors import FieldError
 from app.inputs.limits import body_cost, check_cost, figures_cost, input_cost, request_shape
 from app.inputs.view import FiguresRequest, ViewRequest, check_figure_shape
 from app.settings import Settings
@@ -37,7 +38,7 @@ def _build(body: FiguresRequest, draw: Draw, gzip_ok: bool) -> Response:
     view = (body.view or ViewRequest()).to_view(len(stages.tokens))
     problem = check_view(stages, view)
     if problem:
-        raise InputError(*problem)
+        raise FieldError(*problem)
     payload = build_figures(stages, view, plotly=draw == "plotly", defer_tables=draw == "grids")
     state = body.model_dump(mode="json", exclude_none=True)
     state["view"] = {**state.get("view", {}), "focus": view.focus}

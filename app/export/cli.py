@@ -25,15 +25,15 @@ from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.figures import build_figures
 from app.figures.registry import FIGURE_NUMBERS, known_figures
+from app.inputs.errors import FieldError
 from app.inputs.link import encode_body, to_query
-from app.inputs.resolve import Resolved, StateError, drawable, figure_view, resolve_link
+from app.inputs.resolve import Resolved, StateError, drawable, resolve_link
+from app.inputs.view import ViewState
 from app.settings import get_settings
 from app.wire import encode
 
 FORMATS = ("html", "json", "csv", "numpy")
 SUFFIX = {"html": ".html", "json": ".json", "csv": ".zip", "numpy": ".py"}
-_VIEW_NAMES = {"focus": "focus", "head": "head", "stretch": "stretch", "softmax_row": "row",
-               "row": "row", "theme": "theme"}  # fmt: skip
 
 
 def add_export_parser(sub: Any) -> None:
@@ -74,7 +74,10 @@ def state_params(text: str) -> dict[str, str]:
         view = body.pop("view", None) or {}
         if not isinstance(view, dict):
             raise StateError("--state", "view must be an object")
-        params = {_VIEW_NAMES[k]: str(v) for k, v in view.items() if k in _VIEW_NAMES}
+        try:
+            params = ViewState.from_json(view).to_query()
+        except FieldError as exc:
+            raise StateError(exc.field, exc.message) from None
         return {**params, "s": encode_body(body)}
     query = urlsplit(stripped).query if "?" in stripped else stripped.lstrip("?")
     return dict(parse_qsl(query.split("#")[0]))
@@ -90,7 +93,7 @@ def render(resolved: Resolved, fmt: str, figure: int, theme: str) -> bytes:
     if figure not in FIGURE_NUMBERS:
         raise StateError("--figure", f"there is no Figure {figure}; choose from {known_figures()}")
     drawable(resolved, get_settings())
-    fig_view = figure_view(resolved.link.view, "dark" if theme == "dark" else "light", figure)
+    fig_view = resolved.link.view.figure_view("dark" if theme == "dark" else "light", (figure,))
     spec = build_figures(resolved.stages, fig_view)["figures"][str(figure)]
     if fmt == "json":
         return encode({**stages_json(resolved.stages, resolved.link.body), "figure": spec})

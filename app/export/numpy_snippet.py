@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from app.attention import AttentionInput, InputError, Stages
+from app.attention import AttentionInput, Stages
 from app.export.tables import number_text
+from app.inputs.view import ViewState
 
 TEXTBOOK_ROW = (1.0, 2.0, 3.0)
 
@@ -110,16 +111,11 @@ def _one_line(text: str) -> str:
     return "".join(c for c in " ".join(text.split()) if c.isprintable())
 
 
-def numpy_snippet(inp: AttentionInput, stages: Stages, view: dict[str, Any], title: str) -> str:
-    """The script for ``inp`` (whose computation is ``stages``) and Figure 12's view."""
-    head, focus = int(view.get("head", 0)), int(view.get("focus", 0))
-    if head >= len(stages.heads):
-        raise InputError("head", f"head {head} does not exist; there are {len(stages.heads)}")
-    if focus >= len(stages.tokens):
-        last = len(stages.tokens) - 1
-        raise InputError("focus", f"focus {focus} is past the last token ({last})")
-    stretch = float(view.get("stretch", 8.0))
-    if view.get("row") == "focus":
+def numpy_snippet(inp: AttentionInput, stages: Stages, view: ViewState, title: str) -> str:
+    """The script for ``inp`` (whose computation is ``stages``) and Figure 12's view,
+    already checked against the stages (``app.inputs.resolve``)."""
+    head, focus, stretch = view.head, view.for_tokens(len(stages.tokens)).focus_row, view.stretch
+    if view.row == "focus":
         row = f"head_scaled[{focus}]  # the focus token's scaled scores (head {head + 1})"
     else:
         row = f"np.array([{', '.join(number_text(v) for v in TEXTBOOK_ROW)}])  # textbook row"

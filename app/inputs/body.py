@@ -23,17 +23,25 @@ from pydantic import (
     Tag,
 )
 
-from app.attention import AttentionInput, InputError
+from app.attention import AttentionInput
+from app.inputs.errors import FieldError
 from app.inputs.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.labs.positional import sinusoidal
 from app.settings import Settings
 
 VALUE_LIMIT = 1e6
+# The longest token label, in characters: the page's editor reads it from #initial-state.
+MAX_LABEL_CHARS = 64
 
 # Strict: a JSON number only (true, "1" and null are refused, not coerced); ints are fine.
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
 Label = Annotated[
-    str, Strict(), Field(max_length=64, description="A token label, at most 64 characters.")
+    str,
+    Strict(),
+    Field(
+        max_length=MAX_LABEL_CHARS,
+        description=f"A token label, at most {MAX_LABEL_CHARS} characters.",
+    ),
 ]
 
 
@@ -89,8 +97,8 @@ class AttentionRequest(BaseModel):
     key_tokens: list[Label] | None = Field(
         None,
         description="Direct mode only: labels of the L_K keys, one per row of k (at most "
-        "64 characters each). Without it the keys take the query labels when L_K = L_Q, "
-        "else s0, s1, …",
+        f"{MAX_LABEL_CHARS} characters each). Without it the keys take the query labels "
+        "when L_K = L_Q, else s0, s1, …",
         examples=[["is", "the", "best"]],
     )
     x: Matrix | None = _matrix_field(
@@ -180,7 +188,7 @@ class AttentionRequest(BaseModel):
             return None, None
         if self.x is None:
             if any(m is not None for m in (self.q, self.k, self.v)):
-                raise InputError(
+                raise FieldError(
                     "positional",
                     "sinusoidal positions need x (projection mode); "
                     "direct mode gives q, k, v and has no x to add them to",
@@ -212,14 +220,14 @@ def check_limits(req: AttentionRequest, settings: Settings) -> None:
         row_limit = settings.max_tokens if tokens else settings.max_width
         if len(m) > row_limit:
             what = "tokens" if tokens else "rows"
-            raise InputError(name, f"{len(m)} rows is more than the limit of {row_limit} {what}")
+            raise FieldError(name, f"{len(m)} rows is more than the limit of {row_limit} {what}")
         if len(m[0]) > settings.max_width:
-            raise InputError(
+            raise FieldError(
                 name, f"{len(m[0])} columns is more than the width limit of {settings.max_width}"
             )
     for name, items in (("tokens", req.tokens), ("padding", req.padding)):
         if items is not None and len(items) > settings.max_tokens:
-            raise InputError(
+            raise FieldError(
                 name, f"{len(items)} entries is more than the limit of {settings.max_tokens}"
             )
 

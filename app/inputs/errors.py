@@ -5,12 +5,26 @@ expected. Inputs are never echoed back: a NaN in the input would otherwise make 
 itself unencodable. Everything that answers an error builds it here: the API's handlers,
 the middleware's 413/415/500, a link's ``StateError``, the cost model's ``CostError``, lab
 controls and oEmbed. Framework-free, so ``app.inputs`` can use it too.
+
+``FieldError`` is the error of ``app.inputs``: a request, link, limit or view problem
+that is not the engine's (the engine raises ``app.attention.InputError`` for shapes that
+do not chain). ``app.web.errors`` answers both with the same 422 shape.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+
+class FieldError(ValueError):
+    """An input the app refuses before or around the engine (a URL parameter, a size
+    limit, a view outside the data); ``field`` names it as the API or the URL spells it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
 
 
 def field_name(loc: Sequence[int | str]) -> str:

@@ -1,8 +1,8 @@
 """The URL form of a page state, the server's twin of ``static/js/state.js``.
 
-A state is a request body (``POST /api/v1/attention``) plus a view (focus, head,
-stretch, row, theme). In a URL: ``preset=<id>`` or ``s=<base64url of compact JSON>``,
-and the view keys as plain parameters when they differ from the defaults. Embeds, oEmbed
+A state is a request body (``POST /api/v1/attention``) plus a view (``app.inputs.view``:
+focus, head, stretch, row, theme). In a URL: ``preset=<id>`` or ``s=<base64url of compact
+JSON>``, and the view keys as plain parameters when they differ from the defaults. Embeds, oEmbed
 and ``attention-lab export`` decode links with ``parse_query``; snippets are built with
 ``to_query`` so the page and the server always agree.
 """
@@ -19,15 +19,12 @@ from urllib.parse import urlencode
 
 import orjson
 
-from app.attention import InputError
+from app.inputs.errors import FieldError
 from app.inputs.presets import DEFAULT_PRESET, get_preset
-from app.inputs.query import query_float, query_int
+from app.inputs.view import ViewState
 
 MAX_LINK_CHARS = 1_000_000
 MAX_LINK_DEPTH = 8
-VIEW_DEFAULTS: dict[str, Any] = {
-    "focus": 1, "head": 0, "stretch": 8.0, "row": "textbook", "theme": "auto",
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -35,7 +32,7 @@ class LinkState:
     """A decoded link: the request body, the view, and the preset it came from (if any)."""
 
     body: dict[str, Any]
-    view: dict[str, Any] = field(default_factory=lambda: dict(VIEW_DEFAULTS))
+    view: ViewState = field(default_factory=ViewState)
     preset_id: str | None = None
 
 
@@ -56,51 +53,36 @@ def _depth(value: Any, limit: int) -> bool:
 
 
 def decode_body(text: str) -> dict[str, Any]:
-    """Inverse of ``encode_body``; raises InputError naming ``s`` when malformed.
+    """Inverse of ``encode_body``; raises FieldError naming ``s`` when malformed.
 
     Bounded: at most ``MAX_LINK_CHARS`` characters, and nested at most ``MAX_LINK_DEPTH``
     deep (a body needs 4: ``{"source": {"x": [[…]]}}``), checked by orjson (which stops
     at 1024 levels instead of recursing until Python's stack runs out) and then here.
     """
     if len(text) > MAX_LINK_CHARS:
-        raise InputError("s", f"the link's state is longer than {MAX_LINK_CHARS} characters")
+        raise FieldError("s", f"the link's state is longer than {MAX_LINK_CHARS} characters")
     try:
         raw = base64.urlsafe_b64decode(text.encode("ascii") + b"=" * (-len(text) % 4))
         body = orjson.loads(raw)
     except (binascii.Error, UnicodeError, ValueError) as exc:
         reason = str(exc).split(":")[0][:80]
-        raise InputError("s", f"the link's state is not valid base64url JSON ({reason})") from None
+        raise FieldError("s", f"the link's state is not valid base64url JSON ({reason})") from None
     if not isinstance(body, dict):
-        raise InputError("s", "the link's state must be a JSON object")
+        raise FieldError("s", "the link's state must be a JSON object")
     if not _depth(body, MAX_LINK_DEPTH):
-        raise InputError("s", f"the link's state is nested deeper than {MAX_LINK_DEPTH} levels")
+        raise FieldError("s", f"the link's state is nested deeper than {MAX_LINK_DEPTH} levels")
     return body
-
-
-def _view(params: Mapping[str, str]) -> dict[str, Any]:
-    view = dict(VIEW_DEFAULTS)
-    for key in ("focus", "head"):
-        if key in params:
-            view[key] = query_int(params[key], key)
-    if "stretch" in params:
-        view["stretch"] = query_float(params["stretch"], "stretch")
-    for key, allowed in (("row", ("textbook", "focus")), ("theme", ("light", "dark", "auto"))):
-        if key in params:
-            if params[key] not in allowed:
-                raise InputError(key, f"{key} must be one of {', '.join(allowed)}")
-            view[key] = params[key]
-    return view
 
 
 def parse_query(params: Mapping[str, str]) -> LinkState:
     """Decode ``s`` or ``preset`` (default: the running example) and the view parameters."""
-    view = _view(params)
+    view = ViewState.from_query(params)
     if params.get("s"):
         return LinkState(body=decode_body(params["s"]), view=view)
     preset_id = params.get("preset") or DEFAULT_PRESET
     preset = get_preset(preset_id)
     if preset is None:
-        raise InputError("preset", f"no preset {preset_id!r}")
+        raise FieldError("preset", f"no preset {preset_id!r}")
     return LinkState(body=preset["body"], view=view, preset_id=preset_id)
 
 
@@ -109,5 +91,5 @@ def to_query(state: LinkState) -> str:
     params: dict[str, Any] = (
         {"preset": state.preset_id} if state.preset_id else {"s": encode_body(state.body)}
     )
-    params.update({k: v for k, v in state.view.items() if VIEW_DEFAULTS.get(k) != v})
+    params.update(state.view.to_query())
     return urlencode(params)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
-from app.attention import InputError
+from app.inputs.errors import FieldError
 from app.inputs.limits import BYTES_PER_NUMBER, Cost
 from app.labs import cost
 from app.labs.positional import DEFAULT_BASE
@@ -48,10 +48,10 @@ class PositionalRequest(BaseModel):
     def check_limits(self, settings: Settings) -> None:
         """Refuse more positions than ``max_tokens`` or a width over ``max_width``."""
         if self.positions > settings.max_tokens:
-            raise InputError("positions", f"{self.positions} positions is more than the limit "
+            raise FieldError("positions", f"{self.positions} positions is more than the limit "
                              f"of {settings.max_tokens} tokens")  # fmt: skip
         if self.d_model > settings.max_width:
-            raise InputError("d_model", f"d_model = {self.d_model} is more than the width "
+            raise FieldError("d_model", f"d_model = {self.d_model} is more than the width "
                              f"limit of {settings.max_width}")  # fmt: skip
 
 
@@ -104,7 +104,7 @@ class CostRequest(BaseModel):
                         self.biases)  # fmt: skip
         if c.d_model % c.heads:
             near = divisors_near(c.d_model, c.heads)
-            raise InputError("heads", f"heads = {c.heads} must divide d_model = {c.d_model} "
+            raise FieldError("heads", f"heads = {c.heads} must divide d_model = {c.d_model} "
                              f"(d_k = d_model / h); try {near}")  # fmt: skip
         return c
 

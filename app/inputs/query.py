@@ -3,7 +3,7 @@
 Python's ``int()`` takes Unicode digits ("²", "٣") and raises past 4300 digits, and
 ``float()`` takes "1e400" (infinity) and "nan": each was once a 500. Here a whole number
 is ASCII digits only, at most ``MAX_DIGITS`` of them; a decimal is at most
-``MAX_NUMBER_CHARS`` ASCII characters and finite. Every error is an ``InputError``
+``MAX_NUMBER_CHARS`` ASCII characters and finite. Every error is a ``FieldError``
 naming the parameter, which the routes answer with a 4xx.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from app.attention import InputError
+from app.inputs.errors import FieldError
 
 MAX_DIGITS = 6
 MAX_NUMBER_CHARS = 32
@@ -25,23 +25,23 @@ def is_whole(text: str, max_digits: int = MAX_DIGITS) -> bool:
 
 
 def query_int(text: str, name: str, max_digits: int = MAX_DIGITS) -> int:
-    """A whole number ≥ 0 written in ASCII digits, or InputError naming ``name``."""
+    """A whole number ≥ 0 written in ASCII digits, or FieldError naming ``name``."""
     if not is_whole(text, max_digits):
         shown = text[:20] + ("…" if len(text) > 20 else "")
-        raise InputError(
+        raise FieldError(
             name, f"{name} must be a whole number of at most {max_digits} digits, got {shown!r}"
         )
     return int(text)
 
 
 def query_float(text: str, name: str) -> float:
-    """A finite decimal such as ``8``, ``-0.5`` or ``1e2``, or InputError naming ``name``."""
+    """A finite decimal such as ``8``, ``-0.5`` or ``1e2``, or FieldError naming ``name``."""
     value = math.nan
     if len(text) <= MAX_NUMBER_CHARS and _DECIMAL.fullmatch(text):
         value = float(text)
     if not math.isfinite(value):
         shown = text[:20] + ("…" if len(text) > 20 else "")
-        raise InputError(name, f"{name} must be a finite decimal number, got {shown!r}")
+        raise FieldError(name, f"{name} must be a finite decimal number, got {shown!r}")
     return value
 
 

@@ -23,7 +23,7 @@ from app.figures import build_figures
 from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
 from app.inputs.link import to_query
 from app.inputs.query import path_int
-from app.inputs.resolve import Plan, Resolved, StateError, figure_view, plan_link, resolve_plan
+from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.settings import Settings, get_settings
 from app.web.errors import embed_error_page
 from app.web.lab_state import lab_oembed
@@ -56,11 +56,11 @@ def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
     """The figure in the theme asked for, or in both when the theme is ``auto``."""
     view = resolved.link.view
     themes: tuple[Literal["light", "dark"], ...] = ("light", "dark")
-    if view["theme"] in themes:
-        themes = (view["theme"],)
+    if view.theme != "auto":
+        themes = (view.theme,)
     specs: dict[str, dict[str, Any]] = {}
     for theme in themes:
-        v = figure_view(view, theme, number)
+        v = view.figure_view(theme, (number,))
         specs[theme] = build_figures(resolved.stages, v)["figures"][str(number)]
     return specs
 
@@ -82,7 +82,7 @@ def _options(params: Any) -> tuple[bool, list[str]]:
 def editor_matrices(resolved: Resolved, number: int) -> list[dict[str, Any]]:
     """The input matrices the figure's numbers depend on, for the compact editor."""
     body, view = resolved.link.body, resolved.link.view
-    if not BY_NUMBER[number].shows_inputs(view["row"]):  # shapes only, or no input at all
+    if not BY_NUMBER[number].shows_inputs(view.row):  # shapes only, or no input at all
         return []
     if body.get("x") is None:
         names = [("q", "Q"), ("k", "K"), ("v", "V")]
@@ -138,7 +138,8 @@ def _embed_page(
     specs = figure_specs(resolved, number)
     link = resolved.link
     data = {
-        "figure": number, "body": link.body, "view": link.view, "preset_id": link.preset_id,
+        "figure": number, "body": link.body, "view": link.view.as_dict(),
+        "preset_id": link.preset_id,
         "specs": specs, "editable": editable, "controls": controls,
         "tokens": list(resolved.stages.tokens), "heads": len(resolved.stages.heads),
     }  # fmt: skip

@@ -19,7 +19,7 @@ from starlette.routing import Match
 
 from app.api.admission import BusyError
 from app.attention import InputError
-from app.inputs.errors import error_detail, validation_detail
+from app.inputs.errors import FieldError, error_detail, validation_detail
 from app.inputs.limits import CostError
 from app.web.templating import templates
 
@@ -145,7 +145,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse(status_code=422, content=validation_detail(list(exc.errors())))
 
-    async def on_input(_: Request, exc: InputError) -> JSONResponse:
+    async def on_input(_: Request, exc: InputError | FieldError) -> JSONResponse:
         loc = ["body", *exc.field.split(".")]
         body = error_detail(exc.field, exc.message, "shape_error", loc)
         return JSONResponse(body, status_code=422)
@@ -163,3 +163,4 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, on_http)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, on_validation)  # type: ignore[arg-type]
     app.add_exception_handler(InputError, on_input)  # type: ignore[arg-type]
+    app.add_exception_handler(FieldError, on_input)  # type: ignore[arg-type]

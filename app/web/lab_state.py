@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from markupsafe import Markup
 from pydantic import ValidationError
 
-from app.attention import InputError, run
+from app.attention import run
 from app.figures.labs import FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import (
     BODY_KEYS,
@@ -28,6 +28,7 @@ from app.figures.labs.base import (
 )
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
+from app.inputs.errors import FieldError
 from app.inputs.experiments import (
     MAX_CELLS,
     SaturationRequest,
@@ -131,7 +132,7 @@ def body_of(params: Mapping[str, str], settings: Settings) -> dict[str, Any]:
     given = {k: params[k] for k in BODY_KEYS if params.get(k)}
     try:
         link = parse_query(given)
-    except InputError as exc:
+    except FieldError as exc:
         raise ControlError(exc.field, exc.message) from None
     key = "s" if "s" in given else "preset"
     try:
@@ -146,7 +147,7 @@ def body_cost(params: Mapping[str, str], settings: Settings) -> Cost:
     given = {k: params[k] for k in BODY_KEYS if params.get(k)}
     try:
         cost: Cost = check_request(parse_query(given).body, settings, "s")[2]
-    except (InputError, StateError):
+    except (FieldError, StateError):
         return Cost(0, 0)  # the figure reports the error itself
     return cost
 

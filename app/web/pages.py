@@ -1,8 +1,9 @@
 """``GET /``: the interactive page, rendered from the state in its query string.
 
-The query is decoded with ``app.inputs.link.parse_query`` (default: the running example); the
-body is validated exactly as the API would, so a bad link never yields a 500: the page
-opens on the running example with a message saying what was wrong with the link. The
+The query takes the one path of links, ``app.inputs.resolve.plan_link`` (decoded, the body
+validated, limited and costed as the API would, for every figure; nothing runs, as the
+page asks ``/api/v1/figures`` next), so a bad link never yields a 500: the page opens on
+the running example with a message naming the parameter and what was wrong with it. The
 initial state reaches the JavaScript as JSON in ``<script type="application/json"
 id="initial-state">`` (``|tojson``), never as inline code, so the page runs under the
 strict CSP (``script-src 'self'``). Every figure is drawn from ``POST /api/v1/figures``.
@@ -10,73 +11,52 @@ strict CSP (``script-src 'self'``). Every figure is drawn from ``POST /api/v1/fi
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from dataclasses import replace
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
-from pydantic import ValidationError
 
 from app.api.params import link_params
-from app.attention import InputError
-from app.figures.registry import FIGURES, headings, page_lists
-from app.inputs.body import AttentionRequest, check_limits
-from app.inputs.errors import validation_detail
-from app.inputs.limits import CostError, check_cost, figures_cost, request_shape
-from app.inputs.link import VIEW_DEFAULTS, LinkState, parse_query
+from app.figures.registry import FIGURE_NUMBERS, FIGURES, headings, page_lists
+from app.inputs.body import MAX_LABEL_CHARS
+from app.inputs.link import LinkState
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
-from app.inputs.view import check_figure_shape
+from app.inputs.resolve import StateError, plan_link
+from app.inputs.view import ViewState
 from app.settings import Settings
 from app.web.templating import templates
 
 router = APIRouter(tags=["pages"])
 
 
-def _problem(exc: Exception) -> str:
-    if isinstance(exc, InputError | CostError):
-        return f"{exc.field}: {exc.message}"
-    if isinstance(exc, ValidationError):
-        items = validation_detail([dict(e) for e in exc.errors()])["detail"][:3]
-        return "; ".join(f"{d['field']}: {d['msg']}" for d in items)
-    return str(exc)
-
-
-def _token_count(body: dict[str, Any]) -> int:
-    rows = body.get("x") if body.get("x") is not None else body.get("q")
-    return len(rows) if isinstance(rows, list) else 0
+def _running_example() -> LinkState:
+    preset = get_preset(DEFAULT_PRESET)
+    assert preset is not None
+    view = ViewState().for_tokens(len(preset["body"]["tokens"]))
+    return LinkState(body=preset["body"], view=view, preset_id=DEFAULT_PRESET)
 
 
 def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, str | None]:
     """The link's state, or the running example and a message saying what was wrong.
 
     The state must be one the page can draw: within the limits, the figure limits and
-    the cost model (the page asks ``/api/v1/figures`` for it next), all from its shapes.
+    the cost model of every figure (the page asks ``/api/v1/figures`` for it next), all
+    from its shapes. A focus past the tokens opens on the first token, with a note.
     """
     try:
-        state = parse_query(params)
-        request = AttentionRequest.model_validate(state.body)
-        check_limits(request, settings)
-        shape = request_shape(request)
-        check_figure_shape(shape, settings)
-        check_cost(figures_cost(shape), settings, shape.reduce, field=shape.field)
-    except (InputError, ValidationError, CostError) as exc:
-        preset = get_preset(DEFAULT_PRESET)
-        assert preset is not None
-        fallback = LinkState(
-            body=preset["body"], view=dict(VIEW_DEFAULTS), preset_id=DEFAULT_PRESET
-        )
+        plan = plan_link(params, settings, figures=len(FIGURE_NUMBERS))
+    except StateError as exc:
         message = (
-            f"This link could not be opened ({_problem(exc)}), so the page shows "
-            "the running example instead."
+            f"This link could not be opened ({exc.param}: {exc.message}), so the page "
+            "shows the running example instead."
         )
-        return fallback, message
-    if state.view["focus"] >= _token_count(state.body):
-        view = {**state.view, "focus": 0}
-        note = (
-            f"The link's focus token (position {state.view['focus']}) does not exist; "
-            "showing the first token."
-        )
-        return LinkState(body=state.body, view=view, preset_id=state.preset_id), note
-    return state, None
+        return _running_example(), message
+    link, focus = plan.link, plan.link.view.focus_row
+    if focus >= plan.shape.l_q:
+        note = f"The link's focus token (position {focus}) does not exist; showing the first token."
+        return replace(link, view=replace(link.view, focus=0)), note
+    return link, None
 
 
 @router.get(
@@ -92,11 +72,12 @@ def index(
     state, problem = load_state(params, request.app.state.settings)
     initial = {
         "body": state.body,
-        "view": state.view,
+        "view": state.view.as_dict(),
         "preset_id": state.preset_id,
         "presets": preset_summaries(),
         "error": problem,
         "figures": page_lists(),
+        "limits": {"label_chars": MAX_LABEL_CHARS},
     }
     context = {
         "initial": initial,
@@ -104,7 +85,8 @@ def index(
         "view": state.view,
         "figures": FIGURES,
         # The builders' titles for this head, shown before the first response (and kept).
-        "titles": headings(state.view["head"], int(state.body.get("heads") or 1)),
+        "titles": headings(state.view.head, int(state.body.get("heads") or 1)),
         "problem": problem,
+        "label_chars": MAX_LABEL_CHARS,
     }
     return templates.TemplateResponse(request, "index.html", context)

@@ -16,6 +16,7 @@ const LABELS = { x: "X", source_x: "S (source)", w_q: "W^Q", w_k: "W^K", w_v: "W
 export const WINDOW = 16;
 const origins = {}; // matrix name -> [first row, first column] of its window
 let bodyOf = () => null; // the page's current body (set by wireWindows)
+let labelChars = null; // the longest token label: the server's limit (setLimits)
 const COLUMN = {
   x: "d_model column",
   source_x: "d_model column",
@@ -23,6 +24,11 @@ const COLUMN = {
   w_k: "d_k column",
   w_v: "d_v column",
 };
+
+/** The server's input limits, from #initial-state (``limits``). */
+export function setLimits(limits) {
+  labelChars = limits?.label_chars ?? null;
+}
 
 function el(tag, attrs = {}, text = null) {
   const node = document.createElement(tag);
@@ -61,7 +67,7 @@ function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
         type: "text",
         [opts.tokenAttr]: i,
         value: opts.labels?.[i] ?? "",
-        maxlength: 64,
+        maxlength: labelChars,
         spellcheck: "false",
         autocomplete: "off",
         "aria-label": `Label of token ${i}`,

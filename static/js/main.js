@@ -20,6 +20,7 @@ import {
   handleKey,
   markError,
   renderEditor,
+  setLimits,
   wireWindows,
 } from "./editor.js";
 import { parseNumber } from "./numbers.js";
@@ -32,6 +33,7 @@ const TYPING_DELAY_MS = 150;
 const main = document.getElementById("main");
 const editorRoot = document.getElementById("editor");
 const initial = JSON.parse(document.getElementById("initial-state").textContent);
+setLimits(initial.limits);
 // Which figures the server builds, and which a view key redraws: app/figures/registry.py.
 const FIGURES = initial.figures;
 const ALL = FIGURES.live;

@@ -59,7 +59,7 @@ def test_copied_embed_snippet_reopens_the_same_state(page: Page, embed_app_url: 
     assert src.startswith(f"{embed_app_url}/embed/6?")
     link = parse_query(dict(parse_qsl(urlsplit(src).query)))
     assert link.body == STATE["body"]
-    assert link.view == STATE["view"]
+    assert link.view.as_dict() == STATE["view"]
     page.goto(src)  # the snippet's frame shows exactly this state
     page.locator("#plot .main-svg").first.wait_for(timeout=20_000)
     shown = json.loads(page.locator("#embed-data").text_content() or "{}")
@@ -74,7 +74,7 @@ def test_copied_link_reopens_the_same_state(page: Page, embed_app_url: str) -> N
     assert f"{parts.scheme}://{parts.netloc}" == embed_app_url
     assert parts.fragment == "fig-7"
     link = parse_query(dict(parse_qsl(parts.query)))
-    assert (link.body, link.view) == (STATE["body"], STATE["view"])
+    assert (link.body, link.view.as_dict()) == (STATE["body"], STATE["view"])
     preset = str(call(page, "copyText(share.linkFor(state, 'causal'))"))
     assert preset.endswith("/?preset=causal&focus=2&stretch=4&row=focus&theme=dark")
 

@@ -211,7 +211,7 @@ def test_url_round_trip_restores_the_state(page: Page, server_url: str) -> None:
     url, weights = page.url, weights_on_page(page)
     state = parse_query(dict(parse_qsl(urlsplit(url).query)))
     assert (state.body["x"][1][2], state.body["mask"]) == (3, "causal")
-    assert (state.view["focus"], state.view["theme"]) == (2, "dark")
+    assert (state.view.focus, state.view.theme) == (2, "dark")
     open_page(page, server_url + "/")
     assert page.input_value(cell("x", 1, 2)) == "0"
     open_page(page, url)

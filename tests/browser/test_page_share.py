@@ -122,7 +122,7 @@ def test_link_reopens_the_same_state_at_the_figure(
         server_url, "/", "fig-9")  # fmt: skip
     state = parse_query(dict(parse_qsl(parts.query)))
     assert state.body == body
-    assert state.view["focus"] == 2
+    assert state.view.focus == 2
     other = context.new_page()
     try:
         open_page(other, link)

@@ -13,8 +13,10 @@ from fastapi.testclient import TestClient
 
 from app.figures import FIGURE_NUMBERS
 from app.figures.registry import FIGURES, page_lists
+from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState, encode_body, to_query
 from app.inputs.presets import RUNNING_EXAMPLE
+from app.inputs.view import ViewState
 from app.main import create_app
 from app.settings import Settings
 from app.web.assets import IMMUTABLE, REVALIDATE, asset_hash
@@ -66,7 +68,7 @@ def test_page_figures_are_exactly_the_registrys(client: TestClient) -> None:
 
 def test_a_two_head_link_shows_the_titles_its_figures_will_have(client: TestClient) -> None:
     body = {**RUNNING_EXAMPLE, "heads": 2}
-    query = to_query(LinkState(body=body, view={"head": 1}, preset_id=None))
+    query = to_query(LinkState(body=body, view=ViewState(head=1), preset_id=None))
     html = client.get("/?" + query).text
     shown = re.findall(r'id="fig-(\d+)-title">.*?<span data-role="title">(.*?)</span>', html)
     answer = client.post("/api/v1/figures", json={**body, "view": {"head": 1}}).json()
@@ -85,8 +87,8 @@ def test_page_has_no_inline_script_code_or_handlers(client: TestClient) -> None:
 def test_link_state_is_restored(client: TestClient) -> None:
     body = {**RUNNING_EXAMPLE, "mask": "causal", "x": [[1, 2, 3, 4], [0, 1, 0, 1]],
             "tokens": ["a", "b"]}  # fmt: skip
-    query = to_query(LinkState(body=body, view={"focus": 0, "head": 0, "stretch": 4.0,
-                                                "row": "focus", "theme": "dark"}))  # fmt: skip
+    view = ViewState(focus=0, head=0, stretch=4.0, row="focus", theme="dark")
+    query = to_query(LinkState(body=body, view=view))
     html = client.get(f"/?{query}").text
     state = initial_state(html)
     assert state["body"] == body
@@ -110,6 +112,53 @@ def test_a_bad_link_opens_the_page_with_a_message(
     assert isinstance(state["error"], str)
     assert named in state["error"]
     assert 'id="page-error"' in response.text
+
+
+ONE_TOKEN = {"x": [[1.0, 0.0]], "w_q": [[1.0], [0.0]], "w_k": [[1.0], [0.0]],
+             "w_v": [[1.0], [1.0]], "tokens": ["solo"]}  # fmt: skip
+
+
+def test_a_one_token_link_opens_on_token_0_without_a_warning(client: TestClient) -> None:
+    """The default focus is row 1, or 0 when there is one token: no false warning."""
+    response = client.get(f"/?s={encode_body(ONE_TOKEN)}")
+    assert response.status_code == 200
+    state = initial_state(response.text)
+    assert state["error"] is None
+    assert state["view"]["focus"] == 0  # type: ignore[index]
+    assert re.search(r'<p id="page-error"[^>]*\bhidden>', response.text)
+    assert "does not exist" not in response.text
+
+
+def test_a_focus_past_the_tokens_opens_on_token_0_with_a_note(client: TestClient) -> None:
+    state = initial_state(client.get(f"/?s={encode_body(ONE_TOKEN)}&focus=1").text)
+    assert state["view"]["focus"] == 0  # type: ignore[index]
+    assert "focus token (position 1) does not exist" in str(state["error"])
+
+
+def test_the_default_focus_is_the_same_for_the_page_the_embed_and_the_export(
+    client: TestClient,
+) -> None:
+    s = encode_body(ONE_TOKEN)
+    embed = client.get(f"/embed/6?s={s}")
+    assert embed.status_code == 200
+    assert "/?s=" in embed.text
+    export = client.get(f"/api/v1/export?format=numpy&s={s}&row=focus")
+    assert export.status_code == 200
+    assert "head_scaled[0]" in export.text
+    figures = client.post("/api/v1/figures?draw=grids", json={**ONE_TOKEN, "view": {}})
+    assert figures.status_code == 200
+    assert figures.json()["state"]["view"]["focus"] == 0
+
+
+def test_the_label_limit_reaches_the_page_from_the_server(client: TestClient) -> None:
+    """One limit for token labels (app.inputs.body): the markup and the script read it."""
+    html = client.get("/").text
+    assert initial_state(html)["limits"] == {"label_chars": MAX_LABEL_CHARS}
+    inputs = re.findall(r'<input class="token"[^>]*>', html)
+    assert inputs
+    assert all(f'maxlength="{MAX_LABEL_CHARS}"' in tag for tag in inputs)
+    editor = (Path(__file__).resolve().parents[2] / "static/js/editor.js").read_text("utf-8")
+    assert not re.search(r"maxlength:\s*\d", editor)
 
 
 def test_token_labels_are_escaped(client: TestClient) -> None:

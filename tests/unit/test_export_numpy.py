@@ -15,6 +15,7 @@ from app.export import stage_matrices
 from app.export.numpy_snippet import TEXTBOOK_ROW, numpy_snippet
 from app.inputs.body import AttentionRequest
 from app.inputs.presets import get_preset
+from app.inputs.view import ViewState
 
 _NAME = re.compile(r"^(\w+) =$", re.MULTILINE)
 
@@ -66,7 +67,7 @@ def test_snippet_output_equals_engine(case: str, row: str) -> None:
     inp = request.to_input()
     stages = run(inp)
     head = len(stages.heads) - 1
-    view = {"focus": 1, "head": head, "stretch": 8.0, "row": row}
+    view = ViewState(focus=1, head=head, stretch=8.0, row="focus" if row == "focus" else "textbook")
     script = numpy_snippet(inp, stages, view, case)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
@@ -87,7 +88,7 @@ def test_snippet_output_equals_engine(case: str, row: str) -> None:
 
 def test_snippet_needs_only_numpy() -> None:
     inp = AttentionRequest.model_validate(CASES["two heads + W^O"]).to_input()
-    script = numpy_snippet(inp, run(inp), {"focus": 0}, "t")
+    script = numpy_snippet(inp, run(inp), ViewState(focus=0), "t")
     imports = re.findall(r"^\s*(?:import|from)\s+(\w+)", script, re.MULTILINE)
     assert imports == ["numpy"]
 
@@ -95,6 +96,6 @@ def test_snippet_needs_only_numpy() -> None:
 def test_token_labels_cannot_break_the_script() -> None:
     body = body_with("i-love-llms", tokens=['a"""\nimport os', "b\\", "c'"])
     inp = AttentionRequest.model_validate(body).to_input()
-    script = numpy_snippet(inp, run(inp), {"focus": 0}, 'title """ with quotes')
+    script = numpy_snippet(inp, run(inp), ViewState(focus=0), 'title """ with quotes')
     compile(script, "<snippet>", "exec")
     assert "import os" not in re.findall(r"^import \w+", script, re.MULTILINE)

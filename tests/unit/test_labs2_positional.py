@@ -10,8 +10,9 @@ from engine_spec import SPEC, arr
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.attention import InputError, run
+from app.attention import run
 from app.inputs.body import AttentionRequest
+from app.inputs.errors import FieldError
 from app.labs.positional import sinusoidal, wavelengths
 
 
@@ -100,7 +101,7 @@ def test_cross_attention_source_gets_its_own_encoding_from_position_zero() -> No
 
 def test_direct_mode_refuses_sinusoidal_naming_positional() -> None:
     req = AttentionRequest(q=[[1.0]], k=[[1.0]], v=[[1.0]], positional="sinusoidal")
-    with pytest.raises(InputError) as err:
+    with pytest.raises(FieldError) as err:
         req.to_input()
     assert err.value.field == "positional"
     # "none" is fine in direct mode

@@ -334,7 +334,7 @@ def figure(
     layout: dict[str, Any],
     **extra: Any,
 ) -> dict[str, Any]:
-    """The response entry of one figure (CONTRACT.md): every key present, in one order."""
+    """The response entry of one figure (POST /api/v1/figures): every key present, in one order."""
     from app.figures.style import CONFIG, small
 
     # Keyboard derivations only for grids that print their numbers; for bigger grids the

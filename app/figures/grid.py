@@ -1,4 +1,4 @@
-"""Number grids as data: what ``static/js/grid.js`` draws and ``app.figures.plotly`` converts.
+"""Number grids as data: what ``static/js/grid.js`` draws and ``app.figures.to_plotly`` converts.
 
 A grid description is a plain dict (JSON, no NaN), self-contained, made by ``grid()``:
 

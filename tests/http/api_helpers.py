@@ -1,23 +1,24 @@
-"""Helpers for the API v1 tests: a TestClient factory, the running example body, and the
-checks every response must pass (error shape naming the field; no NaN or Infinity)."""
+"""Helpers for the HTTP tests: the type of the ``make_client`` fixture (tests/conftest.py),
+the running example body, and the checks every response must pass (error shape naming the
+field; no NaN or Infinity)."""
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi.testclient import TestClient
 
 from app.inputs.presets import RUNNING_EXAMPLE
-from app.main import create_app
-from app.settings import Settings
 
 JSON = {"content-type": "application/json"}
 
 
-def client(**settings: Any) -> TestClient:
-    return TestClient(create_app(Settings(**settings)), raise_server_exceptions=False)
+class MakeClient(Protocol):
+    """The ``make_client`` fixture: a TestClient on a new app with these settings."""
+
+    def __call__(self, *, raise_server_exceptions: bool = True, **settings: Any) -> TestClient: ...
 
 
 def body(**changes: Any) -> dict[str, Any]:

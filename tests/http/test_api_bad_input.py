@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from api_helpers import JSON, assert_error, body, client, strict_json
+from api_helpers import JSON, MakeClient, assert_error, body, strict_json
 from fastapi.testclient import TestClient
 
 from app.settings import Settings
@@ -20,14 +20,8 @@ X = [[0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 1]]
 Q = [[2, 1, 0, 0], [1, 2, 0, 1], [1, 0, 1, 2]]
 
 
-@pytest.fixture(scope="module")
-def api() -> Iterator[TestClient]:
-    with client() as c:
-        yield c
-
-
-def still_serving(api: TestClient) -> None:
-    r = api.post("/api/v1/attention", json=body())
+def still_serving(client: TestClient) -> None:
+    r = client.post("/api/v1/attention", json=body())
     assert r.status_code == 200
     assert r.json()["divisor"] == 2
 
@@ -96,9 +90,9 @@ ATTENTION_CASES: list[tuple[str, dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("case", "payload", "field"), ATTENTION_CASES,
                          ids=[c[0] for c in ATTENTION_CASES])  # fmt: skip
-def test_attention_bad_input(api: TestClient, case: str, payload: Any, field: str) -> None:
-    assert_error(api.post("/api/v1/attention", json=payload), field)
-    still_serving(api)
+def test_attention_bad_input(client: TestClient, case: str, payload: Any, field: str) -> None:
+    assert_error(client.post("/api/v1/attention", json=payload), field)
+    still_serving(client)
 
 
 SOFTMAX_CASES: list[tuple[str, dict[str, Any], str]] = [
@@ -118,65 +112,65 @@ SOFTMAX_CASES: list[tuple[str, dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("case", "payload", "field"), SOFTMAX_CASES,
                          ids=[c[0] for c in SOFTMAX_CASES])  # fmt: skip
-def test_softmax_bad_input(api: TestClient, case: str, payload: Any, field: str) -> None:
-    assert_error(api.post("/api/v1/softmax", json=payload), field)
-    still_serving(api)
+def test_softmax_bad_input(client: TestClient, case: str, payload: Any, field: str) -> None:
+    assert_error(client.post("/api/v1/softmax", json=payload), field)
+    still_serving(client)
 
 
 RAW_X = '{"x": [[%s, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 1]], "w_q": [[0, -1, 1, 1], [0, 1, 0, 0], [1, 0, 0, -1], [1, 1, 0, 1]], "w_k": [[0, -1, 0, 1], [-1, 1, 0, 0], [1, -1, 1, -1], [1, 1, 0, 1]], "w_v": [[0, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0], [1, 0, 0, 0]]}'  # noqa: E501
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1e999"])
-def test_nan_and_infinity_literals_are_refused(api: TestClient, literal: str) -> None:
-    r = api.post("/api/v1/attention", content=RAW_X.replace("%s", literal), headers=JSON)
+def test_nan_and_infinity_literals_are_refused(client: TestClient, literal: str) -> None:
+    r = client.post("/api/v1/attention", content=RAW_X.replace("%s", literal), headers=JSON)
     detail = assert_error(r, "x[0][0]")
     assert "finite" in detail[0]["msg"]
     assert literal not in r.text  # the input is never echoed back
-    r = api.post("/api/v1/softmax", content=f'{{"scores": [1, {literal}]}}', headers=JSON)
+    r = client.post("/api/v1/softmax", content=f'{{"scores": [1, {literal}]}}', headers=JSON)
     assert_error(r, "scores[1]")
-    r = api.post("/api/v1/softmax", content=f'{{"scores": [1], "stretch": {literal}}}',
+    r = client.post("/api/v1/softmax", content=f'{{"scores": [1], "stretch": {literal}}}',
                  headers=JSON)  # fmt: skip
     assert_error(r, "stretch")
-    still_serving(api)
+    still_serving(client)
 
 
-def test_an_integer_too_long_for_json_is_a_400_naming_the_body(api: TestClient) -> None:
-    r = api.post("/api/v1/softmax", content='{"scores": [1' + "0" * 5000 + "]}", headers=JSON)
+def test_an_integer_too_long_for_json_is_a_400_naming_the_body(client: TestClient) -> None:
+    r = client.post("/api/v1/softmax", content='{"scores": [1' + "0" * 5000 + "]}", headers=JSON)
     assert_error(r, "body", status=400)
-    still_serving(api)
+    still_serving(client)
 
 
 @pytest.mark.parametrize(
     "text", ['{"x": [[1, 2]', "{'x': 1}", "", "nonsense", '{"scores": [1, 2,]}']
 )
-def test_malformed_json(api: TestClient, text: str) -> None:
+def test_malformed_json(client: TestClient, text: str) -> None:
     for path in ("/api/v1/attention", "/api/v1/softmax"):
-        detail = assert_error(api.post(path, content=text, headers=JSON), "body")
+        detail = assert_error(client.post(path, content=text, headers=JSON), "body")
         assert any("JSON" in d["msg"] or "required" in d["msg"] for d in detail)
-    still_serving(api)
+    still_serving(client)
 
 
 @pytest.mark.parametrize(
     "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None]
 )
-def test_wrong_content_type_is_415(api: TestClient, content_type: str | None) -> None:
+def test_wrong_content_type_is_415(client: TestClient, content_type: str | None) -> None:
     headers = {"content-type": content_type} if content_type else {}
-    r = api.post("/api/v1/attention", content=json.dumps(body()), headers=headers)
+    r = client.post("/api/v1/attention", content=json.dumps(body()), headers=headers)
     detail = assert_error(r, "content-type", status=415)
     assert "application/json" in detail[0]["msg"]
-    still_serving(api)
+    still_serving(client)
 
 
-def test_json_with_charset_is_fine(api: TestClient) -> None:
+def test_json_with_charset_is_fine(client: TestClient) -> None:
     headers = {"content-type": "application/json; charset=utf-8"}
     assert (
-        api.post("/api/v1/attention", content=json.dumps(body()), headers=headers).status_code
+        client.post("/api/v1/attention", content=json.dumps(body()), headers=headers).status_code
         == 200
     )
 
 
-def test_limits_follow_settings() -> None:
-    with client(max_tokens=4, max_width=6) as small:
+def test_limits_follow_settings(make_client: MakeClient) -> None:
+    with make_client(max_tokens=4, max_width=6) as small:
         assert small.post("/api/v1/attention", json=body()).status_code == 200
         five = body(x=[[0, 0, 1, 1]] * 5, tokens=None)
         detail = assert_error(small.post("/api/v1/attention", json=five), "x")
@@ -191,8 +185,8 @@ def test_limits_follow_settings() -> None:
         assert small.post("/api/v1/attention", json=body()).status_code == 200
 
 
-def test_512_tokens_and_512_wide_are_accepted(api: TestClient) -> None:
-    r = api.post("/api/v1/attention", json={"q": [[1.0] * 512] * 512, "k": [[0.5] * 512] * 2,
+def test_512_tokens_and_512_wide_are_accepted(client: TestClient) -> None:
+    r = client.post("/api/v1/attention", json={"q": [[1.0] * 512] * 512, "k": [[0.5] * 512] * 2,
                                             "v": [[1.0] * 3] * 2})  # fmt: skip
     assert r.status_code == 200
     assert len(r.json()["weights"]) == 512
@@ -201,8 +195,8 @@ def test_512_tokens_and_512_wide_are_accepted(api: TestClient) -> None:
 # Body size: 413 before the body is parsed
 
 
-def test_oversized_body_with_content_length_is_413() -> None:
-    with client(max_body_bytes=2048) as small:
+def test_oversized_body_with_content_length_is_413(make_client: MakeClient) -> None:
+    with make_client(max_body_bytes=2048) as small:
         assert small.post("/api/v1/attention", json=body()).status_code == 200
         # not even JSON: a 413 (not 422) shows the body was never parsed
         r = small.post("/api/v1/attention", content=b"x" * 2049, headers=JSON)
@@ -211,12 +205,12 @@ def test_oversized_body_with_content_length_is_413() -> None:
         assert small.post("/api/v1/attention", json=body()).status_code == 200
 
 
-def test_oversized_chunked_body_is_413() -> None:
+def test_oversized_chunked_body_is_413(make_client: MakeClient) -> None:
     def chunks() -> Iterator[bytes]:
         for _ in range(100):
             yield b"y" * 1000
 
-    with client(max_body_bytes=4096) as small:
+    with make_client(max_body_bytes=4096) as small:
         r = small.post("/api/v1/attention", content=chunks(), headers=JSON)
         assert "content-length" not in r.request.headers
         assert r.request.headers.get("transfer-encoding") == "chunked"
@@ -252,14 +246,14 @@ def test_guard_stops_reading_a_chunked_body_at_the_limit() -> None:
     assert strict_json(sent[1]["body"])["detail"][0]["field"] == "body"
 
 
-def test_chunked_body_within_the_limit_is_served() -> None:
+def test_chunked_body_within_the_limit_is_served(make_client: MakeClient) -> None:
     raw = json.dumps(body()).encode()
 
     def chunks() -> Iterator[bytes]:
         for i in range(0, len(raw), 100):
             yield raw[i : i + 100]
 
-    with client(max_body_bytes=4096) as small:
+    with make_client(max_body_bytes=4096) as small:
         r = small.post("/api/v1/attention", content=chunks(), headers=JSON)
         assert r.status_code == 200
         assert strict_json(r.text)["divisor"] == 2
@@ -275,16 +269,18 @@ def test_default_body_limit_admits_the_largest_valid_request() -> None:
     assert size < Settings().max_body_bytes
 
 
-def test_unknown_api_path_and_method_use_the_error_shape(api: TestClient) -> None:
-    assert_error(api.get("/api/v1/nothing"), "path", status=404)
-    assert_error(api.get("/api/v1/attention"), "method", status=405)
-    assert_error(api.get("/api/v1/presets/nothing"), "preset_id", status=404)
+def test_unknown_api_path_and_method_use_the_error_shape(client: TestClient) -> None:
+    assert_error(client.get("/api/v1/nothing"), "path", status=404)
+    assert_error(client.get("/api/v1/attention"), "method", status=405)
+    assert_error(client.get("/api/v1/presets/nothing"), "preset_id", status=404)
 
 
 @pytest.mark.parametrize(
     ("method", "path"),
     [("PUT", "/api/v1/presets"), ("POST", "/api/v1/presets"), ("PATCH", "/api/v1/attention")],
 )
-def test_a_method_the_route_lacks_is_405_not_415(api: TestClient, method: str, path: str) -> None:
+def test_a_method_the_route_lacks_is_405_not_415(
+    client: TestClient, method: str, path: str
+) -> None:
     # found by Schemathesis: the guard used to answer 415 before the router could say 405
-    assert_error(api.request(method, path), "method", status=405)
+    assert_error(client.request(method, path), "method", status=405)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_helpers import client
 from fastapi.testclient import TestClient
 
 from app.inputs.presets import RUNNING_EXAMPLE
@@ -18,13 +17,8 @@ from app.web.docs import SWAGGER_UI_VERSION
 
 
 @pytest.fixture(scope="module")
-def api() -> TestClient:
-    return client()
-
-
-@pytest.fixture(scope="module")
-def openapi(api: TestClient) -> dict[str, Any]:
-    r = api.get("/api/v1/openapi.json")
+def openapi(client: TestClient) -> dict[str, Any]:
+    r = client.get("/api/v1/openapi.json")
     assert r.status_code == 200
     return dict(r.json())
 
@@ -86,11 +80,11 @@ def test_running_example_is_the_example_body(openapi: dict[str, Any]) -> None:
     assert "cross-attention" in examples
 
 
-def test_example_bodies_are_accepted(api: TestClient, openapi: dict[str, Any]) -> None:
+def test_example_bodies_are_accepted(client: TestClient, openapi: dict[str, Any]) -> None:
     for path in ("/api/v1/attention", "/api/v1/softmax"):
         content = openapi["paths"][path]["post"]["requestBody"]["content"]
         for name, example in content["application/json"]["examples"].items():
-            r = api.post(path, json=example["value"])
+            r = client.post(path, json=example["value"])
             assert r.status_code == 200, (path, name, r.text)
 
 
@@ -129,8 +123,8 @@ class _Assets(HTMLParser):
         self._in_code_script = False
 
 
-def test_docs_page_uses_only_local_assets(api: TestClient) -> None:
-    r = api.get("/api/v1/docs")
+def test_docs_page_uses_only_local_assets(client: TestClient) -> None:
+    r = client.get("/api/v1/docs")
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("text/html")
     page = _Assets()
@@ -144,7 +138,7 @@ def test_docs_page_uses_only_local_assets(api: TestClient) -> None:
     for url in page.urls:
         assert url.startswith("/"), url
         assert not url.startswith("//"), url
-        assert api.get(url).status_code == 200, url
+        assert client.get(url).status_code == 200, url
     assert not re.search(r"https?://", r.text)
 
 

@@ -15,8 +15,11 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.main import create_app
+from app.settings import Settings
 
-schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", create_app())
+# Built at import (schemathesis parametrizes from it), so not through make_client; the
+# default Settings() still ignore the shell: tests/conftest.py hides ATTENTION_LAB_*.
+schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", create_app(Settings()))
 
 
 @schema.parametrize()

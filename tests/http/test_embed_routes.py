@@ -9,19 +9,18 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
+from api_helpers import MakeClient
 from fastapi.testclient import TestClient
 
 from app.figures import BUILDERS
 from app.inputs.link import encode_body
-from app.main import create_app
-from app.settings import Settings
 
 FIGURES = sorted(BUILDERS)
 
 
 @pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(Settings(frame_ancestors="https://lms.example.edu")))
+def client(make_client: MakeClient) -> TestClient:
+    return make_client(frame_ancestors="https://lms.example.edu")
 
 
 def embed_data(html: str) -> dict[str, Any]:

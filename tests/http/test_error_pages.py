@@ -3,18 +3,9 @@ that says what was wrong and leads back; the API and scripts get the JSON shape.
 
 from __future__ import annotations
 
-import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.settings import Settings
-
 BROWSER = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(Settings()))
 
 
 def test_a_browser_gets_an_html_404_page(client: TestClient) -> None:

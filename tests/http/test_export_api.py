@@ -16,13 +16,6 @@ from app.attention import run
 from app.inputs.body import AttentionRequest
 from app.inputs.link import encode_body
 from app.inputs.presets import get_preset
-from app.main import create_app
-from app.settings import Settings
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(Settings()))
 
 
 def preset_body(name: str) -> dict[str, object]:

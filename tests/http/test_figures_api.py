@@ -8,12 +8,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.inputs.presets import RUNNING_EXAMPLE, get_preset
-from app.main import create_app
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app())
 
 
 def post(client: TestClient, body: dict[str, Any]) -> Any:

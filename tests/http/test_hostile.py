@@ -13,17 +13,11 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from api_helpers import JSON, body, client
+from api_helpers import JSON, MakeClient, body
 from fastapi.testclient import TestClient
 
 from app.api import admission
-from app.main import create_app
 from app.settings import Settings
-
-
-@pytest.fixture(scope="module")
-def api() -> TestClient:
-    return client()
 
 
 def link(state: dict[str, Any]) -> str:
@@ -52,9 +46,9 @@ def hostile_urls() -> list[str]:
 
 
 @pytest.mark.parametrize("url", hostile_urls(), ids=lambda u: u[:60])
-def test_hostile_urls_get_a_4xx_or_the_page_with_a_message(api: TestClient, url: str) -> None:
+def test_hostile_urls_get_a_4xx_or_the_page_with_a_message(client: TestClient, url: str) -> None:
     start = time.perf_counter()
-    r = api.get(url)
+    r = client.get(url)
     assert time.perf_counter() - start < 5
     if url.startswith("/?") and r.status_code == 200:
         assert 'role="alert" >' in r.text  # the page says what was wrong with the link
@@ -63,16 +57,16 @@ def test_hostile_urls_get_a_4xx_or_the_page_with_a_message(api: TestClient, url:
     assert "content-security-policy" in r.headers
 
 
-def test_a_page_url_with_a_non_ascii_figure_falls_back_to_figure_6(api: TestClient) -> None:
-    r = api.get("/oembed?url=" + quote("http://testserver/#fig-%C2%B2", safe=""))
+def test_a_page_url_with_a_non_ascii_figure_falls_back_to_figure_6(client: TestClient) -> None:
+    r = client.get("/oembed?url=" + quote("http://testserver/#fig-%C2%B2", safe=""))
     assert r.status_code == 200
     assert "/embed/6" in r.json()["html"]
 
 
-def test_the_6_kb_heads_body_is_refused_naming_heads(api: TestClient) -> None:
+def test_the_6_kb_heads_body_is_refused_naming_heads(client: TestClient) -> None:
     for path in ("/api/v1/attention", "/api/v1/figures", "/api/v1/export"):
         start = time.perf_counter()
-        r = api.post(path, json=HEADS_512)
+        r = client.post(path, json=HEADS_512)
         assert time.perf_counter() - start < 2
         assert r.status_code == 422
         (detail,) = r.json()["detail"]
@@ -83,95 +77,92 @@ def test_the_6_kb_heads_body_is_refused_naming_heads(api: TestClient) -> None:
         assert "ATTENTION_LAB_MAX_CELLS" in detail["msg"]
 
 
-def test_its_link_is_refused_on_every_route_naming_s(api: TestClient) -> None:
+def test_its_link_is_refused_on_every_route_naming_s(client: TestClient) -> None:
     s = link(HEADS_512)
-    r = api.get(f"/embed/6?s={s}")
+    r = client.get(f"/embed/6?s={s}")
     assert r.status_code == 400
     assert "more than figures are drawn for" in r.text
-    r = api.get(f"/api/v1/export?s={s}")
+    r = client.get(f"/api/v1/export?s={s}")
     assert r.status_code == 422
     assert r.json()["detail"][0]["field"] == "s"
-    r = api.get("/oembed?url=" + quote(f"http://testserver/?s={s}", safe=""))
+    r = client.get("/oembed?url=" + quote(f"http://testserver/?s={s}", safe=""))
     assert r.status_code == 404
     assert "more than figures are drawn for" in r.json()["detail"][0]["msg"]
-    r = api.get(f"/?s={s}")
+    r = client.get(f"/?s={s}")
     assert r.status_code == 200
     assert "could not be opened" in r.text
     assert "more than figures are drawn for" in r.text
 
 
-def test_a_4096_square_softmax_is_refused_before_it_is_parsed(api: TestClient) -> None:
+def test_a_4096_square_softmax_is_refused_before_it_is_parsed(client: TestClient) -> None:
     row = b"[" + b"1," * 4095 + b"1]"
     raw = b'{"scores": [' + b",".join([row] * 4096) + b"]}"
     assert len(raw) > 33_000_000
     start = time.perf_counter()
-    r = api.post("/api/v1/softmax", content=raw, headers=JSON)
+    r = client.post("/api/v1/softmax", content=raw, headers=JSON)
     assert time.perf_counter() - start < 2
     assert r.status_code == 422
     assert r.json()["detail"][0]["field"] == "scores"
 
 
 def test_figure_limits_are_checked_before_the_engine_runs(
-    api: TestClient, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def no_engine(*_: Any) -> None:
         raise AssertionError("the engine ran")
 
     monkeypatch.setattr("app.api.figures.run", no_engine)
     big = {"x": [[1.0]] * 129, "w_q": [[1.0]], "w_k": [[1.0]], "w_v": [[1.0]]}
-    r = api.post("/api/v1/figures", json=big)
+    r = client.post("/api/v1/figures", json=big)
     assert r.status_code == 422
     assert r.json()["detail"][0]["field"] == "x"
 
 
-def test_heavy_work_past_the_limit_gets_503_with_retry_after() -> None:
-    app = create_app(Settings(max_heavy=1))
-    api = TestClient(app, raise_server_exceptions=False)
+def test_heavy_work_past_the_limit_gets_503_with_retry_after(make_client: MakeClient) -> None:
+    client = make_client(max_heavy=1)
     heavy = body(x=[[1.0] * 4] * 128, tokens=None)
     admission.GATE.enter()  # another request holds the only slot
     try:
-        r = api.post("/api/v1/attention", json=heavy)
+        r = client.post("/api/v1/attention", json=heavy)
         assert r.status_code == 503
         assert r.headers["retry-after"] == "1"
         assert "content-security-policy" in r.headers
         assert r.json()["detail"][0]["type"] == "busy"
         # probes and small requests never wait for a slot
-        assert api.get("/healthz").status_code == 200
-        assert api.post("/api/v1/attention", json=body()).status_code == 200
-        assert api.get("/embed/6").status_code == 200
+        assert client.get("/healthz").status_code == 200
+        assert client.post("/api/v1/attention", json=body()).status_code == 200
+        assert client.get("/embed/6").status_code == 200
     finally:
         admission.GATE.leave()
-    assert api.post("/api/v1/attention", json=heavy).status_code == 200
+    assert client.post("/api/v1/attention", json=heavy).status_code == 200
     assert admission.GATE.running == 0
 
 
-def test_a_large_body_takes_its_slot_before_it_is_read() -> None:
-    app = create_app(Settings(max_heavy=1))
-    api = TestClient(app, raise_server_exceptions=False)
+def test_a_large_body_takes_its_slot_before_it_is_read(make_client: MakeClient) -> None:
+    client = make_client(max_heavy=1)
     w = [[0.123456789] * 64] * 64
     raw = json.dumps({"x": [[0.123456789] * 64] * 512, "w_q": w, "w_k": w, "w_v": w}).encode()
     assert len(raw) > 256_000
     admission.GATE.enter()
     try:
-        r = api.post("/api/v1/attention", content=raw, headers=JSON)
+        r = client.post("/api/v1/attention", content=raw, headers=JSON)
     finally:
         admission.GATE.leave()
     assert r.status_code == 503
-    assert api.post("/api/v1/attention", content=raw, headers=JSON).status_code == 200
+    assert client.post("/api/v1/attention", content=raw, headers=JSON).status_code == 200
 
 
-def test_every_status_carries_the_security_headers() -> None:
-    app = create_app()
+def test_every_status_carries_the_security_headers(make_client: MakeClient) -> None:
+    client = make_client(raise_server_exceptions=False)
 
-    @app.get("/api/v1/boom")
+    @client.app.get("/api/v1/boom")
     def boom() -> None:
         raise RuntimeError("a bug")
 
-    api = TestClient(app, raise_server_exceptions=False)
     for method, path, status in [("GET", "/api/v1/boom", 500), ("GET", "/nothing", 404),
                                  ("DELETE", "/", 405), ("GET", "/embed/99", 404),
                                  ("GET", "/api/v1/export?format=x", 422)]:  # fmt: skip
-        r = api.request(method, path)
+        r = client.request(method, path)
         assert r.status_code == status
         assert "frame-ancestors" in r.headers["content-security-policy"]
         assert r.headers["x-content-type-options"] == "nosniff"
@@ -183,32 +174,34 @@ def test_every_status_carries_the_security_headers() -> None:
      ("DELETE", "/", "GET, HEAD"), ("PUT", "/embed/6", "GET, HEAD"),
      ("DELETE", "/api/v1/export", "GET, HEAD, POST")],
 )  # fmt: skip
-def test_405_lists_the_allowed_methods(api: TestClient, method: str, path: str, allow: str) -> None:
-    r = api.request(method, path)
+def test_405_lists_the_allowed_methods(
+    client: TestClient, method: str, path: str, allow: str
+) -> None:
+    r = client.request(method, path)
     assert r.status_code == 405
     assert r.headers["allow"] == allow
 
 
 @pytest.mark.parametrize("path", ["/", "/healthz", "/embed/6", "/oembed?url=x", "/api/v1/presets"])
-def test_head_works_wherever_get_does(api: TestClient, path: str) -> None:
-    get, head = api.get(path), api.head(path)
+def test_head_works_wherever_get_does(client: TestClient, path: str) -> None:
+    get, head = client.get(path), client.head(path)
     assert head.status_code == get.status_code
     assert head.content == b""
     assert head.headers["content-type"] == get.headers["content-type"]
 
 
-def test_public_url_names_the_site_instead_of_the_host_header() -> None:
-    api = TestClient(create_app(Settings(public_url="https://lab.example.edu/")))
-    page = api.get("/?focus=0", headers={"host": "evil.example"})
+def test_public_url_names_the_site_instead_of_the_host_header(make_client: MakeClient) -> None:
+    client = make_client(public_url="https://lab.example.edu/")
+    page = client.get("/?focus=0", headers={"host": "evil.example"})
     assert "https://lab.example.edu/oembed?url=https%3A%2F%2Flab.example.edu%2F%3Ffocus%3D0" in (
         page.text
     )
     assert "evil.example" not in page.text
-    r = api.get("/oembed?url=" + quote("https://lab.example.edu/?focus=0#fig-6", safe=""),
+    r = client.get("/oembed?url=" + quote("https://lab.example.edu/?focus=0#fig-6", safe=""),
                 headers={"host": "evil.example"})  # fmt: skip
     assert r.status_code == 200
     assert 'src="https://lab.example.edu/embed/6?focus=0"' in r.json()["html"]
-    other = api.get("/oembed?url=" + quote("http://evil.example/#fig-6", safe=""))
+    other = client.get("/oembed?url=" + quote("http://evil.example/#fig-6", safe=""))
     assert other.status_code == 404
 
 
@@ -221,10 +214,10 @@ MARKUP = ['<a href="https://evil.example">x</a>', '<span style="font-size:80px">
           "&#60;b&#62;bold", "<i>zz</i>"]  # fmt: skip
 
 
-def test_labels_reach_the_figures_as_text(api: TestClient) -> None:
+def test_labels_reach_the_figures_as_text(client: TestClient) -> None:
     state = body(tokens=MARKUP[:3])
     state["source"] = {"x": [[1, 0, 1, 0]] * 4, "tokens": MARKUP}
-    r = api.post("/api/v1/figures", json=state)
+    r = client.post("/api/v1/figures", json=state)
     assert r.status_code == 200
     text = json.dumps(r.json()["figures"], ensure_ascii=False)
     for bad in ("<a ", "<span", "&#60;", "<i>zz", "\\u003ca", "\\u003cspan"):
@@ -233,9 +226,9 @@ def test_labels_reach_the_figures_as_text(api: TestClient) -> None:
     assert "‹span style=" in text
 
 
-def test_csv_labels_are_never_formulas(api: TestClient) -> None:
+def test_csv_labels_are_never_formulas(client: TestClient) -> None:
     tokens = ['=HYPERLINK("http://evil.example")', "+cmd", "@SUM(1)"]
-    r = api.post("/api/v1/export?format=csv", json=body(tokens=tokens))
+    r = client.post("/api/v1/export?format=csv", json=body(tokens=tokens))
     assert r.status_code == 200
     with zipfile.ZipFile(io.BytesIO(r.content)) as z:
         csv_text = z.read(next(n for n in z.namelist() if n.endswith("_x.csv"))).decode()
@@ -251,17 +244,17 @@ def test_csv_labels_are_never_formulas(api: TestClient) -> None:
 
 
 def test_a_state_within_the_figure_limits_but_over_the_cost_budget_is_refused(
-    api: TestClient,
+    client: TestClient,
 ) -> None:
     many_heads = {"x": [[1]] * 128, "w_q": [[1] * 128], "w_k": [[1] * 128], "w_v": [[1] * 128],
                   "heads": 128}  # fmt: skip
     s = link(many_heads)
-    page = api.get(f"/?s={s}")
+    page = client.get(f"/?s={s}")
     assert "could not be opened" in page.text
     assert "heads (128)" in page.text
-    embed = api.get(f"/embed/6?s={s}")
+    embed = client.get(f"/embed/6?s={s}")
     assert embed.status_code == 400
     assert "heads (128)" in embed.text
-    r = api.post("/api/v1/figures", json=many_heads)
+    r = client.post("/api/v1/figures", json=many_heads)
     assert r.status_code == 422
     assert "heads (128)" in r.json()["detail"][0]["msg"]

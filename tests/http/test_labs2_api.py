@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from api_helpers import assert_error, body, client, strict_json
+from api_helpers import MakeClient, assert_error, body, strict_json
 from fastapi.testclient import TestClient
 
 from app.api.models import AttentionResponse
@@ -22,16 +22,11 @@ from labs2_fixtures import FIXTURES, four_head_patterns
 PE, COST, ATT = "/api/v1/positional-encoding", "/api/v1/cost", "/api/v1/attention"
 
 
-@pytest.fixture(scope="module")
-def api() -> TestClient:
-    return client()
-
-
 # ---- /positional-encoding
 
 
-def test_positional_encoding_values(api: TestClient) -> None:
-    r = api.post(PE, json={"positions": 3, "d_model": 4})
+def test_positional_encoding_values(client: TestClient) -> None:
+    r = client.post(PE, json={"positions": 3, "d_model": 4})
     assert r.status_code == 200
     out = strict_json(r.text)
     PositionalResponse.model_validate(out)
@@ -39,11 +34,11 @@ def test_positional_encoding_values(api: TestClient) -> None:
     assert out["pe"][2] == [math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)]
 
 
-def test_positional_encoding_base(api: TestClient) -> None:
-    pe = api.post(PE, json={"positions": 2, "d_model": 2, "base": 4}).json()["pe"]
+def test_positional_encoding_base(client: TestClient) -> None:
+    pe = client.post(PE, json={"positions": 2, "d_model": 2, "base": 4}).json()["pe"]
     # at width 2 the only pair has wavelength base^0 = 1 whatever the base
     assert pe == [[0, 1], [math.sin(1), math.cos(1)]]
-    pe = api.post(PE, json={"positions": 2, "d_model": 4, "base": 4}).json()["pe"]
+    pe = client.post(PE, json={"positions": 2, "d_model": 4, "base": 4}).json()["pe"]
     assert pe[1][2:] == [math.sin(1 / 2), math.cos(1 / 2)]  # 4^(2/4) = 2
 
 
@@ -58,13 +53,13 @@ def test_positional_encoding_base(api: TestClient) -> None:
      ({"positions": 3, "d_model": 4, "extra": 1}, "extra")],
 )  # fmt: skip
 def test_positional_encoding_422_names_the_field(
-    api: TestClient, payload: dict[str, Any], field: str
+    client: TestClient, payload: dict[str, Any], field: str
 ) -> None:
-    assert_error(api.post(PE, json=payload), field)
+    assert_error(client.post(PE, json=payload), field)
 
 
-def test_positional_encoding_is_bounded_by_the_limits() -> None:
-    small = client(max_tokens=16, max_width=8)
+def test_positional_encoding_is_bounded_by_the_limits(make_client: MakeClient) -> None:
+    small = make_client(max_tokens=16, max_width=8)
     assert_error(small.post(PE, json={"positions": 17, "d_model": 8}), "positions")
     assert_error(small.post(PE, json={"positions": 16, "d_model": 9}), "d_model")
     assert small.post(PE, json={"positions": 16, "d_model": 8}).status_code == 200
@@ -73,12 +68,12 @@ def test_positional_encoding_is_bounded_by_the_limits() -> None:
 # ---- /cost
 
 
-def test_cost_defaults_are_the_base_model(api: TestClient) -> None:
-    r = api.post(COST, json={})
+def test_cost_defaults_are_the_base_model(client: TestClient) -> None:
+    r = client.post(COST, json={})
     assert r.status_code == 200
     out = strict_json(r.text)
     CostResponse.model_validate(out)
-    assert api.post(COST, json=FIXTURES["base_model"]).json() == out
+    assert client.post(COST, json=FIXTURES["base_model"]).json() == out
     assert out["flops"] == {"projections": 402_653_184, "scores": 134_217_728,
                             "weighted_sum": 134_217_728, "output_projection": 134_217_728,
                             "linear": 536_870_912, "quadratic": 268_435_456,
@@ -91,9 +86,9 @@ def test_cost_defaults_are_the_base_model(api: TestClient) -> None:
     assert out["heads"]["d_k"] == 64
 
 
-def test_cost_at_the_largest_sizes_is_exact(api: TestClient) -> None:
+def test_cost_at_the_largest_sizes_is_exact(client: TestClient) -> None:
     n, d = 2**20, 2**16
-    out = api.post(COST, json={"n": n, "d_model": d, "heads": 1, "d_ff": 2**18,
+    out = client.post(COST, json={"n": n, "d_model": d, "heads": 1, "d_ff": 2**18,
                                "vocab": 2**24, "layers": 1024, "biases": True}).json()  # fmt: skip
     assert out["flops"]["total"] == 4 * n * d * d + 2 * n * n * d  # 2^54 + 2^57: past 2^53
     assert out["memory"]["all_tables_bytes"] == 4 * n * n * 1024
@@ -106,42 +101,44 @@ def test_cost_at_the_largest_sizes_is_exact(api: TestClient) -> None:
      ({"vocab": True}, "vocab"), ({"layers": "6"}, "layers"), ({"biases": 1}, "biases"),
      ({"x2": True}, "x2")],
 )  # fmt: skip
-def test_cost_422_names_the_field(api: TestClient, payload: dict[str, Any], field: str) -> None:
-    assert_error(api.post(COST, json=payload), field)
+def test_cost_422_names_the_field(client: TestClient, payload: dict[str, Any], field: str) -> None:
+    assert_error(client.post(COST, json=payload), field)
 
 
 # ---- positional on /attention
 
 
-def test_attention_positional_defaults_to_null(api: TestClient) -> None:
-    out = strict_json(api.post(ATT, json=body()).text)
+def test_attention_positional_defaults_to_null(client: TestClient) -> None:
+    out = strict_json(client.post(ATT, json=body()).text)
     assert out["positional"] is None
     AttentionResponse.model_validate(out)
 
 
-def test_attention_sinusoidal_reports_the_encoding_and_changes_the_output(api: TestClient) -> None:
-    plain = api.post(ATT, json=body()).json()
-    out = strict_json(api.post(ATT, json=body(positional="sinusoidal")).text)
+def test_attention_sinusoidal_reports_the_encoding_and_changes_the_output(
+    client: TestClient,
+) -> None:
+    plain = client.post(ATT, json=body()).json()
+    out = strict_json(client.post(ATT, json=body(positional="sinusoidal")).text)
     AttentionResponse.model_validate(out)
-    assert out["positional"] == api.post(PE, json={"positions": 3, "d_model": 4}).json()["pe"]
+    assert out["positional"] == client.post(PE, json={"positions": 3, "d_model": 4}).json()["pe"]
     x_pe = (np.array(body()["x"]) + np.array(out["positional"])).tolist()
     assert out["q"] == (np.array(x_pe) @ np.array(body()["w_q"])).tolist()
     assert out["output"] != plain["output"]
 
 
-def test_attention_direct_mode_with_sinusoidal_is_422_positional(api: TestClient) -> None:
+def test_attention_direct_mode_with_sinusoidal_is_422_positional(client: TestClient) -> None:
     direct = {"q": [[1, 0]], "k": [[1, 0], [0, 1]], "v": [[1], [2]], "positional": "sinusoidal"}
-    detail = assert_error(api.post(ATT, json=direct), "positional")
+    detail = assert_error(client.post(ATT, json=direct), "positional")
     assert "direct" in detail[0]["msg"]
-    assert api.post(ATT, json={**direct, "positional": "none"}).status_code == 200
-    assert_error(api.post(ATT, json=body(positional="learned")), "positional")
+    assert client.post(ATT, json={**direct, "positional": "none"}).status_code == 200
+    assert_error(client.post(ATT, json=body(positional="learned")), "positional")
 
 
-def test_cross_attention_source_is_encoded_from_position_zero(api: TestClient) -> None:
+def test_cross_attention_source_is_encoded_from_position_zero(client: TestClient) -> None:
     src = [*body()["x"], [1, 1, 0, 1]]
     b = body(x=body()["x"][:2], tokens=["I", "love"], source={"x": src}, positional="sinusoidal")
-    out = api.post(ATT, json=b).json()
-    pe4 = api.post(PE, json={"positions": 4, "d_model": 4}).json()["pe"]
+    out = client.post(ATT, json=b).json()
+    pe4 = client.post(PE, json={"positions": 4, "d_model": 4}).json()["pe"]
     assert out["positional"] == pe4[:2]
     assert out["k"] == ((np.array(src) + np.array(pe4)) @ np.array(body()["w_k"])).tolist()
 
@@ -149,31 +146,31 @@ def test_cross_attention_source_is_encoded_from_position_zero(api: TestClient) -
 # ---- presets
 
 
-def test_presets_are_listed_after_the_existing_ones(api: TestClient) -> None:
-    ids = [p["id"] for p in api.get("/api/v1/presets").json()]
+def test_presets_are_listed_after_the_existing_ones(client: TestClient) -> None:
+    ids = [p["id"] for p in client.get("/api/v1/presets").json()]
     assert ids[:4] == ["i-love-llms", "cross-attention", "causal", "two-heads"]
     assert {"dog-bit-man", "four-heads"} <= set(ids)
 
 
-def test_dog_bit_man_is_the_fixture(api: TestClient) -> None:
-    b = api.get("/api/v1/presets/dog-bit-man").json()["body"]
+def test_dog_bit_man_is_the_fixture(client: TestClient) -> None:
+    b = client.get("/api/v1/presets/dog-bit-man").json()["body"]
     fx = FIXTURES["dog_bit_man"]
     assert b["tokens"] == fx["tokens"]
     assert b["x"] == [fx["embeddings"][t.lower()] for t in fx["tokens"]]
     for w in ("w_q", "w_k", "w_v"):
         assert b[w] == body()[w]
     assert (b["mask"], b["scale"], b.get("positional", "none")) == ("none", True, "none")
-    out = api.post(ATT, json=b).json()
+    out = client.post(ATT, json=b).json()
     assert out["tokens"] == fx["tokens"]
     assert out["output"][0] == out["output"][3]  # "The" and "the": same input, same output
 
 
-def test_four_heads_weights_are_exactly_the_four_patterns(api: TestClient) -> None:
-    b = api.get("/api/v1/presets/four-heads").json()["body"]
+def test_four_heads_weights_are_exactly_the_four_patterns(client: TestClient) -> None:
+    b = client.get("/api/v1/presets/four-heads").json()["body"]
     assert b["tokens"] == FIXTURES["four_heads"]["tokens"]
     assert "x" not in b  # direct mode
     assert (b["heads"], b["scale"]) == (4, False)
-    out = strict_json(api.post(ATT, json=b).text)
+    out = strict_json(client.post(ATT, json=b).text)
     assert out["num_heads"] == 4
     for head, pattern in zip(out["heads"], four_head_patterns(), strict=True):
         assert head["weights"] == pattern.tolist()
@@ -184,8 +181,8 @@ def test_four_heads_weights_are_exactly_the_four_patterns(api: TestClient) -> No
 # ---- OpenAPI
 
 
-def test_openapi_lists_the_new_endpoints_with_examples(api: TestClient) -> None:
-    spec = api.get("/api/v1/openapi.json").json()
+def test_openapi_lists_the_new_endpoints_with_examples(client: TestClient) -> None:
+    spec = client.get("/api/v1/openapi.json").json()
     schemas = spec["components"]["schemas"]
     for path, model in ((PE, "PositionalRequest"), (COST, "CostRequest")):
         op = spec["paths"][path]["post"]
@@ -196,7 +193,7 @@ def test_openapi_lists_the_new_endpoints_with_examples(api: TestClient) -> None:
             assert prop.get("description"), (model, name)
             assert prop.get("examples"), (model, name)
         for example in content["examples"].values():
-            assert api.post(path, json=example["value"]).status_code == 200
+            assert client.post(path, json=example["value"]).status_code == 200
     positional = schemas["AttentionRequest"]["properties"]["positional"]
     assert positional["examples"] == ["sinusoidal"]
     assert "positional" in schemas["AttentionResponse"]["properties"]
@@ -206,8 +203,10 @@ def test_openapi_lists_the_new_endpoints_with_examples(api: TestClient) -> None:
             assert prop.get("examples"), (model, name)
 
 
-def test_positional_encoding_is_refused_by_the_cost_model_naming_positions() -> None:
-    tight = client(max_cells=1000)
+def test_positional_encoding_is_refused_by_the_cost_model_naming_positions(
+    make_client: MakeClient,
+) -> None:
+    tight = make_client(max_cells=1000)
     refused = tight.post(PE, json={"positions": 40, "d_model": 16})
     assert refused.status_code in (413, 422)  # the limits API decides which
     assert_error(refused, "positions", refused.status_code)

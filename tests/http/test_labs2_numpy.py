@@ -16,15 +16,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.settings import Settings
-
 TOL = 1e-12
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(Settings()))
 
 
 def script_output(client: TestClient, lab: str, figure: str, tmp: Path, **q: str) -> Any:

@@ -11,15 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.figures.labs import LABS
-from app.main import create_app
-from app.settings import Settings
 
 LABS_II = ("masks", "order", "heads", "cost")
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(Settings()))
 
 
 def figs(client: TestClient, lab: str, **params: str) -> dict[str, Any]:

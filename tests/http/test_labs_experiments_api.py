@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 import pytest
-from api_helpers import assert_error, client, strict_json
+from api_helpers import MakeClient, assert_error, strict_json
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
@@ -30,26 +30,23 @@ MODELS: dict[str, type[BaseModel]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def api() -> TestClient:
-    return client()
-
-
-def post(api: TestClient, name: str, payload: dict[str, Any]) -> Any:
-    r = api.post(f"{BASE}/{name}", json=payload)
+def post(client: TestClient, name: str, payload: dict[str, Any]) -> Any:
+    r = client.post(f"{BASE}/{name}", json=payload)
     assert r.status_code == 200, r.text
     assert r.headers["content-type"].startswith("application/json")
     return r
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_defaults_answer_in_the_documented_shape(api: TestClient, name: str) -> None:
-    out = strict_json(post(api, name, {}).text)
+def test_defaults_answer_in_the_documented_shape(client: TestClient, name: str) -> None:
+    out = strict_json(post(client, name, {}).text)
     MODELS[name].model_validate(out, strict=True)
 
 
-def test_score_variance_fields(api: TestClient) -> None:
-    out = post(api, "score-variance", {"d_ks": [64, 1], "draws": 3000, "seed": 7, "bins": 9}).json()
+def test_score_variance_fields(client: TestClient) -> None:
+    out = post(
+        client, "score-variance", {"d_ks": [64, 1], "draws": 3000, "seed": 7, "bins": 9}
+    ).json()
     assert set(out) == {"seed", "draws", "widths"}
     assert (out["seed"], out["draws"]) == (7, 3000)
     assert [w["d_k"] for w in out["widths"]] == [64, 1]
@@ -60,8 +57,8 @@ def test_score_variance_fields(api: TestClient) -> None:
     assert sum(w["histogram"]["counts"]) == 3000
 
 
-def test_saturation_fields(api: TestClient) -> None:
-    out = post(api, "saturation", {}).json()
+def test_saturation_fields(client: TestClient) -> None:
+    out = post(client, "saturation", {}).json()
     assert set(out) == {"unscaled", "scaled"}
     for side in out.values():
         assert set(side) == {"saturated_fraction", "mean_p_max", "mean_saturated_p_one_minus_p",
@@ -72,8 +69,8 @@ def test_saturation_fields(api: TestClient) -> None:
     assert out["scaled"]["mean_saturated_p_one_minus_p"] is None  # none saturated: null
 
 
-def test_scaling_table_fields(api: TestClient) -> None:
-    out = post(api, "scaling-table", {}).json()
+def test_scaling_table_fields(client: TestClient) -> None:
+    out = post(client, "scaling-table", {}).json()
     assert out["max_entropy_bits"] == 3.0
     assert [r["d_k"] for r in out["rows"]] == [4, 16, 64, 256, 1024]
     assert set(out["rows"][0]) == {"d_k", "spread", "pooled_spread", "raw_max_weight",
@@ -86,11 +83,13 @@ def test_scaling_table_fields(api: TestClient) -> None:
     [("score-variance", {"draws": 50_000, "seed": 3}), ("saturation", {"seed": 9}),
      ("scaling-table", {"seed": 2, "keys": 16})],
 )  # fmt: skip
-def test_same_body_same_bytes(api: TestClient, name: str, payload: dict[str, Any]) -> None:
-    first = post(api, name, payload).content
-    assert post(api, name, payload).content == first
-    assert post(client(), name, payload).content == first  # a fresh app, too
-    other = post(api, name, {**payload, "seed": payload["seed"] + 1}).content
+def test_same_body_same_bytes(
+    client: TestClient, make_client: MakeClient, name: str, payload: dict[str, Any]
+) -> None:
+    first = post(client, name, payload).content
+    assert post(client, name, payload).content == first
+    assert post(make_client(), name, payload).content == first  # a fresh app, too
+    other = post(client, name, {**payload, "seed": payload["seed"] + 1}).content
     assert other != first
 
 
@@ -129,10 +128,10 @@ BAD: list[tuple[str, str, dict[str, Any], str]] = [
     ("name", "case", "payload", "field"), BAD, ids=[f"{b[0]}: {b[1]}" for b in BAD]
 )
 def test_bad_input_is_a_422_naming_the_field(
-    api: TestClient, name: str, case: str, payload: Any, field: str
+    client: TestClient, name: str, case: str, payload: Any, field: str
 ) -> None:
-    assert_error(api.post(f"{BASE}/{name}", json=payload), field)
-    assert_error(api.post(f"{BASE}/{name}/numpy", json=payload), field)
+    assert_error(client.post(f"{BASE}/{name}", json=payload), field)
+    assert_error(client.post(f"{BASE}/{name}/numpy", json=payload), field)
 
 
 @pytest.mark.parametrize(
@@ -141,29 +140,29 @@ def test_bad_input_is_a_422_naming_the_field(
      ("scaling-table", {"draws": 10_000, "keys": 1024}, "draws")],
 )  # fmt: skip
 def test_over_budget_is_a_422_naming_what_to_reduce(
-    api: TestClient, name: str, payload: dict[str, Any], field: str
+    client: TestClient, name: str, payload: dict[str, Any], field: str
 ) -> None:
-    detail = assert_error(api.post(f"{BASE}/{name}", json=payload), field)
+    detail = assert_error(client.post(f"{BASE}/{name}", json=payload), field)
     assert "reduce" in detail[0]["msg"]
     assert detail[0]["type"] == "too_costly"
 
 
-def test_the_settings_budget_applies_too() -> None:
-    small = client(max_cells=1000)
+def test_the_settings_budget_applies_too(make_client: MakeClient) -> None:
+    small = make_client(max_cells=1000)
     detail = assert_error(small.post(f"{BASE}/score-variance", json={}), "draws")
     assert "ATTENTION_LAB_MAX_CELLS" in detail[0]["msg"]
 
 
-def test_the_page_s_largest_runs_fit_the_budget(api: TestClient) -> None:
-    post(api, "score-variance", {"d_ks": [32, 64, 128, 256], "draws": 200_000})
-    post(api, "saturation", {"d_k": 1024, "keys": 512, "trials": 10_000})
+def test_the_page_s_largest_runs_fit_the_budget(client: TestClient) -> None:
+    post(client, "score-variance", {"d_ks": [32, 64, 128, 256], "draws": 200_000})
+    post(client, "saturation", {"d_k": 1024, "keys": 512, "trials": 10_000})
 
 
 # --- progress ----------------------------------------------------------------------------
 
 
-def stream(api: TestClient, name: str, payload: dict[str, Any]) -> tuple[list[bytes], Any]:
-    with api.stream("POST", f"{BASE}/{name}", json=payload,
+def stream(client: TestClient, name: str, payload: dict[str, Any]) -> tuple[list[bytes], Any]:
+    with client.stream("POST", f"{BASE}/{name}", json=payload,
                     headers={"accept": "application/x-ndjson"}) as r:  # fmt: skip
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("application/x-ndjson")
@@ -178,17 +177,17 @@ def stream(api: TestClient, name: str, payload: dict[str, Any]) -> tuple[list[by
      ("scaling-table", {"draws": 10, "d_ks": [4, 8, 16]}, 3)],
 )  # fmt: skip
 def test_ndjson_reports_each_block_then_the_same_bytes(
-    api: TestClient, name: str, payload: dict[str, Any], total: int
+    client: TestClient, name: str, payload: dict[str, Any], total: int
 ) -> None:
-    lines, _ = stream(api, name, payload)
+    lines, _ = stream(client, name, payload)
     progress = [json.loads(line)["progress"] for line in lines[:-1]]
     assert progress == [{"done": i, "total": total} for i in range(total + 1)]
-    plain = post(api, name, payload).content
+    plain = post(client, name, payload).content
     assert lines[-1] == b'{"result":' + plain + b"}"
 
 
-def test_ndjson_refuses_over_budget_before_streaming(api: TestClient) -> None:
-    r = api.post(f"{BASE}/saturation", json={"trials": 10_000, "keys": 1024},
+def test_ndjson_refuses_over_budget_before_streaming(client: TestClient) -> None:
+    r = client.post(f"{BASE}/saturation", json={"trials": 10_000, "keys": 1024},
                  headers={"accept": "application/x-ndjson"})  # fmt: skip
     assert_error(r, "trials")
 
@@ -196,8 +195,8 @@ def test_ndjson_refuses_over_budget_before_streaming(api: TestClient) -> None:
 # --- OpenAPI -----------------------------------------------------------------------------
 
 
-def test_openapi_lists_the_experiments_with_examples(api: TestClient) -> None:
-    spec = api.get("/api/v1/openapi.json").json()
+def test_openapi_lists_the_experiments_with_examples(client: TestClient) -> None:
+    spec = client.get("/api/v1/openapi.json").json()
     for name in MODELS:
         op = spec["paths"][f"{BASE}/{name}"]["post"]
         assert op["summary"]
@@ -211,11 +210,11 @@ def test_openapi_lists_the_experiments_with_examples(api: TestClient) -> None:
         assert schema["examples"]
         assert schema["additionalProperties"] is False
         for example in schema["examples"]:
-            post(api, name, example)
+            post(client, name, example)
         named = op["requestBody"]["content"]["application/json"]["examples"]
         assert len(named) >= 2
         for example in named.values():
-            post(api, name, example["value"])
+            post(client, name, example["value"])
         assert "application/x-ndjson" in op["description"]
         for field, prop in schema["properties"].items():
             assert prop.get("description"), (name, field)
@@ -259,29 +258,31 @@ def same_numbers(a: Any, b: Any, path: str = "") -> None:
      ("scaling-table", {"d_ks": [1, 2], "keys": 2, "draws": 3, "seed": 99})],
 )  # fmt: skip
 def test_numpy_script_reproduces_the_api(
-    api: TestClient, name: str, payload: dict[str, Any]
+    client: TestClient, name: str, payload: dict[str, Any]
 ) -> None:
-    r = api.post(f"{BASE}/{name}/numpy", json=payload)
+    r = client.post(f"{BASE}/{name}/numpy", json=payload)
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("text/x-python")
     assert "default_rng" in r.text
     assert "import app" not in r.text  # standalone
     assert "from app" not in r.text
-    same_numbers(run_script(r.text), post(api, name, payload).json())
+    same_numbers(run_script(r.text), post(client, name, payload).json())
 
 
-def test_a_huge_body_is_refused_not_computed(api: TestClient) -> None:
+def test_a_huge_body_is_refused_not_computed(client: TestClient, make_client: MakeClient) -> None:
     text = '{"d_ks": [' + ",".join(["64"] * 200_000) + "]}"  # ~600 kB, read off the loop
-    r = api.post(
+    r = client.post(
         f"{BASE}/score-variance", content=text, headers={"content-type": "application/json"}
     )
     assert_error(r, "d_ks")
-    tiny = client(max_cells=1000)  # and past the budget it is refused before parsing
+    tiny = make_client(max_cells=1000)  # and past the budget it is refused before parsing
     assert_error(tiny.post(f"{BASE}/score-variance", content=text,
                            headers={"content-type": "application/json"}), "the body")  # fmt: skip
 
 
-def test_a_cancelled_stream_stops_drawing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cancelled_stream_stops_drawing(
+    make_client: MakeClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The client goes away after the third line (the ASGI server's send raises OSError):
     the run stops there instead of drawing its 40 blocks."""
     import anyio
@@ -289,8 +290,8 @@ def test_a_cancelled_stream_stops_drawing(monkeypatch: pytest.MonkeyPatch) -> No
 
     from app.api import experiments as route
     from app.labs import experiments as labs
-    from app.main import create_app
 
+    app = make_client().app
     drawn: list[tuple[int, int]] = []
 
     def counting_steps(p: Any) -> Any:
@@ -330,7 +331,7 @@ def test_a_cancelled_stream_stops_drawing(monkeypatch: pytest.MonkeyPatch) -> No
 
     async def call() -> None:
         with pytest.raises(ClientDisconnect):  # Starlette's word for the OSError
-            await create_app()(scope, receive, send)
+            await app(scope, receive, send)
 
     # In a thread of its own: in a full run Playwright's asyncio loop holds the main thread.
     from concurrent.futures import ThreadPoolExecutor

@@ -15,15 +15,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.figures.labs import LABS
-from app.main import create_app
-from app.settings import Settings
 
 READY = [lab.id for lab in LABS if lab.status == "ready"]
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(Settings()))
 
 
 def lab_state(html: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_helpers import assert_error, body, client, strict_json
+from api_helpers import MakeClient, assert_error, body, strict_json
 from fastapi.testclient import TestClient
 
 FIX: dict[str, Any] = json.loads(
@@ -20,13 +20,8 @@ SOFTMAX = "/api/v1/softmax"
 ATTENTION = "/api/v1/attention"
 
 
-@pytest.fixture(scope="module")
-def api() -> TestClient:
-    return client()
-
-
-def post(api: TestClient, path: str, payload: Any) -> dict[str, Any]:
-    r = api.post(path, json=payload)
+def post(client: TestClient, path: str, payload: Any) -> dict[str, Any]:
+    r = client.post(path, json=payload)
     assert r.status_code == 200, r.text
     return dict(strict_json(r.text))
 
@@ -35,9 +30,9 @@ def r3(xs: Any) -> list[float]:
     return [round(x, 3) for x in xs]
 
 
-def test_a1_call_gives_weights_and_output(api: TestClient) -> None:
+def test_a1_call_gives_weights_and_output(client: TestClient) -> None:
     a1 = FIX["A1"]
-    out = post(api, SOFTMAX, {"scores": a1["scores"], "values": a1["values"]})
+    out = post(client, SOFTMAX, {"scores": a1["scores"], "values": a1["values"]})
     assert r3(out["weights"]) == a1["printed"]["weights"]
     want = sum(w * v for w, v in zip(out["weights"], a1["values"], strict=True))
     assert out["output"] == pytest.approx(want, abs=1e-15)
@@ -48,25 +43,25 @@ def test_a1_call_gives_weights_and_output(api: TestClient) -> None:
         assert key in out
 
 
-def test_without_values_there_is_no_output(api: TestClient) -> None:
-    out = post(api, SOFTMAX, {"scores": [1, 2, 3]})
+def test_without_values_there_is_no_output(client: TestClient) -> None:
+    out = post(client, SOFTMAX, {"scores": [1, 2, 3]})
     assert "output" not in out
     assert out["row_sums"] == pytest.approx(1.0)
     assert out["mask_order"] == "before"
 
 
-def test_value_matrix_gives_a_vector_per_row(api: TestClient) -> None:
-    out = post(api, SOFTMAX, {"scores": [[1, 2], [3, 3]], "values": [[0, -1], [1, 2]]})
+def test_value_matrix_gives_a_vector_per_row(client: TestClient) -> None:
+    out = post(client, SOFTMAX, {"scores": [[1, 2], [3, 3]], "values": [[0, -1], [1, 2]]})
     assert len(out["output"]) == 2
     assert out["output"][1] == pytest.approx([0.5, 0.5])
-    vec = post(api, SOFTMAX, {"scores": [1, 1], "values": [[0, -1], [1, 2]]})
+    vec = post(client, SOFTMAX, {"scores": [1, 1], "values": [[0, -1], [1, 2]]})
     assert vec["output"] == pytest.approx([0.5, 0.5])
 
 
-def test_d2_causal_after_and_before(api: TestClient) -> None:
+def test_d2_causal_after_and_before(client: TestClient) -> None:
     s = FIX["D2"]["S"]
-    after = post(api, SOFTMAX, {"scores": s, "mask": "causal", "mask_order": "after"})
-    before = post(api, SOFTMAX, {"scores": s, "mask": "causal"})
+    after = post(client, SOFTMAX, {"scores": s, "mask": "causal", "mask_order": "after"})
+    before = post(client, SOFTMAX, {"scores": s, "mask": "causal"})
     assert round(after["row_sums"][0], 4) == FIX["D2"]["printed"]["after_row_0_sum"]
     assert before["row_sums"] == pytest.approx([1.0] * 4, abs=1e-15)
     for i, row in enumerate(before["weights"]):
@@ -74,22 +69,22 @@ def test_d2_causal_after_and_before(api: TestClient) -> None:
     assert after["mask_order"] == "after"
 
 
-def test_allowed_is_anded_with_causal(api: TestClient) -> None:
+def test_allowed_is_anded_with_causal(client: TestClient) -> None:
     allowed = [[True, True, True], [False, True, True], [True, False, True]]
     scores = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
-    both = post(api, SOFTMAX, {"scores": scores, "mask": "causal", "allowed": allowed})
+    both = post(client, SOFTMAX, {"scores": scores, "mask": "causal", "allowed": allowed})
     anded = [[a and j <= i for j, a in enumerate(row)] for i, row in enumerate(allowed)]
-    one = post(api, SOFTMAX, {"scores": scores, "allowed": anded})
+    one = post(client, SOFTMAX, {"scores": scores, "allowed": anded})
     assert both["weights"] == one["weights"]
     assert both["weights"][0] == [1.0, 0.0, 0.0]
     assert both["weights"][1] == pytest.approx([0, 1, 0])
 
 
 @pytest.mark.parametrize("order", ["before", "after"])
-def test_empty_row_is_zeros_and_a_warning(api: TestClient, order: str) -> None:
+def test_empty_row_is_zeros_and_a_warning(client: TestClient, order: str) -> None:
     payload = {"scores": [[1, 2], [3, 4]], "values": [[0, -1], [1, 2]],
                "allowed": [[False, False], [True, True]], "mask_order": order}  # fmt: skip
-    r = api.post(SOFTMAX, json=payload)
+    r = client.post(SOFTMAX, json=payload)
     out = strict_json(r.text)  # no NaN, no Infinity
     assert out["weights"][0] == [0.0, 0.0]
     assert out["output"][0] == [0.0, 0.0]
@@ -97,17 +92,17 @@ def test_empty_row_is_zeros_and_a_warning(api: TestClient, order: str) -> None:
     assert out["warnings"] == ["row 0 has no allowed key: its weights and output are all zero"]
 
 
-def test_vector_scores_take_a_vector_mask(api: TestClient) -> None:
-    out = post(api, SOFTMAX, {"scores": [1, 2, 3], "allowed": [True, False, True]})
+def test_vector_scores_take_a_vector_mask(client: TestClient) -> None:
+    out = post(client, SOFTMAX, {"scores": [1, 2, 3], "allowed": [True, False, True]})
     assert out["weights"][1] == 0.0
     assert out["row_sums"] == pytest.approx(1.0)
-    causal = post(api, SOFTMAX, {"scores": [1, 2, 3], "mask": "causal"})  # a vector is row 0
+    causal = post(client, SOFTMAX, {"scores": [1, 2, 3], "mask": "causal"})  # a vector is row 0
     assert causal["weights"] == [1.0, 0.0, 0.0]
 
 
-def test_c4_stretch_by_root_d(api: TestClient) -> None:
-    flat = post(api, SOFTMAX, {"scores": [2, 1, 0]})
-    steep = post(api, SOFTMAX, {"scores": [2, 1, 0], "stretch": math.sqrt(64)})
+def test_c4_stretch_by_root_d(client: TestClient) -> None:
+    flat = post(client, SOFTMAX, {"scores": [2, 1, 0]})
+    steep = post(client, SOFTMAX, {"scores": [2, 1, 0], "stretch": math.sqrt(64)})
     assert r3(flat["weights"]) == FIX["C4"]["printed"]["weights"]
     assert steep["max_weight"] > 0.9995
 
@@ -131,24 +126,24 @@ SOFTMAX_CASES: list[tuple[str, dict[str, Any], str]] = [
 @pytest.mark.parametrize(("case", "payload", "field"), SOFTMAX_CASES,
                          ids=[c[0] for c in SOFTMAX_CASES])  # fmt: skip
 def test_softmax_extension_bad_input(
-    api: TestClient, case: str, payload: dict[str, Any], field: str
+    client: TestClient, case: str, payload: dict[str, Any], field: str
 ) -> None:
-    assert_error(api.post(SOFTMAX, json=payload), field)
+    assert_error(client.post(SOFTMAX, json=payload), field)
 
 
 # --- key_tokens and the presets ----------------------------------------------------------
 
 
-def preset(api: TestClient, name: str) -> dict[str, Any]:
-    r = api.get(f"/api/v1/presets/{name}")
+def preset(client: TestClient, name: str) -> dict[str, Any]:
+    r = client.get(f"/api/v1/presets/{name}")
     assert r.status_code == 200
     return dict(r.json()["body"])
 
 
 @pytest.mark.parametrize("entry", ["A3", "A4", "B1"])
-def test_presets_are_the_spec_fixtures(api: TestClient, entry: str) -> None:
+def test_presets_are_the_spec_fixtures(client: TestClient, entry: str) -> None:
     fx = FIX[entry]
-    b = preset(api, fx["preset"])
+    b = preset(client, fx["preset"])
     assert b["q"] == fx["q"]
     assert b["k"] == fx["k"]
     assert b["v"] == fx.get("v", fx["k"])  # A3, A4: V = K
@@ -158,23 +153,23 @@ def test_presets_are_the_spec_fixtures(api: TestClient, entry: str) -> None:
     assert b["mask"] == fx.get("mask", "none")
 
 
-def test_presets_are_listed_after_the_existing_ones(api: TestClient) -> None:
-    ids = [p["id"] for p in api.get("/api/v1/presets").json()]
+def test_presets_are_listed_after_the_existing_ones(client: TestClient) -> None:
+    ids = [p["id"] for p in client.get("/api/v1/presets").json()]
     assert ids[:4] == ["i-love-llms", "cross-attention", "causal", "two-heads"]
     assert {"two-tokens", "who-is-the-best", "dog-truck-barked"} <= set(ids)
 
 
-def test_who_is_the_best_over_http(api: TestClient) -> None:
-    out = post(api, ATTENTION, preset(api, "who-is-the-best"))
+def test_who_is_the_best_over_http(client: TestClient) -> None:
+    out = post(client, ATTENTION, preset(client, "who-is-the-best"))
     assert round(out["divisor"], 4) == FIX["A3"]["printed"]["sqrt_d_k"]
     assert [round(w, 4) for w in out["weights"][0]] == FIX["A3"]["printed"]["weights"]
     assert out["key_tokens"] == ["is", "the", "best"]
     assert out["tokens"] == ["who"]
 
 
-def test_two_tokens_over_http(api: TestClient) -> None:
+def test_two_tokens_over_http(client: TestClient) -> None:
     p = FIX["B1"]["printed"]
-    out = post(api, ATTENTION, preset(api, "two-tokens"))
+    out = post(client, ATTENTION, preset(client, "two-tokens"))
     assert out["scores"] == p["scores"]
     assert [round(x, 2) for x in out["scaled"][0]] == p["scaled"][0]
     assert r3(out["scaled"][1]) == p["scaled"][1]
@@ -185,8 +180,8 @@ def test_two_tokens_over_http(api: TestClient) -> None:
     assert r3(out["output"][1]) == p["output"][1]
 
 
-def test_dog_truck_barked_over_http(api: TestClient) -> None:
-    out = post(api, ATTENTION, preset(api, "dog-truck-barked"))
+def test_dog_truck_barked_over_http(client: TestClient) -> None:
+    out = post(client, ATTENTION, preset(client, "dog-truck-barked"))
     assert out["key_tokens"] == ["dog", "truck", "barked"]
     assert out["row_argmax"][:2] == [0, 1]
     assert out["row_entropy"][2] == pytest.approx(math.log2(3), abs=1e-12)
@@ -204,18 +199,18 @@ KEY_CASES: list[tuple[str, dict[str, Any], str]] = [
 
 
 @pytest.mark.parametrize(("case", "payload", "field"), KEY_CASES, ids=[c[0] for c in KEY_CASES])
-def test_key_tokens_bad_input(api: TestClient, case: str, payload: Any, field: str) -> None:
-    assert_error(api.post(ATTENTION, json=payload), field)
+def test_key_tokens_bad_input(client: TestClient, case: str, payload: Any, field: str) -> None:
+    assert_error(client.post(ATTENTION, json=payload), field)
 
 
-def test_key_tokens_label_the_columns(api: TestClient) -> None:
-    out = post(api, ATTENTION, {"q": Q, "k": K, "v": K, "key_tokens": ["same", "right", "back"]})
+def test_key_tokens_label_the_columns(client: TestClient) -> None:
+    out = post(client, ATTENTION, {"q": Q, "k": K, "v": K, "key_tokens": ["same", "right", "back"]})
     assert out["key_tokens"] == ["same", "right", "back"]
     assert out["heads"][0]["weights"] == out["weights"]
 
 
-def test_softmax_over_budget_names_what_to_reduce() -> None:
-    small = client(max_cells=1000)
+def test_softmax_over_budget_names_what_to_reduce(make_client: MakeClient) -> None:
+    small = make_client(max_cells=1000)
     assert_error(small.post(SOFTMAX, json={"scores": [[1] * 20] * 20}), "scores")
     wide = {"scores": [[1] * 4] * 4, "values": [[1] * 200] * 4}
     assert_error(small.post(SOFTMAX, json=wide), "values")

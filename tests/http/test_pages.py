@@ -17,14 +17,7 @@ from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState, encode_body, to_query
 from app.inputs.presets import RUNNING_EXAMPLE
 from app.inputs.view import ViewState
-from app.main import create_app
-from app.settings import Settings
 from app.web.assets import IMMUTABLE, REVALIDATE, asset_hash
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(Settings()))
 
 
 def initial_state(html: str) -> dict[str, object]:

@@ -10,11 +10,9 @@ import json
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from api_helpers import client
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-API = client()
 
 PARAMS = ("preset", "s", "focus", "head", "stretch", "row", "theme", "editable", "controls",
           "format", "url", "maxwidth", "maxheight")  # fmt: skip
@@ -45,8 +43,8 @@ values = st.one_of(
 queries = st.dictionaries(st.sampled_from(PARAMS), values, max_size=4)
 
 
-def _check(url: str) -> None:
-    r = API.get(url)
+def _check(client: TestClient, url: str) -> None:
+    r = client.get(url)
     assert r.status_code < 500, (url[:200], r.text[:300])
     assert "content-security-policy" in r.headers
 
@@ -56,25 +54,27 @@ FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(Healt
 
 @FUZZ
 @given(query=queries)
-def test_page(query: dict[str, str]) -> None:
-    _check("/?" + urlencode(query))
+def test_page(client: TestClient, query: dict[str, str]) -> None:
+    _check(client, "/?" + urlencode(query))
 
 
 @FUZZ
 @given(figure=st.one_of(st.integers(-5, 20).map(str), values), query=queries)
-def test_embed(figure: str, query: dict[str, str]) -> None:
-    _check(f"/embed/{quote(figure, safe='')}?" + urlencode(query))
+def test_embed(client: TestClient, figure: str, query: dict[str, str]) -> None:
+    _check(client, f"/embed/{quote(figure, safe='')}?" + urlencode(query))
 
 
 @FUZZ
 @given(query=queries, inner=queries, fragment=values, embed=st.booleans())
-def test_oembed(query: dict[str, Any], inner: dict[str, str], fragment: str, embed: bool) -> None:
+def test_oembed(
+    client: TestClient, query: dict[str, Any], inner: dict[str, str], fragment: str, embed: bool
+) -> None:
     path = "/embed/6" if embed else "/"
     query["url"] = f"http://testserver{path}?{urlencode(inner)}#fig-{fragment}"
-    _check("/oembed?" + urlencode(query))
+    _check(client, "/oembed?" + urlencode(query))
 
 
 @FUZZ
 @given(query=queries)
-def test_export(query: dict[str, str]) -> None:
-    _check("/api/v1/export?" + urlencode(query))
+def test_export(client: TestClient, query: dict[str, str]) -> None:
+    _check(client, "/api/v1/export?" + urlencode(query))

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from api_helpers import MakeClient
 from fastapi.testclient import TestClient
 
-from app.main import create_app
 from app.settings import Settings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -65,7 +65,18 @@ def test_a_bad_value_is_refused_naming_the_variable(monkeypatch: pytest.MonkeyPa
         Settings()
 
 
-def test_healthz_answers_ok() -> None:
-    response = TestClient(create_app(Settings())).get("/healthz")
+def test_healthz_answers_ok(client: TestClient) -> None:
+    response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
+
+
+def test_test_apps_ignore_the_developer_s_environment(
+    make_client: MakeClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tests/conftest.py: an ATTENTION_LAB_* variable in the shell changes no test."""
+    monkeypatch.setenv(PREFIX + "MAX_TOKENS", "4")
+    monkeypatch.setenv(PREFIX.lower() + "frame_ancestors", "https://elsewhere.example")
+    settings = make_client().app.state.settings
+    assert (settings.max_tokens, settings.frame_ancestors) == (512, "*")
+    assert make_client(max_tokens=8).app.state.settings.max_tokens == 8

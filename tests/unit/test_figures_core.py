@@ -1,4 +1,5 @@
-"""Figures 6 and 7, the response shape, and the purity of app/figures."""
+"""Figures 6 and 7, the response shape, views out of range, exact number text (what app/figures
+may import is tests/unit/test_layers.py's)."""
 
 from __future__ import annotations
 

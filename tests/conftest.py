@@ -1,0 +1,171 @@
+"""Fixtures for every test folder: one TestClient factory, and no developer environment.
+
+``make_client(**settings)`` is the only way tests build an app: ``Settings(**settings)``
+with every ``ATTENTION_LAB_*`` variable out of sight, so a value exported in the shell
+(``ATTENTION_LAB_MAX_TOKENS=4``) cannot change a test's result. ``client`` is the default
+app, one per module. The variables are also removed for the whole session (and put back
+at its end), for the code that reads them itself: ``get_settings()`` behind
+``app.main.app`` and the CLIs, and the servers the browser and slow tests spawn.
+
+``snapshot(name, value)`` compares ``value`` (numbers rounded to 6 significant digits) with
+the pretty JSON in tests/snapshots/{name}.json and fails with a diff. It never rewrites a
+file unless asked: ``pytest --update-snapshots`` (or ``UPDATE_SNAPSHOTS=1``); then review
+``git diff tests/snapshots``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+ENV_PREFIX = "ATTENTION_LAB_"
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+DIGITS = 6  # significant digits kept in snapshots: float noise must not churn them
+_hidden: dict[str, str] = {}
+_rewritten: list[str] = []
+
+
+def _settings_variables() -> list[str]:
+    # pydantic-settings matches names case-insensitively.
+    return [name for name in os.environ if name.upper().startswith(ENV_PREFIX)]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        help="rewrite tests/snapshots/*.json from the current code instead of comparing",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name in _settings_variables():
+        _hidden[name] = os.environ.pop(name)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    os.environ.update(_hidden)
+    _hidden.clear()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if _hidden:
+        return "hidden from the tests: " + ", ".join(sorted(_hidden))
+    return None
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _rewritten:
+        terminalreporter.write_sep("=", "snapshots rewritten: review git diff tests/snapshots")
+        for name in _rewritten:
+            terminalreporter.write_line(f"  tests/snapshots/{name}.json")
+
+
+@pytest.fixture(scope="session")
+def make_client() -> Callable[..., TestClient]:
+    """``make_client(raise_server_exceptions=True, **settings) -> TestClient`` on a new app.
+
+    Settings are the defaults plus ``settings``; the environment never counts.
+    """
+    # Imported here, not at the top: app.main builds an app (reading the environment) on
+    # import, which must come after pytest_configure has hidden the variables.
+    from app.main import create_app
+    from app.settings import Settings
+
+    def make(*, raise_server_exceptions: bool = True, **settings: Any) -> TestClient:
+        with pytest.MonkeyPatch.context() as env:
+            for name in _settings_variables():
+                env.delenv(name)
+            app_settings = Settings(**settings)
+        return TestClient(create_app(app_settings), raise_server_exceptions=raise_server_exceptions)
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def client(make_client: Callable[..., TestClient]) -> Iterator[TestClient]:
+    """The app with default settings, one per test module."""
+    with make_client() as c:
+        yield c
+
+
+# ---- snapshots
+
+_LONG_NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[+-]?\d+)?(?![\w.])")
+
+
+def _round_text(match: re.Match[str]) -> str:
+    text = match.group(0)
+    digits = len(text.split("e")[0].lstrip("-").replace(".", "").lstrip("0"))
+    return text if digits <= DIGITS else f"{float(text):.{DIGITS}g}"
+
+
+def rounded(value: Any) -> Any:
+    """``value`` with floats (and long decimals printed inside strings) to 6 digits."""
+    if isinstance(value, float):
+        return float(f"{value:.{DIGITS}g}")
+    if isinstance(value, str):
+        return _LONG_NUMBER.sub(_round_text, value)
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item) for item in value]
+    return value
+
+
+def pretty(value: Any, indent: str = "") -> str:
+    """JSON, one key or row per line; a list of plain values (a row) stays on one line."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{_json(k)}: {pretty(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        return "[\n" + ",\n".join(inner + pretty(v, inner) for v in value) + "\n" + indent + "]"
+    return _json(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+@pytest.fixture
+def snapshot(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
+    """``snapshot(name, value)``: ``value`` must match tests/snapshots/{name}.json."""
+    update = bool(request.config.getoption("--update-snapshots")) or (
+        os.environ.get("UPDATE_SNAPSHOTS") == "1"
+    )
+
+    def check(name: str, value: Any) -> None:
+        path = SNAPSHOTS / f"{name}.json"
+        text = pretty(rounded(value)) + "\n"
+        old = path.read_text(encoding="utf-8") if path.exists() else None
+        if update:
+            if old != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                _rewritten.append(name)
+            return
+        if old is None:
+            pytest.fail(f"no snapshot tests/snapshots/{name}.json: run pytest "
+                        "--update-snapshots, then review the new file", pytrace=False)  # fmt: skip
+        if old != text:
+            diff = difflib.unified_diff(old.splitlines(), text.splitlines(), "stored", "now",
+                                        lineterm="", n=2)  # fmt: skip
+            shown = list(diff)
+            more = f"\n... {len(shown) - 80} more diff lines" if len(shown) > 80 else ""
+            pytest.fail(
+                f"figure output differs from tests/snapshots/{name}.json:\n"
+                + "\n".join(shown[:80]) + more + "\nIf the change is intended: pytest "
+                "--update-snapshots, then review git diff tests/snapshots.",
+                pytrace=False,
+            )  # fmt: skip
+
+    return check

@@ -45,18 +45,24 @@ def apply_mask(scaled: Matrix, allowed: BoolMatrix) -> Matrix:
     return np.where(allowed, scaled, -np.inf)
 
 
-def softmax_rows(masked: Matrix) -> Matrix:
+def row_top(m: Matrix) -> Matrix:
+    """(L_Q, L_K) -> (L_Q, 1): each row's largest cell, −inf for a row with no allowed key."""
+    top: Matrix = m.max(axis=-1, keepdims=True)
+    return top
+
+
+def softmax_rows(masked: Matrix, top: Matrix | None = None) -> Matrix:
     """Row softmax of (L_Q, L_K) with −inf for blocked cells.
 
-    The row maximum is subtracted first (softmax is shift-invariant, and this keeps exp()
-    from overflowing). A row whose every cell is blocked becomes all zeros rather than
-    0/0 = NaN: such a query attends to nothing.
+    The row maximum (``top``, (L_Q, 1), computed when not given) is subtracted first
+    (softmax is shift-invariant, and this keeps exp() from overflowing). A row whose every
+    cell is blocked becomes all zeros rather than 0/0 = NaN: such a query attends to nothing.
     """
-    row_max = np.max(masked, axis=-1, keepdims=True)
-    if np.isneginf(row_max).any():  # some row is fully blocked: shift it by 0, not −inf
-        row_max = np.where(np.isneginf(row_max), 0.0, row_max)
+    row_max = row_top(masked) if top is None else top
+    if (row_max == -np.inf).any():  # some row is fully blocked: shift it by 0, not −inf
+        row_max = np.where(row_max == -np.inf, 0.0, row_max)
     exps = np.exp(masked - row_max)  # exp(−inf) = 0 exactly
-    totals = np.sum(exps, axis=-1, keepdims=True)
+    totals = exps.sum(axis=-1, keepdims=True)
     # A row with an allowed key sums to ≥ 1 (its maximum contributes e^0); a fully
     # blocked row sums to 0 and is divided by 1, giving zeros.
     weights: Matrix = exps / np.maximum(totals, 1.0)
@@ -71,7 +77,8 @@ def weighted_sum(weights: Matrix, v: Matrix) -> Matrix:
 def entropy_bits(weights: Matrix) -> NDArray[np.float64]:
     """Per-row Shannon entropy −Σ p log₂ p in bits, with 0 log 0 = 0. Shape (L_Q,)."""
     logs = np.log2(weights, out=np.zeros_like(weights), where=weights > 0)
-    return np.asarray(-np.sum(weights * logs, axis=-1) + 0.0)
+    entropy: NDArray[np.float64] = -(weights * logs).sum(axis=-1) + 0.0
+    return entropy
 
 
 def exp_shift(row_scores: Matrix) -> NDArray[np.float64]:
@@ -83,3 +90,13 @@ def exp_shift(row_scores: Matrix) -> NDArray[np.float64]:
     hi = np.max(row_scores, axis=-1)  # −inf only for a fully blocked row
     hi = np.where(np.isfinite(hi), hi, 0.0)
     return np.where(np.abs(hi) <= EXP_SAFE, 0.0, hi)
+
+
+def shown_exps(masked: Matrix, top: Matrix) -> tuple[Matrix, NDArray[np.float64]]:
+    """(e^(masked − exp_shift), exp_shift): (L_Q, L_K) and (L_Q,). ``top`` is the row
+    maximum of ``masked`` (L_Q, 1); when every row is safe to print (the usual case) the
+    shift is 0 and the exponentials are e^masked itself, in one call."""
+    if top.size and np.abs(top).max() <= EXP_SAFE:  # no row shifted (|−inf| is not safe)
+        return np.exp(masked), np.zeros(top.shape[0])
+    shift = exp_shift(masked)
+    return np.exp(masked - shift[:, None]), shift

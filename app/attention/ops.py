@@ -76,8 +76,9 @@ def weighted_sum(weights: Matrix, v: Matrix) -> Matrix:
 
 def entropy_bits(weights: Matrix) -> NDArray[np.float64]:
     """Per-row Shannon entropy −Σ p log₂ p in bits, with 0 log 0 = 0. Shape (L_Q,)."""
-    logs = np.log2(weights, out=np.zeros_like(weights), where=weights > 0)
-    entropy: NDArray[np.float64] = -(weights * logs).sum(axis=-1) + 0.0
+    logs = np.log2(weights, out=np.zeros(weights.shape), where=weights > 0)
+    # 0 − Σ rather than −Σ: the same numbers, and −0.0 becomes 0.0 in the same call
+    entropy: NDArray[np.float64] = 0.0 - (weights * logs).sum(axis=-1)
     return entropy
 
 

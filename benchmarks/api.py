@@ -1,7 +1,8 @@
 """Benchmark of POST /api/v1/attention: throughput and latency over HTTP, and the
 server-side cost per request. Prints figures; it is not a timed test.
 
-    python benchmarks/api.py [--seconds 4] [--connections 4]
+    python benchmarks/api.py [--seconds 4] [--connections 4] [--case running-example]
+                             [--no-in-process]
 
 1. Starts uvicorn (one worker) with ``benchmarks.bench_app:app`` on a free port and drives
    it from an asyncio HTTP/1.1 keep-alive client: requests per second and latency
@@ -162,7 +163,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
 
 
-def http_figures(seconds: float, connections: int) -> None:
+def http_figures(seconds: float, connections: int, cases: list[str]) -> None:
     port, bare_port = free_port(), free_port()
     server = start_server(port)
     try:
@@ -177,7 +178,8 @@ def http_figures(seconds: float, connections: int) -> None:
               f"case: max_heavy), 2 × {seconds:g} s per endpoint, alternating")  # fmt: skip
         print(f"{'case':<18}{'endpoint':<10}{'conn':>4}{'bytes':>10}{'req/s':>9}{'p50 ms':>9}"
               f"{'p95 ms':>9}{'p99 ms':>9}{'server CPU µs/req':>19}{'503s':>7}")  # fmt: skip
-        for name, body in CASES.items():
+        for name in cases:
+            body = CASES[name]
             raw = orjson.dumps(body)
             bodies = [orjson.dumps(b) for b in varied(body, 64)]
             # A heavy request takes one of max_heavy slots: more connections only add 503s.
@@ -251,10 +253,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="per endpoint and round")
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument(
+        "--case",
+        action="append",
+        choices=list(CASES),
+        help="only this case over HTTP (repeatable; default: every case)",
+    )
+    parser.add_argument(
+        "--no-in-process", action="store_true", help="skip the in-process timings (part 2)"
+    )
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    http_figures(args.seconds, args.connections)
-    server_side_figures()
+    http_figures(args.seconds, args.connections, args.case or list(CASES))
+    if not args.no_in_process:
+        server_side_figures()
 
 
 if __name__ == "__main__":

@@ -54,12 +54,13 @@ def row_top(m: Matrix) -> Matrix:
 def softmax_rows(masked: Matrix, top: Matrix | None = None) -> Matrix:
     """Row softmax of (L_Q, L_K) with −inf for blocked cells.
 
-    The row maximum (``top``, (L_Q, 1), computed when not given) is subtracted first
-    (softmax is shift-invariant, and this keeps exp() from overflowing). A row whose every
-    cell is blocked becomes all zeros rather than 0/0 = NaN: such a query attends to nothing.
+    The row maximum is subtracted first (softmax is shift-invariant, and this keeps exp()
+    from overflowing). A row whose every cell is blocked becomes all zeros rather than
+    0/0 = NaN: such a query attends to nothing. ``top`` (L_Q, 1), when the caller has it,
+    is the row maximum of a ``masked`` known to have no fully blocked row.
     """
     row_max = row_top(masked) if top is None else top
-    if (row_max == -np.inf).any():  # some row is fully blocked: shift it by 0, not −inf
+    if top is None and (row_max == -np.inf).any():  # a fully blocked row: shift it by 0
         row_max = np.where(row_max == -np.inf, 0.0, row_max)
     exps = np.exp(masked - row_max)  # exp(−inf) = 0 exactly
     totals = exps.sum(axis=-1, keepdims=True)
@@ -93,11 +94,7 @@ def exp_shift(row_scores: Matrix) -> NDArray[np.float64]:
     return np.where(np.abs(hi) <= EXP_SAFE, 0.0, hi)
 
 
-def shown_exps(masked: Matrix, top: Matrix) -> tuple[Matrix, NDArray[np.float64]]:
-    """(e^(masked − exp_shift), exp_shift): (L_Q, L_K) and (L_Q,). ``top`` is the row
-    maximum of ``masked`` (L_Q, 1); when every row is safe to print (the usual case) the
-    shift is 0 and the exponentials are e^masked itself, in one call."""
-    if top.size and np.abs(top).max() <= EXP_SAFE:  # no row shifted (|−inf| is not safe)
-        return np.exp(masked), np.zeros(top.shape[0])
-    shift = exp_shift(masked)
-    return np.exp(masked - shift[:, None]), shift
+def is_printable(top: Matrix) -> bool:
+    """True when every row maximum ``top`` (L_Q, 1) is within ±EXP_SAFE: no row needs an
+    exp_shift, and none is fully blocked (|−inf| is not within it)."""
+    return bool(top.size) and bool(np.abs(top).max() <= EXP_SAFE)

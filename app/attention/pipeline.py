@@ -179,9 +179,14 @@ def _one_head(
     scores = ops.scores(q, k)
     scaled = scores / div
     masked = scaled if allowed is None else ops.apply_mask(scaled, allowed)
-    top = ops.row_top(masked)  # (L_Q, 1), shared by the softmax and the shown exps
-    weights = ops.softmax_rows(masked, top)
-    exps, shift = ops.shown_exps(masked, top)
+    top = ops.row_top(masked)  # (L_Q, 1)
+    if ops.is_printable(top):  # the usual case: no blocked row, no shift, e^masked shown
+        weights = ops.softmax_rows(masked, top)
+        exps, shift = np.exp(masked), np.zeros(q.shape[0])
+    else:
+        weights = ops.softmax_rows(masked)
+        shift = ops.exp_shift(masked)
+        exps = np.exp(masked - shift[:, None])
     return HeadStages(
         q=q,
         k=k,

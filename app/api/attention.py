@@ -34,6 +34,7 @@ from app.inputs.limits import (
     body_cost,
     check_cost,
     input_cost,
+    is_heavy,
     request_shape,
     softmax_cost,
 )
@@ -81,14 +82,18 @@ async def attention(request: Request) -> Response:
     masked scores, the weights, the output and per-row statistics. Blocked cells of
     `masked` are null."""
     settings = settings_of(request)
-    async with admitted(body_cost(content_length(request))):
+    async with admitted(body_cost(content_length(request))) as held:
         body = await read_body(request, AttentionRequest, settings, input_cost)
         check_limits(body, settings)
         shape = request_shape(body)
         cost = attention_cost(shape)
         check_cost(cost, settings, shape.reduce, field=shape.field)
-        chunks = await offload(cost, lambda: stages_to_chunks(run(body.to_input())))
-        return until_sent(JSONChunks(chunks))
+        if held or is_heavy(cost):
+            chunks = await offload(cost, lambda: stages_to_chunks(run(body.to_input())))
+            return until_sent(JSONChunks(chunks))
+        # Small (the usual edit): inline, as offload would; one chunk is sent as it is.
+        chunks = stages_to_chunks(run(body.to_input()))
+        return JSONBytes(chunks[0]) if len(chunks) == 1 else JSONChunks(chunks)
 
 
 @router.post(

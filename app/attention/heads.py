@@ -13,6 +13,8 @@ from app.attention.ops import Matrix
 
 def split_heads(m: Matrix, heads: int) -> list[Matrix]:
     """(L, d) -> heads × (L, d / heads): head 1 gets columns 0 … d/heads − 1, and so on."""
+    if heads == 1:
+        return [m]
     width = m.shape[1] // heads
     return [m[:, h * width : (h + 1) * width] for h in range(heads)]
 

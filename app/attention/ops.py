@@ -45,18 +45,25 @@ def apply_mask(scaled: Matrix, allowed: BoolMatrix) -> Matrix:
     return np.where(allowed, scaled, -np.inf)
 
 
-def softmax_rows(masked: Matrix) -> Matrix:
+def row_top(m: Matrix) -> Matrix:
+    """(L_Q, L_K) -> (L_Q, 1): each row's largest cell, −inf for a row with no allowed key."""
+    top: Matrix = m.max(axis=-1, keepdims=True)
+    return top
+
+
+def softmax_rows(masked: Matrix, top: Matrix | None = None) -> Matrix:
     """Row softmax of (L_Q, L_K) with −inf for blocked cells.
 
     The row maximum is subtracted first (softmax is shift-invariant, and this keeps exp()
     from overflowing). A row whose every cell is blocked becomes all zeros rather than
-    0/0 = NaN: such a query attends to nothing.
+    0/0 = NaN: such a query attends to nothing. ``top`` (L_Q, 1), when the caller has it,
+    is the row maximum of a ``masked`` known to have no fully blocked row.
     """
-    row_max = np.max(masked, axis=-1, keepdims=True)
-    if np.isneginf(row_max).any():  # some row is fully blocked: shift it by 0, not −inf
-        row_max = np.where(np.isneginf(row_max), 0.0, row_max)
+    row_max = row_top(masked) if top is None else top
+    if top is None and (row_max == -np.inf).any():  # a fully blocked row: shift it by 0
+        row_max = np.where(row_max == -np.inf, 0.0, row_max)
     exps = np.exp(masked - row_max)  # exp(−inf) = 0 exactly
-    totals = np.sum(exps, axis=-1, keepdims=True)
+    totals = exps.sum(axis=-1, keepdims=True)
     # A row with an allowed key sums to ≥ 1 (its maximum contributes e^0); a fully
     # blocked row sums to 0 and is divided by 1, giving zeros.
     weights: Matrix = exps / np.maximum(totals, 1.0)
@@ -70,8 +77,10 @@ def weighted_sum(weights: Matrix, v: Matrix) -> Matrix:
 
 def entropy_bits(weights: Matrix) -> NDArray[np.float64]:
     """Per-row Shannon entropy −Σ p log₂ p in bits, with 0 log 0 = 0. Shape (L_Q,)."""
-    logs = np.log2(weights, out=np.zeros_like(weights), where=weights > 0)
-    return np.asarray(-np.sum(weights * logs, axis=-1) + 0.0)
+    logs = np.log2(weights, out=np.zeros(weights.shape), where=weights > 0)
+    # 0 − Σ rather than −Σ: the same numbers, and −0.0 becomes 0.0 in the same call
+    entropy: NDArray[np.float64] = 0.0 - (weights * logs).sum(axis=-1)
+    return entropy
 
 
 def exp_shift(row_scores: Matrix) -> NDArray[np.float64]:
@@ -83,3 +92,9 @@ def exp_shift(row_scores: Matrix) -> NDArray[np.float64]:
     hi = np.max(row_scores, axis=-1)  # −inf only for a fully blocked row
     hi = np.where(np.isfinite(hi), hi, 0.0)
     return np.where(np.abs(hi) <= EXP_SAFE, 0.0, hi)
+
+
+def is_printable(top: Matrix) -> bool:
+    """True when every row maximum ``top`` (L_Q, 1) is within ±EXP_SAFE: no row needs an
+    exp_shift, and none is fully blocked (|−inf| is not within it)."""
+    return bool(top.size) and bool(np.abs(top).max() <= EXP_SAFE)

@@ -135,7 +135,8 @@ def run(inp: AttentionInput) -> Stages:
     key_tokens = _key_labels(inp, tokens, l_k)
     allowed = _allowed(inp, l_q, l_k)
     # None: every cell allowed, so `masked` is `scaled` itself (no copy, no −inf)
-    mask = None if allowed.all() else allowed
+    unmasked = inp.mask == "none" and inp.padding is None and inp.allowed is None
+    mask = None if unmasked or allowed.all() else allowed
     heads = tuple(
         _one_head(q_h, k_h, v_h, mask, inp.scale)
         for q_h, k_h, v_h in zip(
@@ -166,7 +167,7 @@ def run(inp: AttentionInput) -> Stages:
         output=output,
         scale=inp.scale,
         mask=inp.mask,
-        warnings=_blocked_row_warnings(allowed, tokens),
+        warnings=() if mask is None else _blocked_row_warnings(allowed, tokens),
     )
 
 
@@ -178,9 +179,14 @@ def _one_head(
     scores = ops.scores(q, k)
     scaled = scores / div
     masked = scaled if allowed is None else ops.apply_mask(scaled, allowed)
-    weights = ops.softmax_rows(masked)
-    shift = ops.exp_shift(masked)
-    exps = np.exp(masked - shift[:, None])
+    top = ops.row_top(masked)  # (L_Q, 1)
+    if ops.is_printable(top):  # the usual case: no blocked row, no shift, e^masked shown
+        weights = ops.softmax_rows(masked, top)
+        exps, shift = np.exp(masked), np.zeros(q.shape[0])
+    else:
+        weights = ops.softmax_rows(masked)
+        shift = ops.exp_shift(masked)
+        exps = np.exp(masked - shift[:, None])
     return HeadStages(
         q=q,
         k=k,
@@ -196,15 +202,16 @@ def _one_head(
         exp_shift=shift,
         row_sum=weights.sum(axis=1),
         row_entropy=ops.entropy_bits(weights),
-        row_argmax=tuple(np.argmax(weights, axis=1).tolist()),
+        row_argmax=tuple(weights.argmax(axis=1).tolist()),
         row_max=weights.max(axis=1),
     )
 
 
 def _qkv(inp: AttentionInput) -> tuple[Matrix, Matrix, Matrix]:
     """Q, K, V from whichever mode the input uses, with every shape checked."""
-    projection = any(m is not None for m in (inp.x, inp.w_q, inp.w_k, inp.w_v, inp.source_x))
-    direct = any(m is not None for m in (inp.q, inp.k, inp.v))
+    projection = not (inp.x is None and inp.w_q is None and inp.w_k is None
+                      and inp.w_v is None and inp.source_x is None)  # fmt: skip
+    direct = not (inp.q is None and inp.k is None and inp.v is None)
     if projection and direct:
         raise InputError(
             "q", "give either x, w_q, w_k, w_v (projection) or q, k, v (direct), not both"

@@ -88,12 +88,12 @@ class ViewState:
 
     def to_query(self) -> dict[str, str]:
         """The URL parameters that differ from the defaults (focus 1 is the default)."""
-        out: dict[str, str] = {}
-        for key, value in self.as_dict().items():
-            default = 1 if key == "focus" else getattr(DEFAULT_VIEW, key)
-            if value is not None and value != default:
-                out[key] = str(value)
-        return out
+        defaults = url_defaults()
+        return {
+            key: str(value)
+            for key, value in self.as_dict().items()
+            if value is not None and value != defaults[key]
+        }
 
     def as_dict(self) -> dict[str, Any]:
         """The view as the page's script reads it (URL names)."""
@@ -224,3 +224,9 @@ def check_figure_shape(shape: Shape, settings: Settings) -> None:
                 f"{size} {what} is more than figures are drawn for ({limit}); "
                 "POST /api/v1/attention computes the numbers up to the larger limits",
             )
+
+
+def url_defaults() -> dict[str, Any]:
+    """What a link leaves out: each view key's value when absent (focus 1, the default
+    for two tokens or more). The page's script receives this table to write links."""
+    return {**DEFAULT_VIEW.as_dict(), "focus": 1}

@@ -24,6 +24,7 @@ from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
 from app.inputs.link import to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
+from app.inputs.view import url_defaults
 from app.settings import Settings, get_settings
 from app.web.errors import embed_error_page
 from app.web.lab_state import lab_oembed
@@ -139,7 +140,7 @@ def _embed_page(
     link = resolved.link
     data = {
         "figure": number, "body": link.body, "view": link.view.as_dict(),
-        "preset_id": link.preset_id,
+        "view_defaults": url_defaults(), "preset_id": link.preset_id,
         "specs": specs, "editable": editable, "controls": controls,
         "tokens": list(resolved.stages.tokens), "heads": len(resolved.stages.heads),
     }  # fmt: skip

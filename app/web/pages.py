@@ -23,7 +23,7 @@ from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.inputs.resolve import StateError, plan_link
-from app.inputs.view import ViewState
+from app.inputs.view import ViewState, url_defaults
 from app.settings import Settings
 from app.web.templating import templates
 
@@ -78,6 +78,7 @@ def index(
         "error": problem,
         "figures": page_lists(),
         "limits": {"label_chars": MAX_LABEL_CHARS},
+        "view_defaults": url_defaults(),
     }
     context = {
         "initial": initial,

@@ -13,11 +13,12 @@
 
 import { postJSON, targetOf } from "./api.js";
 import { parseNumber } from "./numbers.js";
-import { figuresView, toQuery } from "./state.js";
+import { figuresView, setViewDefaults, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
 import { dataTable } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
+setViewDefaults(data.view_defaults);
 const root = document.getElementById("embed");
 const plot = document.getElementById("plot");
 const status = document.getElementById("status");

@@ -27,13 +27,14 @@ import { parseNumber } from "./numbers.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
-import { figuresView, toQuery } from "./state.js";
+import { figuresView, setViewDefaults, toQuery } from "./state.js";
 
 const TYPING_DELAY_MS = 150;
 const main = document.getElementById("main");
 const editorRoot = document.getElementById("editor");
 const initial = JSON.parse(document.getElementById("initial-state").textContent);
 setLimits(initial.limits);
+setViewDefaults(initial.view_defaults);
 // Which figures the server builds, and which a view key redraws: app/figures/registry.py.
 const FIGURES = initial.figures;
 const ALL = FIGURES.live;

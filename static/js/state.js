@@ -15,15 +15,14 @@
  * Numbers travel as JSON numbers, so a reopened link computes exactly the same values.
  */
 
-export const VIEW_DEFAULTS = Object.freeze({
-  focus: 1,
-  head: 0,
-  stretch: 8,
-  row: "textbook",
-  theme: "auto",
-});
+// What a link leaves out: the server's defaults of the view (#initial-state, or the
+// embed's data block, ``view_defaults``), set once by the page's entry module.
+let viewDefaults = {};
 
-const VIEW_KEYS = Object.keys(VIEW_DEFAULTS);
+/** The server's default view values (``app.inputs.view.url_defaults``). */
+export function setViewDefaults(defaults) {
+  viewDefaults = Object.freeze({ ...defaults });
+}
 
 /** UTF-8 JSON -> base64url without padding. */
 export function encodeBody(body) {
@@ -41,8 +40,8 @@ export function toQuery({ body, view }, presetId = null) {
   const params = new URLSearchParams();
   if (presetId) params.set("preset", presetId);
   else params.set("s", encodeBody(body));
-  for (const key of VIEW_KEYS) {
-    if (view[key] !== undefined && view[key] !== VIEW_DEFAULTS[key]) {
+  for (const key of Object.keys(viewDefaults)) {
+    if (view[key] !== undefined && view[key] !== viewDefaults[key]) {
       params.set(key, String(view[key]));
     }
   }

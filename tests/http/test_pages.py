@@ -16,7 +16,7 @@ from app.figures.registry import FIGURES, page_lists
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState, encode_body, to_query
 from app.inputs.presets import RUNNING_EXAMPLE
-from app.inputs.view import ViewState
+from app.inputs.view import ViewState, url_defaults
 from app.web.assets import IMMUTABLE, REVALIDATE, asset_hash
 
 
@@ -225,3 +225,14 @@ def test_every_figure_has_a_share_toolbar_of_buttons(client: TestClient) -> None
             assert re.search(rf'<button type="button"[^>]*aria-label="{label}"', html), label
     for kind in ("numpy", "csv", "json"):
         assert f'data-share="{kind}"' in html
+
+
+def test_the_page_and_the_embed_get_the_view_defaults_from_the_server(client: TestClient) -> None:
+    # One table (app.inputs.view.url_defaults): the script writes links with it.
+    assert initial_state(client.get("/").text)["view_defaults"] == url_defaults()
+    embed = client.get("/embed/6").text
+    data = json.loads(re.search(r'id="embed-data">(.*?)</script>', embed, re.S).group(1))
+    assert data["view_defaults"] == url_defaults()
+    js_test = (Path(__file__).parents[1] / "js" / "state.test.mjs").read_text(encoding="utf-8")
+    copy = re.search(r"const VIEW_DEFAULTS = (\{.*?\});", js_test).group(1)
+    assert json.loads(re.sub(r"(\w+):", r'"\1":', copy)) == url_defaults()

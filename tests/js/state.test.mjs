@@ -1,10 +1,14 @@
 // state.js: the link codec (body -> base64url JSON) and the view's query and API forms.
 // The decoder here is node's own base64url, so the round trip checks the encoder against
-// an independent implementation, as the server (app/state.py) decodes it.
+// an independent implementation, as the server (app/inputs/link.py) decodes it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { VIEW_DEFAULTS, encodeBody, figuresView, toQuery } from "../../static/js/state.js";
+import { encodeBody, figuresView, setViewDefaults, toQuery } from "../../static/js/state.js";
+
+// The server's table (app.inputs.view.url_defaults), as #initial-state hands it over.
+const VIEW_DEFAULTS = { focus: 1, head: 0, stretch: 8, row: "textbook", theme: "auto" };
+setViewDefaults(VIEW_DEFAULTS);
 
 const decode = (text) => JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
 

@@ -176,3 +176,10 @@ def softmax_to_dict(s: SoftmaxStage, vector: bool, vector_values: bool = False) 
 def encode(payload: Any) -> bytes:
     """JSON bytes; NaN and ±inf become null (orjson's rule), numpy arrays become lists."""
     return orjson.dumps(payload, option=_OPTIONS)
+
+
+def json_block(payload: Any) -> str:
+    """JSON for a ``<script type="application/json">`` block: ``<``, ``>`` and ``&`` are
+    escaped, so no text inside can end the element or start markup."""
+    text = encode(payload).decode()
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -12,12 +12,12 @@ import re
 from functools import cache
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
 from app import __version__
-from app.paths import static_dir, templates_dir
-from app.wire import encode
+from app.paths import static_dir
+from app.templating import environment
+from app.wire import json_block
 
 _SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
 PLOTLY_FILE = "vendor/plotly-cartesian-4.1.1.min.js"
@@ -34,17 +34,6 @@ def script_text(text: str) -> str:
     return _SCRIPT_END.sub(r"<\\/\1", text).replace("<!--", "<\\!--")
 
 
-def json_block(payload: Any) -> str:
-    """JSON for a ``<script type="application/json">`` block (``<``, ``>``, ``&`` escaped)."""
-    text = encode(payload).decode()
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True)
-
-
 @cache
 def plotly_source() -> str:
     return (static_dir() / PLOTLY_FILE).read_text(encoding="utf-8")
@@ -52,7 +41,7 @@ def plotly_source() -> str:
 
 def figure_html(spec: dict[str, Any], *, theme: str, title: str, query: str) -> str:
     """The HTML document for one figure dict (as ``build_figures`` makes it)."""
-    template = _environment().get_template("export/figure.html")
+    template = environment.get_template("export/figure.html")
     return template.render(
         number=spec["number"],
         spec=spec,

@@ -18,7 +18,6 @@ from markupsafe import Markup
 
 from app.api.admission import offload
 from app.api.params import embed_params, link_params
-from app.export.html import json_block
 from app.figures import build_figures
 from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
 from app.inputs.link import to_query
@@ -39,6 +38,7 @@ from app.web.oembed import (
 )
 from app.web.oembed import parse_site_url as parse_url
 from app.web.templating import templates
+from app.wire import json_block
 
 router = APIRouter(tags=["pages"])
 oembed_router = APIRouter(tags=["embedding"])

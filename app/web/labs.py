@@ -22,7 +22,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from markupsafe import Markup
 
 from app.api.admission import BusyError, offload
-from app.export.html import json_block
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import (
     BODY_KEYS,
@@ -67,6 +66,7 @@ from app.web.lab_state import (
     values_text,
 )
 from app.web.templating import templates
+from app.wire import json_block
 
 router = APIRouter(include_in_schema=False)
 

@@ -8,7 +8,7 @@ size limits from settings; the engine checks that shapes chain. Responses are bu
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 from pydantic import (
@@ -236,42 +236,37 @@ def check_limits(req: AttentionRequest, settings: Settings) -> None:
 SOFTMAX_MAX_ENTRIES = 4096
 
 
-def _scores_kind(value: Any) -> str:
-    """'vector' for [1, 2, 3], 'matrix' for [[1, 2], [3, 4]]: errors then name one form."""
-    if isinstance(value, list) and value and isinstance(value[0], list):
-        return "list[list[number]]"
-    return "list[number]"
+def _vector_or_matrix(item: Any, name: str) -> Any:
+    """One ``item`` per key, or a rectangular matrix of them (one row per query), at most
+    ``SOFTMAX_MAX_ENTRIES`` a side. A discriminator picks the form from the first element,
+    so an error names the form that was sent (``list[number]`` or ``list[list[number]]``)
+    instead of listing both. The tags contain "[" so app.inputs.errors leaves them out of
+    the field name."""
+    vector_tag, matrix_tag = f"list[{name}]", f"list[list[{name}]]"
+    vector = Annotated[list[item], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES)]
+    matrix = Annotated[
+        list[vector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
+        AfterValidator(_rectangular),
+    ]  # fmt: skip
+
+    def form(value: Any) -> str:
+        is_matrix = isinstance(value, list) and value and isinstance(value[0], list)
+        return matrix_tag if is_matrix else vector_tag
+
+    return Annotated[
+        Annotated[vector, Tag(vector_tag)] | Annotated[matrix, Tag(matrix_tag)],
+        Discriminator(form),
+    ]
 
 
-ScoreVector = Annotated[list[Number], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES)]
-ScoreMatrix = Annotated[
-    list[ScoreVector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
-    AfterValidator(_rectangular),
-]  # fmt: skip
-# The tags contain "[" so app.web.errors leaves them out of the field name.
-Scores = Annotated[
-    Annotated[ScoreVector, Tag("list[number]")] | Annotated[ScoreMatrix, Tag("list[list[number]]")],
-    Discriminator(_scores_kind),
-]
+if TYPE_CHECKING:  # what mypy sees; pydantic validates with the annotated unions below
+    Scores = list[float] | list[list[float]]
+    Flags = list[bool] | list[list[bool]]
+else:
+    Scores = _vector_or_matrix(Number, "number")
+    Flags = _vector_or_matrix(StrictBool, "bool")
 # Values: one number per key, or one row per key (d_v numbers each).
 Values = Scores
-
-
-def _flags_kind(value: Any) -> str:
-    if isinstance(value, list) and value and isinstance(value[0], list):
-        return "list[list[bool]]"
-    return "list[bool]"
-
-
-FlagVector = Annotated[list[StrictBool], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES)]
-FlagMatrix = Annotated[
-    list[FlagVector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
-    AfterValidator(_rectangular),
-]  # fmt: skip
-Flags = Annotated[
-    Annotated[FlagVector, Tag("list[bool]")] | Annotated[FlagMatrix, Tag("list[list[bool]]")],
-    Discriminator(_flags_kind),
-]
 
 
 class SoftmaxRequest(BaseModel):

@@ -42,8 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     admission.configure(settings.max_heavy)
     install_error_handlers(app)
-    app.include_router(api.router)
-    app.include_router(web.router)
+    for router in (*api.ROUTERS, *web.ROUTERS):
+        app.include_router(router)
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")
     # Pages, assets and figure JSON compress 3-8× at about a millisecond's cost; the raw
     # numeric API is left alone: gzip would cost more than it saves on 50 MB of floats.

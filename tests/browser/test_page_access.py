@@ -279,3 +279,33 @@ def test_randomise_is_reproducible_from_its_visible_seed(page: Page) -> None:
     wait_idle(page)
     assert x_values() == first
     assert "s=" in page.url
+
+
+@pytest.mark.parametrize(("scheme", "width"), [("light", 1440), ("dark", 375)])
+def test_a_wrong_address_is_a_page_that_leads_back(
+    browser: Browser, server_url: str, scheme: str, width: int
+) -> None:
+    context = browser.new_context(
+        color_scheme=scheme,  # type: ignore[arg-type]
+        viewport={"width": width, "height": 800},
+    )
+    page = context.new_page()
+    try:
+        response = page.goto(server_url + "/nope")
+        assert response is not None
+        assert response.status == 404
+        expect(page.locator("h1")).to_have_text("Not found")
+        expect(page.get_by_role("alert")).to_contain_text("no page at this address")
+        page.get_by_role("link", name="Open the running example").click()
+        page.wait_for_selector('main[aria-busy="false"]')
+        assert page.url == server_url + "/"
+        page.goto(server_url + "/nope")
+        page.keyboard.press("Tab")  # the skip link leads to the message, which exists
+        assert page.evaluate("document.activeElement.getAttribute('href')") == "#main"
+        page.evaluate(AXE.read_text())
+        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        bad = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        assert bad == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()

@@ -222,3 +222,18 @@ def test_url_round_trip_restores_the_state(page: Page, server_url: str) -> None:
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     assert np.allclose(weights_on_page(page), weights, equal_nan=True)
     assert page.url == url
+
+
+def test_adding_and_removing_a_token_resizes_every_figure(page: Page) -> None:
+    assert page.locator("input.token").count() == 3
+    page.click('[data-action="add-token"]')
+    wait_idle(page)
+    assert page.locator("input.token").count() == 4
+    weights = grid_values(page, 6, "weights")
+    assert len(weights) == 4
+    assert all(len(row) == 4 for row in weights)
+    assert all(abs(sum(row) - 1) < 1e-12 for row in weights)  # the server's softmax rows
+    page.click('[data-action="remove-token"]')
+    wait_idle(page)
+    assert page.locator("input.token").count() == 3
+    assert len(grid_values(page, 6, "weights")) == 3

@@ -21,8 +21,8 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from app.api.admission import offload
-from app.inputs.limits import INLINE_BODY_BYTES, Cost, check_cost
+from app.api.admission import admitted, offload
+from app.inputs.limits import INLINE_BODY_BYTES, Cost, body_cost, check_cost
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -75,6 +75,18 @@ async def read_body(
     if budget is not None:
         check_cost(budget(numbers), settings, reduce)
     return await offload(Cost(numbers, 0), _parse, model, raw)
+
+
+async def read_body_admitted(
+    request: Request,
+    model: type[M],
+    settings: Any,
+    budget: Callable[[int], Cost] | None = None,
+) -> M:
+    """``read_body`` holding a heavy slot while a large body is read and parsed; the slot
+    is let go with the model in hand (the route prices its own work next)."""
+    async with admitted(body_cost(content_length(request))):
+        return await read_body(request, model, settings, budget)
 
 
 def content_length(request: Request) -> int:

@@ -31,7 +31,7 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel
 
 from app.api import admission
-from app.api.body import body_doc, content_length, read_body
+from app.api.body import body_doc, read_body_admitted
 from app.api.responses import POST_ERRORS, JSONBytes
 from app.inputs.experiments import (
     MAX_CELLS,
@@ -42,7 +42,7 @@ from app.inputs.experiments import (
     ScoreVarianceRequest,
     ScoreVarianceResponse,
 )
-from app.inputs.limits import Cost, CostError, body_cost, check_cost
+from app.inputs.limits import Cost, CostError, check_cost
 from app.labs.experiments import (
     Params,
     SaturationParams,
@@ -210,8 +210,7 @@ async def _read(request: Request, model: type[M]) -> M:
     """The body, read under admission control (a large body is refused by its number count
     before parsing, and parsed off the event loop)."""
     settings: Settings = request.app.state.settings
-    async with admission.admitted(body_cost(content_length(request))):
-        return await read_body(request, model, settings, lambda n: Cost(n, 0))
+    return await read_body_admitted(request, model, settings, lambda n: Cost(n, 0))
 
 
 @_experiment("/score-variance", ScoreVarianceRequest, ScoreVarianceResponse,

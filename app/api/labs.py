@@ -10,10 +10,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.api.admission import admitted, offload
-from app.api.body import body_doc, content_length, read_body
+from app.api.admission import offload
+from app.api.body import body_doc, read_body_admitted
 from app.api.responses import POST_ERRORS, JSONBytes, settings_of
-from app.inputs.limits import body_cost, check_cost
+from app.inputs.limits import check_cost
 from app.inputs.position_cost import (
     CostRequest,
     CostResponse,
@@ -54,8 +54,7 @@ async def positional_encoding(request: Request) -> Response:
     base^(2i/d_model)) for pos = 0 … positions − 1: interleaved sines and cosines, the
     encoding the original transformer adds to X before the projections."""
     settings = settings_of(request)
-    async with admitted(body_cost(content_length(request))):
-        body = await read_body(request, PositionalRequest, settings)
+    body = await read_body_admitted(request, PositionalRequest, settings)
     body.check_limits(settings)
     price = positional_cost(body.positions, body.d_model)
     check_cost(price, settings, "positions")
@@ -77,6 +76,5 @@ async def cost_of(request: Request) -> Response:
     """Multiply-adds of one multi-head attention layer by term (linear 4·N·d², quadratic
     2·N²·d, crossover at N = 2·d_model), the score table's size, and the parameters of
     one layer and the whole model. Exact integers, computed in constant time."""
-    async with admitted(body_cost(content_length(request))):
-        body = await read_body(request, CostRequest, settings_of(request))
+    body = await read_body_admitted(request, CostRequest, settings_of(request))
     return JSONBytes(encode(cost_to_dict(cost(body.config()))))

@@ -22,6 +22,12 @@ APP = ROOT / "app"
 PURE_THIRD_PARTY = {"numpy"}
 FRAMEWORKS = {"fastapi", "starlette", "uvicorn", "anyio", "jinja2", "markupsafe", "plotly"}
 
+# What the export and both surfaces build on: the pure packages, the inputs and the small
+# top-level modules (settings, paths, the wire encoder, the one Jinja environment).
+BELOW_EXPORT = {"attention", "figures", "labs", "inputs", "settings", "paths", "wire", "templating"}
+HTTP = {"fastapi", "starlette", "anyio"}
+HTML = {"jinja2", "markupsafe"}
+
 # package -> (app packages it may import, third-party libraries it may import)
 LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "attention": ({"attention"}, PURE_THIRD_PARTY),
@@ -32,50 +38,9 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"inputs", "attention", "figures", "labs", "settings"},
         {"numpy", "pydantic", "orjson"},
     ),
-    "export": (
-        {
-            "export",
-            "attention",
-            "figures",
-            "labs",
-            "inputs",
-            "settings",
-            "paths",
-            "wire",
-            "templating",
-        },
-        {"numpy", "jinja2", "markupsafe", "orjson"},
-    ),
-    "api": (
-        {
-            "api",
-            "attention",
-            "figures",
-            "labs",
-            "inputs",
-            "export",
-            "settings",
-            "paths",
-            "wire",
-        },
-        {"numpy", "pydantic", "orjson", "fastapi", "starlette", "anyio"},
-    ),
-    "web": (
-        {
-            "web",
-            "api",
-            "attention",
-            "figures",
-            "labs",
-            "inputs",
-            "export",
-            "settings",
-            "paths",
-            "wire",
-            "templating",
-        },
-        {"numpy", "pydantic", "orjson", "fastapi", "starlette", "anyio", "jinja2", "markupsafe"},
-    ),
+    "export": ({"export"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
+    "api": ({"api", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
+    "web": ({"web", "api", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP, *HTML}),
     "wire": ({"attention"}, {"numpy", "orjson"}),
     "templating": ({"figures.fmt", "paths"}, {"jinja2"}),
     "settings": (set(), {"pydantic", "pydantic_settings"}),

@@ -180,12 +180,16 @@ def first_paint_of(page: Page, url: str, body: dict[str, Any]) -> float:
     """First figure painted for a state too large for a link: the page's own HTML with
     that state as its initial state (the page then asks the server for every figure)."""
     html = urllib.request.urlopen(url + "/").read().decode()
-    state = json.dumps({"body": body, "view": {"focus": 1, "head": 0, "stretch": 8,
-                        "row": "textbook", "theme": "light"}, "preset_id": None,
-                        "presets": [], "error": None})  # fmt: skip
-    html = re.sub(r'(<script type="application/json" id="initial-state">).*?(</script>)',
-                  lambda m: m.group(1) + state.replace("<", "\\u003c") + m.group(2), html,
-                  flags=re.S)  # fmt: skip
+    block = re.compile(
+        r'(<script type="application/json" id="initial-state">)(.*?)(</script>)', re.S
+    )
+    found = block.search(html)
+    assert found, "the page has no initial-state block"
+    # The server's own initial state (figures, limits, defaults…) with this body in it.
+    initial = {**json.loads(found.group(2)), "body": body, "preset_id": None, "error": None}
+    initial["view"] = {**initial["view"], "focus": 1, "theme": "light"}
+    state = json.dumps(initial).replace("<", "\\u003c")
+    html = html[: found.start(2)] + state + html[found.end(2) :]
     page.route(url + "/", lambda route: route.fulfill(body=html, content_type="text/html"))
     page.goto(url + "/")
     page.wait_for_selector("main[aria-busy=false]", state="attached", timeout=120_000)

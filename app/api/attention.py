@@ -26,7 +26,7 @@ from app.api.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, set
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
 from app.inputs import presets
-from app.inputs.body import AttentionRequest, SoftmaxRequest, check_limits
+from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.limits import (
     BYTES_PER_NUMBER,
     Cost,
@@ -38,6 +38,7 @@ from app.inputs.limits import (
     request_shape,
     softmax_cost,
 )
+from app.inputs.softmax import SoftmaxRequest
 from app.wire import encode, softmax_to_dict, stages_to_chunks
 
 router = APIRouter(prefix="/api/v1", tags=["attention"])

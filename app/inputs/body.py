@@ -1,26 +1,25 @@
-"""Request models of API v1: types, bounds and descriptions, and their conversion to the engine.
+"""The attention request body of API v1: types, bounds and descriptions, and its conversion
+to the engine (the softmax endpoint's body is ``app.inputs.softmax``).
 
 Pydantic checks what a JSON body can get wrong on its own (types, finite numbers within
 ±1e6, rectangular rows, label lengths, unknown fields); ``check_limits`` applies the
 size limits from settings; the engine checks that shapes chain. Responses are built in
-``app/wire.py``; the models at the bottom only document them in OpenAPI.
+``app/wire.py`` and documented by ``app.api.models``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
-    Discriminator,
     Field,
     Strict,
     StrictBool,
     StrictInt,
-    Tag,
 )
 
 from app.attention import AttentionInput
@@ -45,7 +44,7 @@ Label = Annotated[
 ]
 
 
-def _rectangular(rows: list[list[Any]]) -> list[list[Any]]:
+def rectangular(rows: list[list[Any]]) -> list[list[Any]]:
     if not rows:
         raise ValueError("must have at least one row")
     width = len(rows[0])
@@ -60,8 +59,8 @@ def _rectangular(rows: list[list[Any]]) -> list[list[Any]]:
     return rows
 
 
-Matrix = Annotated[list[list[Number]], AfterValidator(_rectangular)]
-BoolMatrix = Annotated[list[list[StrictBool]], AfterValidator(_rectangular)]
+Matrix = Annotated[list[list[Number]], AfterValidator(rectangular)]
+BoolMatrix = Annotated[list[list[StrictBool]], AfterValidator(rectangular)]
 
 
 def _matrix_field(description: str, example: Any) -> Any:
@@ -230,110 +229,3 @@ def check_limits(req: AttentionRequest, settings: Settings) -> None:
             raise FieldError(
                 name, f"{len(items)} entries is more than the limit of {settings.max_tokens}"
             )
-
-
-# The longest score row the softmax endpoint takes (Figure 12 shows one row of weights).
-SOFTMAX_MAX_ENTRIES = 4096
-
-
-def _vector_or_matrix(item: Any, name: str) -> Any:
-    """One ``item`` per key, or a rectangular matrix of them (one row per query), at most
-    ``SOFTMAX_MAX_ENTRIES`` a side. A discriminator picks the form from the first element,
-    so an error names the form that was sent (``list[number]`` or ``list[list[number]]``)
-    instead of listing both. The tags contain "[" so app.inputs.errors leaves them out of
-    the field name."""
-    vector_tag, matrix_tag = f"list[{name}]", f"list[list[{name}]]"
-    vector = Annotated[list[item], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES)]
-    matrix = Annotated[
-        list[vector], Field(min_length=1, max_length=SOFTMAX_MAX_ENTRIES),
-        AfterValidator(_rectangular),
-    ]  # fmt: skip
-
-    def form(value: Any) -> str:
-        is_matrix = isinstance(value, list) and value and isinstance(value[0], list)
-        return matrix_tag if is_matrix else vector_tag
-
-    return Annotated[
-        Annotated[vector, Tag(vector_tag)] | Annotated[matrix, Tag(matrix_tag)],
-        Discriminator(form),
-    ]
-
-
-if TYPE_CHECKING:  # what mypy sees; pydantic validates with the annotated unions below
-    Scores = list[float] | list[list[float]]
-    Flags = list[bool] | list[list[bool]]
-else:
-    Scores = _vector_or_matrix(Number, "number")
-    Flags = _vector_or_matrix(StrictBool, "bool")
-# Values: one number per key, or one row per key (d_v numbers each).
-Values = Scores
-
-
-class SoftmaxRequest(BaseModel):
-    """Scores to pass through softmax, optionally stretched (Figure 12)."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "examples": [
-                {"scores": [1, 2, 3], "stretch": 8},
-                {"scores": [2, 1, 0], "values": [1, 2, 3]},
-            ]
-        },
-    )
-
-    scores: Scores = Field(
-        description="One score vector, or a matrix whose rows are softmaxed separately "
-        f"(at most {SOFTMAX_MAX_ENTRIES} rows of at most {SOFTMAX_MAX_ENTRIES} scores).",
-        examples=[[1.0, 2.0, 3.0]],
-    )
-    stretch: float = Field(
-        1.0, strict=True, allow_inf_nan=False, ge=-1000, le=1000,
-        description="Factor the scores are multiplied by before the softmax.", examples=[8.0],
-    )  # fmt: skip
-    values: Values | None = Field(
-        None,
-        description="Values to average with the weights: one number per key (a vector as "
-        "long as a score row) or a matrix with one row per key. The response then has "
-        "`output` = Σ weight·value per row.",
-        examples=[[1.0, 2.0, 3.0]],
-    )
-    mask: Literal["none", "causal"] = Field(
-        "none",
-        description="'causal': row i uses key j only when j ≤ i (0-based). A vector of "
-        "scores is row 0.",
-        examples=["causal"],
-    )
-    allowed: Flags | None = Field(
-        None,
-        description="Custom mask, the shape of `scores`: true where that score's key may be "
-        "used. Combined with `mask` by AND.",
-        examples=[[True, True, False]],
-    )
-    mask_order: Literal["before", "after"] = Field(
-        "before",
-        description="'before' (attention proper): blocked scores become −∞, so each row "
-        "sums to 1 over its allowed keys. 'after' (a teaching contrast): softmax of the "
-        "unmasked row, then blocked weights set to 0, so a row may sum to less than 1. A "
-        "row with no allowed key is all zeros either way, with a warning.",
-        examples=["after"],
-    )
-
-    def shape(self) -> tuple[int, int]:
-        """(rows, columns) of the scores; a vector is one row."""
-        first = self.scores[0]
-        if isinstance(first, list):
-            return len(self.scores), len(first)
-        return 1, len(self.scores)
-
-    def scores_array(self) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """The scores as float64: 1-D for a vector, 2-D for a matrix."""
-        return np.asarray(self.scores, dtype=np.float64)
-
-    def values_array(self) -> np.ndarray[Any, np.dtype[np.float64]] | None:
-        """The values as float64 ((n,) or (n, d_v)), or None."""
-        return None if self.values is None else np.asarray(self.values, dtype=np.float64)
-
-    def allowed_array(self) -> np.ndarray[Any, np.dtype[np.bool_]] | None:
-        """The custom mask as a bool array (1-D or 2-D, like ``scores``), or None."""
-        return None if self.allowed is None else np.asarray(self.allowed, dtype=np.bool_)

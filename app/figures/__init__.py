@@ -19,20 +19,28 @@ from app.figures import fmt, to_plotly
 from app.figures.context import Ctx, View, resolve_tables
 from app.figures.registry import BUILDERS, FIGURE_NUMBERS, FIGURES, headings
 
-__all__ = ["BUILDERS", "FIGURES", "FIGURE_NUMBERS", "View", "build_figures", "check_view"]
+__all__ = [
+    "BUILDERS", "FIGURES", "FIGURE_NUMBERS", "View", "build_figures", "check_view", "view_problem",
+]  # fmt: skip
+
+
+def view_problem(stages: Stages, focus: int, head: int) -> tuple[str, str] | None:
+    """(key, message) when the focus row or the head is not in ``stages``, else None: the
+    one rule for both, whether the view comes from JSON (``check_view``) or a link
+    (``app.inputs.view.ViewState.check``)."""
+    l_q, n_heads = len(stages.tokens), len(stages.heads)
+    if not 0 <= focus < l_q:
+        return "focus", f"focus must be a query row from 0 to {l_q - 1}, got {focus}"
+    if not 0 <= head < n_heads:
+        return "head", f"head must be from 0 to {n_heads - 1} (there {_heads(n_heads)}), got {head}"
+    return None
 
 
 def check_view(stages: Stages, view: View) -> tuple[str, str] | None:
-    """(field, message) when the view points outside the stages, else None."""
-    l_q = len(stages.tokens)
-    if not 0 <= view.focus < l_q:
-        return "view.focus", f"focus must be a query row from 0 to {l_q - 1}, got {view.focus}"
-    if not 0 <= view.head < len(stages.heads):
-        return "view.head", (
-            f"head must be from 0 to {len(stages.heads) - 1} (there {_heads(len(stages.heads))}), "
-            f"got {view.head}"
-        )
-    return None
+    """(field, message) when the view points outside the stages, else None (the field as
+    a JSON body names it: ``view.focus``, ``view.head``)."""
+    problem = view_problem(stages, view.focus, view.head)
+    return None if problem is None else (f"view.{problem[0]}", problem[1])
 
 
 def announce(c: Ctx) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.attention import Stages
-from app.figures import FIGURE_NUMBERS, View
+from app.figures import FIGURE_NUMBERS, View, view_problem
 from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
 from app.inputs.limits import Shape
@@ -105,11 +105,10 @@ class ViewState:
 
     def check(self, stages: Stages) -> None:
         """FieldError naming ``focus`` or ``head`` when it points outside the stages."""
-        n_tokens, n_heads = len(stages.tokens), len(stages.heads)
-        if self.for_tokens(n_tokens).focus_row >= n_tokens:
-            raise FieldError("focus", f"focus is 0-based and must be below {n_tokens} (the tokens)")
-        if self.head >= n_heads:
-            raise FieldError("head", f"head is 0-based and must be below {n_heads} (the heads)")
+        focus = self.for_tokens(len(stages.tokens)).focus_row
+        problem = view_problem(stages, focus, self.head)
+        if problem is not None:
+            raise FieldError(*problem)
         check_stretch(self.stretch)
 
     @property

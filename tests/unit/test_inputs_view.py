@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.attention import run
+from app.figures import check_view
 from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
 from app.inputs.presets import RUNNING_EXAMPLE
@@ -76,12 +77,17 @@ def test_url_and_json_share_the_stretch_bounds() -> None:
 def test_check_names_focus_and_head_outside_the_stages() -> None:
     stages = run(AttentionRequest.model_validate(RUNNING_EXAMPLE).to_input())
     ViewState().check(stages)
-    with pytest.raises(FieldError, match="below 3 \\(the tokens\\)") as err:
+    with pytest.raises(FieldError, match="a query row from 0 to 2, got 3") as err:
         ViewState(focus=3).check(stages)
     assert err.value.field == "focus"
-    with pytest.raises(FieldError, match="below 1 \\(the heads\\)") as err:
+    with pytest.raises(FieldError, match=r"from 0 to 0 \(there is 1 head\), got 1") as err:
         ViewState(head=1).check(stages)
     assert err.value.field == "head"
+    # The same rule and words as a JSON view (POST /api/v1/figures names view.focus).
+    assert check_view(stages, ViewState(focus=3).figure_view("light", (6,))) == (
+        "view.focus",
+        "focus must be a query row from 0 to 2, got 3",
+    )
 
 
 def test_only_the_engine_raises_its_input_error() -> None:

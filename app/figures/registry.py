@@ -123,3 +123,13 @@ def page_lists() -> dict[str, Any]:
         "row_focus": [f.number for f in live if f.row_focus],
         "narrow": [f.number for f in live if f.narrow],
     }
+
+
+def focus_figures_text() -> str:
+    """'Figures 3, 4, 6, 7, 8 and 9 explain (and Figure 12, when its row is the focus)':
+    what a focus row changes, in words, for the page's hint and the API's documentation."""
+    live = [f for f in FIGURES if f.builder is not None]
+    reads = [str(f.number) for f in live if "focus" in f.reads]
+    extra = [f"Figure {f.number}" for f in live if f.row_focus]
+    words = f"Figures {', '.join(reads[:-1])} and {reads[-1]} explain"
+    return words + (f" (and {' and '.join(extra)}, when its row is the focus)" if extra else "")

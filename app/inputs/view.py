@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.attention import Stages
 from app.figures import FIGURE_NUMBERS, View, view_problem
+from app.figures.registry import focus_figures_text
 from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
 from app.inputs.limits import Shape
@@ -139,7 +140,7 @@ class ViewRequest(BaseModel):
 
     focus: int | None = Field(
         None, ge=0, le=FOCUS_MAX,
-        description="0-based query row that Figures 3, 6, 8, 9 and 12 explain; "
+        description=f"0-based query row that {focus_figures_text()}; "
         "default 1 (the second token), or 0 when there is only one.",
         examples=[1],
     )  # fmt: skip

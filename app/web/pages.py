@@ -18,7 +18,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from app.api.params import link_params
-from app.figures.registry import FIGURE_NUMBERS, FIGURES, headings, page_lists
+from app.figures.registry import (
+    FIGURE_NUMBERS,
+    FIGURES,
+    focus_figures_text,
+    headings,
+    page_lists,
+)
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
@@ -89,5 +95,6 @@ def index(
         "titles": headings(state.view.head, int(state.body.get("heads") or 1)),
         "problem": problem,
         "label_chars": MAX_LABEL_CHARS,
+        "focus_figures": focus_figures_text(),
     }
     return templates.TemplateResponse(request, "index.html", context)

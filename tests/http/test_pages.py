@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.figures import FIGURE_NUMBERS
-from app.figures.registry import FIGURES, page_lists
+from app.figures.registry import FIGURES, focus_figures_text, page_lists
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState, encode_body, to_query
 from app.inputs.presets import RUNNING_EXAMPLE
@@ -236,3 +236,11 @@ def test_the_page_and_the_embed_get_the_view_defaults_from_the_server(client: Te
     js_test = (Path(__file__).parents[1] / "js" / "state.test.mjs").read_text(encoding="utf-8")
     copy = re.search(r"const VIEW_DEFAULTS = (\{.*?\});", js_test).group(1)
     assert json.loads(re.sub(r"(\w+):", r'"\1":', copy)) == url_defaults()
+
+
+def test_the_focus_hint_and_the_api_docs_name_the_registry_figures(client: TestClient) -> None:
+    text = "Figures 3, 4, 6, 7, 8 and 9 explain (and Figure 12, when its row is the focus)"
+    assert focus_figures_text() == text  # follows FIGURES: a new focus figure changes it
+    assert f"the focus token is the row that {text}." in unescape(client.get("/").text)
+    schemas = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
+    assert text in schemas["ViewRequest"]["properties"]["focus"]["description"]

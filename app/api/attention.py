@@ -23,6 +23,7 @@ from app.api.models import (
     SoftmaxResponse,
 )
 from app.api.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
+from app.api.routing import LeanRoute
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
 from app.inputs import presets
@@ -41,7 +42,7 @@ from app.inputs.limits import (
 from app.inputs.softmax import SoftmaxRequest
 from app.wire import encode, softmax_to_dict, stages_to_chunks
 
-router = APIRouter(prefix="/api/v1", tags=["attention"])
+router = APIRouter(prefix="/api/v1", tags=["attention"], route_class=LeanRoute)
 
 
 def _preset_examples() -> dict[str, dict[str, Any]]:

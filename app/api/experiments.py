@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from app.api import admission
 from app.api.body import body_doc, read_body_admitted
 from app.api.responses import POST_ERRORS, JSONBytes
+from app.api.routing import LeanRoute
 from app.inputs.experiments import (
     MAX_CELLS,
     SaturationRequest,
@@ -59,7 +60,7 @@ from app.labs.scripts import numpy_script
 from app.settings import Settings
 from app.wire import encode
 
-router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"])
+router = APIRouter(prefix="/api/v1/experiments", tags=["experiments"], route_class=LeanRoute)
 
 NDJSON = "application/x-ndjson"
 F = TypeVar("F", bound=Callable[..., Any])

@@ -17,6 +17,7 @@ from app.api.admission import admitted, offload
 from app.api.body import body_doc, content_length, read_body
 from app.api.params import link_params, view_params
 from app.api.responses import POST_ERRORS
+from app.api.routing import LeanRoute
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.inputs.body import AttentionRequest, check_limits
@@ -28,7 +29,7 @@ from app.inputs.view import ViewState
 from app.settings import Settings, get_settings
 from app.wire import encode
 
-router = APIRouter(prefix="/api/v1", tags=["export"])
+router = APIRouter(prefix="/api/v1", tags=["export"], route_class=LeanRoute)
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 FORMATS = ("json", "csv", "numpy")

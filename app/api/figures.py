@@ -16,6 +16,7 @@ from fastapi.responses import Response
 from app.api.admission import admitted, offload
 from app.api.body import body_doc, content_length, read_body
 from app.api.responses import POST_ERRORS, JSONBytes
+from app.api.routing import LeanRoute
 from app.attention import run
 from app.figures import build_figures, check_view
 from app.inputs.body import check_limits
@@ -25,7 +26,7 @@ from app.inputs.view import FiguresRequest, ViewRequest, check_figure_shape
 from app.settings import Settings
 from app.wire import encode
 
-router = APIRouter(prefix="/api/v1", tags=["figures"])
+router = APIRouter(prefix="/api/v1", tags=["figures"], route_class=LeanRoute)
 
 GZIP_MIN_BYTES = 1000
 

@@ -13,6 +13,7 @@ from fastapi.responses import Response
 from app.api.admission import offload
 from app.api.body import body_doc, read_body_admitted
 from app.api.responses import POST_ERRORS, JSONBytes, settings_of
+from app.api.routing import LeanRoute
 from app.inputs.limits import check_cost
 from app.inputs.position_cost import (
     CostRequest,
@@ -26,7 +27,7 @@ from app.labs.cost import cost
 from app.labs.positional import sinusoidal
 from app.wire import encode
 
-router = APIRouter(prefix="/api/v1", tags=["labs"])
+router = APIRouter(prefix="/api/v1", tags=["labs"], route_class=LeanRoute)
 
 PE_EXAMPLES = {
     "running-example": {"summary": "3 positions × 4 (the running example's size)",

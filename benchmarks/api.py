@@ -209,9 +209,14 @@ def http_figures(seconds: float, connections: int, cases: list[str]) -> None:
                       + "".join(f"{pct(values, q) * 1000:>9.2f}" for q in (50, 95, 99))
                       + f"{per_request[kind]:>19.0f}{busy[kind]:>7}")  # fmt: skip
             for floor in ("constant", "bare"):
-                print(f"{name:<18}ratio real/{floor}: throughput "
-                      f"{rps['real'] / rps[floor]:.2f}, by server CPU per request "
-                      f"{per_request[floor] / per_request['real']:.2f}")  # fmt: skip
+                ratio = rps["real"] / rps[floor]
+                verdict = ""
+                if (name, floor) == ("running-example", "bare"):  # issue 10's target
+                    verdict = f" ({'target met' if ratio >= 0.55 else 'TARGET MISSED'}: ≥ 0.55)"
+                print(
+                    f"{name:<18}ratio real/{floor}: throughput {ratio:.2f}, by server CPU "
+                    f"per request {per_request[floor] / per_request['real']:.2f}{verdict}"
+                )
     finally:
         for proc in (server, bare):
             proc.terminate()

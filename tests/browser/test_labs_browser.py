@@ -221,9 +221,9 @@ def step_slider(page: Page) -> tuple[str, str, str]:
     return slider.input_value(), label, slider.get_attribute("aria-valuetext") or ""
 
 
-def test_b1_step_slider_follows_the_playing_frame(browser: Any, server_url: str) -> None:
-    """Issue 10: while the player plays (by itself, then by Play and Replay) the step
-    slider and its label move with the frame shown, not only when the player stops."""
+@contextlib.contextmanager
+def b1_at_its_first_frame(browser: Any, server_url: str) -> Iterator[Page]:
+    """Lab B1 with motion welcome (so it autoplays) and a fake clock, on frame 1 of 5."""
     ctx = browser.new_context(
         viewport={"width": 1280, "height": 900}, reduced_motion="no-preference"
     )
@@ -232,6 +232,15 @@ def test_b1_step_slider_follows_the_playing_frame(browser: Any, server_url: str)
     try:
         open_page(page, server_url + "/labs/step-by-step#stepper")
         expect(page.locator("#stepper [data-role=step-count]")).to_have_text("Step 1 of 5")
+        yield page
+    finally:
+        ctx.close()
+
+
+def test_b1_step_slider_follows_the_playing_frame(browser: Any, server_url: str) -> None:
+    """Issue 10: while the player plays (by itself, then by Play and Replay) the step
+    slider and its label move with the frame shown, not only when the player stops."""
+    with b1_at_its_first_frame(browser, server_url) as page:
         seen = [step_slider(page)]
         for n in range(2, 5):  # autoplay: each tick is a frame, and the slider follows
             page.clock.run_for(1400)
@@ -253,25 +262,14 @@ def test_b1_step_slider_follows_the_playing_frame(browser: Any, server_url: str)
         assert step_slider(page) == seen[1]
         assert "step=2" in page.url
         assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "false"
-    finally:
-        ctx.close()
 
 
 def test_b1_plays_once_in_view_when_motion_is_welcome(browser: Any, server_url: str) -> None:
-    ctx = browser.new_context(
-        viewport={"width": 1280, "height": 900}, reduced_motion="no-preference"
-    )
-    page = ctx.new_page()
-    page.clock.install()
-    try:
-        open_page(page, server_url + "/labs/step-by-step#stepper")
-        expect(page.locator("#stepper [data-role=step-count]")).to_have_text("Step 1 of 5")
+    with b1_at_its_first_frame(browser, server_url) as page:
         assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "true"
         page.clock.run_for(1400 * 5)
         expect(page.locator("#stepper [data-role=step-count]")).to_have_text("Step 5 of 5")
         assert page.get_attribute("#stepper [data-step=play]", "aria-pressed") == "false"
-    finally:
-        ctx.close()
 
 
 def test_b1_any_length_up_to_8(lab: Any) -> None:

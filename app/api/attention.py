@@ -28,6 +28,7 @@ from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
 from app.inputs import presets
 from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.errors import problem
 from app.inputs.limits import (
     BYTES_PER_NUMBER,
     Cost,
@@ -157,7 +158,6 @@ def get_preset(preset_id: str) -> dict[str, Any]:
     found = presets.get_preset(preset_id)
     if found is None:
         known = ", ".join(presets.preset_ids())
-        raise HTTPException(404, detail=[{"field": "preset_id", "type": "not_found",
-                                          "msg": f"no preset {preset_id!r}; known: {known}",
-                                          "loc": ["path", "preset_id"]}])  # fmt: skip
+        msg = f"no preset {preset_id!r}; known: {known}"
+        raise HTTPException(404, [problem("preset_id", msg, "not_found", ["path", "preset_id"])])
     return found

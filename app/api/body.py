@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from app.api.admission import admitted, offload
+from app.inputs.errors import problem
 from app.inputs.limits import INLINE_BODY_BYTES, Cost, body_cost, check_cost
 
 M = TypeVar("M", bound=BaseModel)
@@ -43,9 +44,8 @@ def _parse(model: type[M], raw: bytes) -> M:
             reason = str(ctx.get("error", "malformed"))
             if "out of range" in reason:  # e.g. a 5000-digit integer
                 raise HTTPException(400, "There was an error parsing the body") from None
-            detail = [{"field": "body", "msg": f"the body is not valid JSON ({reason})",
-                       "type": "json_invalid", "loc": ["body"]}]  # fmt: skip
-            raise HTTPException(422, detail) from None
+            msg = f"the body is not valid JSON ({reason})"
+            raise HTTPException(422, [problem("body", msg, "json_invalid")]) from None
         for e in errors:
             e["loc"] = ("body", *e["loc"])
         raise RequestValidationError(errors) from None

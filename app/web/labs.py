@@ -33,6 +33,7 @@ from app.figures.labs.base import (
 )
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
+from app.inputs.errors import error_detail
 from app.inputs.limits import Cost
 from app.labs.experiments import (
     blocks_total,
@@ -150,8 +151,8 @@ def lab_page(lab_id: str, request: Request) -> HTMLResponse:
 
 
 def _error(key: str, message: str, status: int = 422) -> JSONResponse:
-    detail = [{"field": key, "msg": message, "type": "invalid_control", "loc": ["query", key]}]
-    return JSONResponse(status_code=status, content={"detail": detail})
+    body = error_detail(key, message, "invalid_control", ["query", key])
+    return JSONResponse(status_code=status, content=body)
 
 
 class Ask:
@@ -258,7 +259,7 @@ def _line(payload: dict[str, Any]) -> bytes:
 
 
 def _detail(field: str, msg: str, kind: str) -> dict[str, Any]:
-    return {"detail": [{"field": field, "msg": msg, "type": kind, "loc": ["query", field]}]}
+    return error_detail(field, msg, kind, ["query", field])
 
 
 async def _stream(ask: Ask) -> AsyncIterator[bytes]:

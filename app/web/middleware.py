@@ -20,13 +20,15 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.inputs.errors import error_detail
+
 log = logging.getLogger("attention_lab.access")
 
 
-async def _send_json(send: Send, status: int, field: str, msg: str, kind: str) -> None:
-    body = json.dumps(
-        {"detail": [{"field": field, "msg": msg, "type": kind, "loc": [field]}]}
-    ).encode()
+async def send_error(send: Send, status: int, field: str, msg: str, kind: str) -> None:
+    """One error in the one JSON shape (``app.inputs.errors``), sent from raw ASGI code:
+    middleware answers before (or instead of) any route."""
+    body = json.dumps(error_detail(field, msg, kind)).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode())]})  # fmt: skip
@@ -71,7 +73,7 @@ class RequestGuard:
         limit = self.max_body_bytes
         too_large = f"the request body is larger than the limit of {limit} bytes"
         if length is not None and (not length.isdigit() or int(length) > limit):
-            await _send_json(send, 413, "body", too_large, "body_too_large")
+            await send_error(send, 413, "body", too_large, "body_too_large")
             return
         ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         if self._takes_json(scope) and not (
@@ -79,7 +81,7 @@ class RequestGuard:
         ):
             shown = ctype.decode("latin-1") or "none"
             msg = f"send the body as JSON with Content-Type: application/json (got {shown})"
-            await _send_json(send, 415, "content-type", msg, "unsupported_media_type")
+            await send_error(send, 415, "content-type", msg, "unsupported_media_type")
             return
         if length is not None:
             await self.app(scope, receive, send)
@@ -95,7 +97,7 @@ class RequestGuard:
             received += len(chunks[-1])
             more = message.get("more_body", False)
             if received > limit:
-                await _send_json(send, 413, "body", too_large, "body_too_large")
+                await send_error(send, 413, "body", too_large, "body_too_large")
                 return
         body, replayed = b"".join(chunks), False
 

@@ -20,6 +20,8 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.middleware import send_error
+
 EMBED_PREFIXES = ("/embed/",)
 
 _BASE_POLICY = (
@@ -115,14 +117,12 @@ class SecurityHeaders:
 
 async def _internal_error(scope: Scope, send: Send) -> None:
     if scope["path"].startswith(("/api/", "/oembed")):
-        body = (b'{"detail":[{"field":"server","msg":"internal error; the request was not '
-                b'completed","type":"internal_error","loc":["server"]}]}')  # fmt: skip
-        ctype = b"application/json"
-    else:
-        body = b"<!doctype html><title>500</title><h1>Internal error</h1>"
-        ctype = b"text/html; charset=utf-8"
+        msg = "internal error; the request was not completed"
+        await send_error(send, 500, "server", msg, "internal_error")
+        return
+    body = b"<!doctype html><title>500</title><h1>Internal error</h1>"
     await send({"type": "http.response.start", "status": 500,
-                "headers": [(b"content-type", ctype),
+                "headers": [(b"content-type", b"text/html; charset=utf-8"),
                             (b"content-length", str(len(body)).encode())]})  # fmt: skip
     await send({"type": "http.response.body", "body": body})
 

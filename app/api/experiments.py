@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from app.api import admission
 from app.api.body import body_doc, read_body_admitted
-from app.api.responses import POST_ERRORS, JSONBytes
+from app.api.responses import POST_ERRORS, JSONBytes, settings_of
 from app.api.routing import LeanRoute
 from app.inputs.experiments import (
     MAX_CELLS,
@@ -118,7 +118,7 @@ def _encoded(p: Params) -> bytes:
 
 
 async def _respond(p: Params, request: Request) -> Response:
-    settings: Settings = request.app.state.settings
+    settings: Settings = settings_of(request)
     cost = check_experiment(p, settings)
     if NDJSON in request.headers.get("accept", ""):
         if admission.GATE.running >= admission.GATE.limit:
@@ -210,7 +210,7 @@ def _script_route(path: str, request: type[BaseModel], summary: str) -> Callable
 async def _read(request: Request, model: type[M]) -> M:
     """The body, read under admission control (a large body is refused by its number count
     before parsing, and parsed off the event loop)."""
-    settings: Settings = request.app.state.settings
+    settings: Settings = settings_of(request)
     return await read_body_admitted(request, model, settings, lambda n: Cost(n, 0))
 
 

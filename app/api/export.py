@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse, Response
 from app.api.admission import admitted, offload
 from app.api.body import body_doc, content_length, read_body
 from app.api.params import link_params, view_params
-from app.api.responses import POST_ERRORS
+from app.api.responses import POST_ERRORS, SettingsDep
 from app.api.routing import LeanRoute
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
@@ -26,12 +26,10 @@ from app.inputs.limits import attention_cost, body_cost, check_cost, input_cost,
 from app.inputs.link import LinkState
 from app.inputs.resolve import Plan, Resolved, StateError, make_plan, plan_link, resolve_plan
 from app.inputs.view import ViewState
-from app.settings import Settings, get_settings
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["export"], route_class=LeanRoute)
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 FORMATS = ("json", "csv", "numpy")
 FormatParam = Annotated[
     str,

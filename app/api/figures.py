@@ -15,7 +15,7 @@ from fastapi.responses import Response
 
 from app.api.admission import admitted, offload
 from app.api.body import body_doc, content_length, read_body
-from app.api.responses import POST_ERRORS, JSONBytes
+from app.api.responses import POST_ERRORS, JSONBytes, settings_of
 from app.api.routing import LeanRoute
 from app.attention import run
 from app.figures import build_figures, check_view
@@ -91,7 +91,7 @@ async def figures(
     """Every figure's description: `panels` of number grids (values, per-cell colours,
     labels, the arithmetic of each cell) and, unless `draw=grids`, Plotly data and layout;
     captions, readouts and table alternatives, for the given inputs and view."""
-    settings: Settings = request.app.state.settings
+    settings: Settings = settings_of(request)
     async with admitted(body_cost(content_length(request))):
         body = await read_body(request, FiguresRequest, settings, input_cost)
         check_limits(body, settings)

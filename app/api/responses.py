@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app.api.models import ErrorResponse
-from app.settings import Settings
+from app.settings import Settings, get_settings
+
+# The settings as a route parameter (``create_app`` overrides ``get_settings`` with its own).
+SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
 def settings_of(request: Request) -> Settings:

@@ -18,13 +18,13 @@ from markupsafe import Markup
 
 from app.api.admission import offload
 from app.api.params import embed_params, link_params
+from app.api.responses import SettingsDep
 from app.figures import build_figures
 from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
 from app.inputs.link import to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.inputs.view import url_defaults
-from app.settings import Settings, get_settings
 from app.web.errors import embed_error_page
 from app.web.lab_state import lab_oembed
 from app.web.oembed import (
@@ -44,7 +44,6 @@ router = APIRouter(tags=["pages"])
 oembed_router = APIRouter(tags=["embedding"])
 
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 CONTROLS = ("scale", "mask", "focus", "head", "stretch", "row")
 
 

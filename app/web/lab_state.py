@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from markupsafe import Markup
 from pydantic import ValidationError
 
+from app.api.responses import settings_of
 from app.attention import run
 from app.figures.labs import FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import (
@@ -254,7 +255,7 @@ def lab_oembed(
             theme_of(params)
             query = embed_state(lab, fig, params)
             if fig.uses_body:
-                body_of(params, request.app.state.settings)
+                body_of(params, settings_of(request))
         except ControlError as exc:
             raise OEmbedError(404, "url", f"the URL's {exc.key}: {exc.message}") from None
     except OEmbedError as exc:

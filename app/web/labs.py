@@ -22,6 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from markupsafe import Markup
 
 from app.api.admission import BusyError, offload
+from app.api.responses import settings_of
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import (
     BODY_KEYS,
@@ -119,7 +120,7 @@ def lab_page(lab_id: str, request: Request) -> HTMLResponse:
     lab = get_lab(lab_id)
     if lab is None:
         return _not_found(request, f"There is no lab “{lab_id}”.")
-    params, problem = _page_state(lab, dict(request.query_params), request.app.state.settings)
+    params, problem = _page_state(lab, dict(request.query_params), settings_of(request))
     theme = params.get("theme", "auto")
     keys = lab.keys()
     values = {f.name: figure_values(lab, f, params) for f in lab.figures}
@@ -171,7 +172,7 @@ class Ask:
         self.preview = params.get("preview") == "1"
         self.state = {k: v for k, v in params.items() if k not in JSON_KEYS}
         self.query = lab_query(lab, self.state)  # checks every control's value
-        self.settings: Settings = request.app.state.settings
+        self.settings: Settings = settings_of(request)
 
     def runs(self) -> list[tuple[LabFigure, str, dict[str, Any]]]:
         """The experiment runs the figures need, in order."""
@@ -324,7 +325,7 @@ def numpy_export(lab_id: str, figure: str, request: Request) -> Response:
         check_unknown(lab, params, extra_keys(lab))
         values = figure_values(lab, fig, params)
         if fig.numpy is not None:  # a figure without an experiment: its own script
-            settings: Settings = request.app.state.settings
+            settings: Settings = settings_of(request)
             ctx = FigureContext(
                 theme=theme_named("light"),
                 run=runner(settings, fig, {}),
@@ -350,7 +351,7 @@ def embed(lab_id: str, figure: str, request: Request) -> Response:
             request, 404, "figure", f"there is no lab figure {lab_id}/{figure}; embeddable: {known}"
         )
     params = dict(request.query_params)
-    settings: Settings = request.app.state.settings
+    settings: Settings = settings_of(request)
     controls = params.pop("controls", "0")
     if controls not in ("0", "1"):
         return embed_error_page(request, 400, "controls", "controls must be 1 (show them) or 0")

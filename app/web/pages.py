@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from app.api.params import link_params
+from app.api.responses import settings_of
 from app.figures.registry import (
     FIGURE_NUMBERS,
     FIGURES,
@@ -75,7 +76,7 @@ def index(
     request: Request, params: Annotated[dict[str, str], Depends(link_params)]
 ) -> HTMLResponse:
     """The page: matrix editor, toggles and Figures 1–13 for the state in the query."""
-    state, problem = load_state(params, request.app.state.settings)
+    state, problem = load_state(params, settings_of(request))
     initial = {
         "body": state.body,
         "view": state.view.as_dict(),

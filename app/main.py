@@ -10,8 +10,8 @@ from typing import Any
 from fastapi import FastAPI
 
 from app import __version__, api, web
-from app.api import admission
-from app.api.body import add_body_schemas
+from app.http import admission
+from app.http.body import add_body_schemas
 from app.paths import static_dir
 from app.settings import Settings, get_settings
 from app.web.assets import HashedStaticFiles
@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's document plus the bodies that routes read themselves (app.api.body)."""
+    """FastAPI's document plus the bodies that routes read themselves (app.http.body)."""
     if app.openapi_schema is None:
         app.openapi_schema = add_body_schemas(FastAPI.openapi(app))
     return app.openapi_schema

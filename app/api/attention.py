@@ -2,7 +2,7 @@
 
 Every computing route asks the cost model (``app.inputs.limits``) first, from the shapes
 alone, and runs heavy work off the event loop under the per-worker admission limit
-(``app.api.admission``); bodies are read with ``app.api.body.read_body``. Responses are
+(``app.http.admission``); bodies are read with ``app.http.body.read_body``. Responses are
 encoded by ``app.wire`` (orjson: fast, and −inf becomes null); the response models
 only document the shape in OpenAPI.
 """
@@ -14,18 +14,18 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
-from app.api.admission import admitted, offload, until_sent
-from app.api.body import body_doc, content_length, read_body
 from app.api.models import (
     AttentionResponse,
     PresetDetail,
     PresetSummary,
     SoftmaxResponse,
 )
-from app.api.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
-from app.api.routing import LeanRoute
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
+from app.http.admission import admitted, offload, until_sent
+from app.http.body import body_doc, content_length, read_body
+from app.http.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
+from app.http.routing import LeanRoute
 from app.inputs import presets
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import problem

@@ -7,7 +7,7 @@ the order documented in ``app.labs.experiments``; the same body gives the same b
 **Bounded.** Before any work, ``check_experiment`` prices the body: the cost model's
 ``Cost`` (numbers held at once, response bytes) against the settings' budget, and the
 work (numbers drawn and softmaxed) against ``MAX_CELLS``; over either, the answer is a 422
-naming the field to reduce. The run goes through ``app.api.admission.offload``: in a worker
+naming the field to reduce. The run goes through ``app.http.admission.offload``: in a worker
 thread under the per-worker limit (503 with Retry-After when every slot is taken).
 
 **Progress (for a progress bar and a Cancel button).** Send ``Accept:
@@ -30,10 +30,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel
 
-from app.api import admission
-from app.api.body import body_doc, read_body_admitted
-from app.api.responses import POST_ERRORS, JSONBytes, settings_of
-from app.api.routing import LeanRoute
+from app.http import admission
+from app.http.body import body_doc, read_body_admitted
+from app.http.responses import POST_ERRORS, JSONBytes, settings_of
+from app.http.routing import LeanRoute
 from app.inputs.experiments import (
     MAX_CELLS,
     SaturationRequest,

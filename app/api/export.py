@@ -13,13 +13,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.admission import admitted, offload
-from app.api.body import body_doc, content_length, read_body
-from app.api.params import link_params, view_params
-from app.api.responses import POST_ERRORS, SettingsDep
-from app.api.routing import LeanRoute
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
+from app.http.admission import admitted, offload
+from app.http.body import body_doc, content_length, read_body
+from app.http.params import link_params, view_params
+from app.http.responses import POST_ERRORS, SettingsDep
+from app.http.routing import LeanRoute
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError
 from app.inputs.limits import attention_cost, body_cost, check_cost, input_cost, request_shape

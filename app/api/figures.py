@@ -1,8 +1,8 @@
 """``POST /api/v1/figures``: the same body as /attention plus ``view`` -> Figures 3–13.
 
-Read the body (``app.api.body``), check the figure limits and the cost model from the
+Read the body (``app.http.body``), check the figure limits and the cost model from the
 shapes, then run the engine, build plain figure dicts and encode them with orjson, off
-the event loop under the admission limit when heavy (``app.api.admission``).
+the event loop under the admission limit when heavy (``app.http.admission``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from app.api.admission import admitted, offload
-from app.api.body import body_doc, content_length, read_body
-from app.api.responses import POST_ERRORS, JSONBytes, settings_of
-from app.api.routing import LeanRoute
 from app.attention import run
 from app.figures import build_figures, check_view
+from app.http.admission import admitted, offload
+from app.http.body import body_doc, content_length, read_body
+from app.http.responses import POST_ERRORS, JSONBytes, settings_of
+from app.http.routing import LeanRoute
 from app.inputs.body import check_limits
 from app.inputs.errors import FieldError
 from app.inputs.limits import body_cost, check_cost, figures_cost, input_cost, request_shape

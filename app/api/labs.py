@@ -1,7 +1,7 @@
 """API v1 for the labs "Order and position", "Many heads" and "Cost" (LABS.md §2):
 ``POST /api/v1/positional-encoding`` and ``POST /api/v1/cost``. Validate, call, serialise.
 
-Bodies are read like every API body (``app.api.body.read_body``: a large one is parsed
+Bodies are read like every API body (``app.http.body.read_body``: a large one is parsed
 off the event loop under admission); both answers are priced before any work.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.api.admission import offload
-from app.api.body import body_doc, read_body_admitted
-from app.api.responses import POST_ERRORS, JSONBytes, settings_of
-from app.api.routing import LeanRoute
+from app.http.admission import offload
+from app.http.body import body_doc, read_body_admitted
+from app.http.responses import POST_ERRORS, JSONBytes, settings_of
+from app.http.routing import LeanRoute
 from app.inputs.limits import check_cost
 from app.inputs.position_cost import (
     CostRequest,

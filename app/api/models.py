@@ -95,18 +95,3 @@ class PresetSummary(BaseModel):
 
 class PresetDetail(PresetSummary):
     body: dict[str, Any] = Field(description="A request body for POST /api/v1/attention.")
-
-
-class ErrorItem(BaseModel):
-    """One problem with a request, naming the field as the API spells it."""
-
-    field: str = Field(description="The field at fault, e.g. `x[1][2]`, `source.x`, `body`.")
-    msg: str = Field(description="What was wrong and what was expected.")
-    type: str = Field(description="A machine-readable kind, e.g. `finite_number`, `shape_error`.")
-    loc: list[str | int] = Field(description="Where the field is: `body`, names and indices.")
-
-
-class ErrorResponse(BaseModel):
-    """Every 4xx answer of the API: a list of problems, never the input echoed back."""
-
-    detail: list[ErrorItem]

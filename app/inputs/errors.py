@@ -4,7 +4,8 @@ Every bad request names the field (as the API spells it, e.g. ``x[1][2]``) and w
 expected. Inputs are never echoed back: a NaN in the input would otherwise make the error
 itself unencodable. Everything that answers an error builds it here: the API's handlers,
 the middleware's 413/415/500, a link's ``StateError``, the cost model's ``CostError``, lab
-controls and oEmbed. Framework-free, so ``app.inputs`` can use it too.
+controls and oEmbed. Framework-free, so ``app.inputs`` can use it too; ``ErrorResponse``
+documents the shape in OpenAPI.
 
 ``FieldError`` is the error of ``app.inputs``: a request, link, limit or view problem
 that is not the engine's (the engine raises ``app.attention.InputError`` for shapes that
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from pydantic import BaseModel, Field
 
 
 class FieldError(ValueError):
@@ -78,3 +81,18 @@ def validation_detail(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:
             for e in errors
         ]
     }
+
+
+class ErrorItem(BaseModel):
+    """One problem with a request, naming the field as the API spells it."""
+
+    field: str = Field(description="The field at fault, e.g. `x[1][2]`, `source.x`, `body`.")
+    msg: str = Field(description="What was wrong and what was expected.")
+    type: str = Field(description="A machine-readable kind, e.g. `finite_number`, `shape_error`.")
+    loc: list[str | int] = Field(description="Where the field is: `body`, names and indices.")
+
+
+class ErrorResponse(BaseModel):
+    """Every 4xx answer of the API: a list of problems, never the input echoed back."""
+
+    detail: list[ErrorItem]

@@ -9,7 +9,7 @@ the app's error handlers turn into a 422 (or the 413 a caller asks for) naming w
 reduce. 422 by default: a fuzzer's schema-invalid body refused for its size is still
 "unprocessable", and a link's state is no payload.
 
-``is_heavy`` says which work leaves the event loop (``app.api.admission.offload``): below
+``is_heavy`` says which work leaves the event loop (``app.http.admission.offload``): below
 ``INLINE_CELLS`` a computation takes well under a millisecond, less than a thread hop.
 """
 

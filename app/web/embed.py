@@ -16,11 +16,11 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from markupsafe import Markup
 
-from app.api.admission import offload
-from app.api.params import embed_params, link_params
-from app.api.responses import SettingsDep
 from app.figures import build_figures
 from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
+from app.http.admission import offload
+from app.http.params import embed_params, link_params
+from app.http.responses import SettingsDep
 from app.inputs.link import to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan

@@ -17,8 +17,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from app.api.admission import BusyError
 from app.attention import InputError
+from app.http.admission import BusyError
 from app.inputs.errors import FieldError, error_detail, validation_detail
 from app.inputs.limits import CostError
 from app.web.templating import templates

@@ -18,7 +18,6 @@ from fastapi.responses import JSONResponse
 from markupsafe import Markup
 from pydantic import ValidationError
 
-from app.api.responses import settings_of
 from app.attention import run
 from app.figures.labs import FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import (
@@ -29,6 +28,7 @@ from app.figures.labs.base import (
 )
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
+from app.http.responses import settings_of
 from app.inputs.errors import FieldError
 from app.inputs.experiments import (
     MAX_CELLS,

@@ -21,8 +21,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from markupsafe import Markup
 
-from app.api.admission import BusyError, offload
-from app.api.responses import settings_of
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import (
     BODY_KEYS,
@@ -34,6 +32,8 @@ from app.figures.labs.base import (
 )
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
+from app.http.admission import BusyError, offload
+from app.http.responses import settings_of
 from app.inputs.errors import error_detail
 from app.inputs.limits import Cost
 from app.labs.experiments import (

@@ -17,8 +17,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from app.api.params import link_params
-from app.api.responses import settings_of
 from app.figures.registry import (
     FIGURE_NUMBERS,
     FIGURES,
@@ -26,6 +24,8 @@ from app.figures.registry import (
     headings,
     page_lists,
 )
+from app.http.params import link_params
+from app.http.responses import settings_of
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries

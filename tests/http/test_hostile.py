@@ -16,7 +16,7 @@ import pytest
 from api_helpers import JSON, MakeClient, body
 from fastapi.testclient import TestClient
 
-from app.api import admission
+from app.http import admission
 from app.settings import Settings
 
 

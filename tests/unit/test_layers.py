@@ -5,7 +5,8 @@ checked against ``LAYERS``: the app packages it may use, and the third-party lib
 may use (the standard library is always allowed). A failure names the file, the import and
 what its package may import instead. Two more rules keep the surfaces apart: no route
 module (one that defines ``router``) is imported by another module of the app except its
-package's ``__init__`` and ``app.main``, and ``app.api`` never imports ``app.web``.
+package's ``__init__`` and ``app.main``, and ``app.api`` and ``app.web`` never import each
+other: what both need is in ``app.http``.
 """
 
 from __future__ import annotations
@@ -39,15 +40,19 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"numpy", "pydantic", "orjson"},
     ),
     "export": ({"export"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
-    "api": ({"api", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
-    "web": ({"web", "api", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP, *HTML}),
+    "http": ({"http", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
+    "api": ({"api", "http", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
+    "web": (
+        {"web", "http", "export"} | BELOW_EXPORT,
+        {"numpy", "pydantic", "orjson", *HTTP, *HTML},
+    ),
     "wire": ({"attention"}, {"numpy", "orjson"}),
     "templating": ({"figures.fmt", "paths"}, {"jinja2"}),
     "settings": (set(), {"pydantic", "pydantic_settings"}),
     "paths": (set(), set()),
     "__init__": (set(), set()),
     "__main__": ({"cli"}, set()),
-    "main": ({"api", "web", "settings", "paths"}, {"fastapi"}),
+    "main": ({"api", "web", "http", "settings", "paths"}, {"fastapi"}),
     "cli": ({"settings", "export", "web"}, {"pydantic", "uvicorn"}),
 }
 
@@ -141,6 +146,8 @@ def test_every_package_has_a_row() -> None:
         ("app/figures/x.py", "import plotly.graph_objects as go", "imports plotly"),
         ("app/inputs/x.py", "from starlette.requests import Request", "imports starlette"),
         ("app/api/x.py", "from app.web.errors import html_error", "imports app.web.errors"),
+        ("app/web/x.py", "from app.api.models import HeadOut", "imports app.api.models"),
+        ("app/http/x.py", "from app.api.models import HeadOut", "imports app.api.models"),
         ("app/labs/x.py", "from app.attention import run", "imports app.attention"),
     ],
 )

@@ -1,5 +1,5 @@
 """LeanRoute calls an endpoint that takes only the request and returns a Response
-directly, and leaves every other endpoint to FastAPI's handler (app/api/routing.py)."""
+directly, and leaves every other endpoint to FastAPI's handler (app/http/routing.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from app.api.routing import LeanRoute
+from app.http.routing import LeanRoute
 from app.main import create_app
 from app.settings import Settings
 

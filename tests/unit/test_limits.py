@@ -1,4 +1,4 @@
-"""The cost model (app.inputs.limits) and admission control (app.api.admission).
+"""The cost model (app.inputs.limits) and admission control (app.http.admission).
 
 Estimates are checked against what the engine and the API really produce, so a change
 to either that makes the model lie fails here.
@@ -12,9 +12,9 @@ import anyio
 import numpy as np
 import pytest
 
-from app.api import admission
-from app.api.admission import BusyError, admitted, offload
 from app.attention import AttentionInput, run
+from app.http import admission
+from app.http.admission import BusyError, admitted, offload
 from app.inputs.body import AttentionRequest
 from app.inputs.limits import (
     INLINE_CELLS,

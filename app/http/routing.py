@@ -1,7 +1,7 @@
 """``LeanRoute``: the route class of the API, for endpoints that read their own body.
 
 Most API routes take only the ``Request``: they read and cost the body themselves
-(``app.api.body``) and return a ``Response`` already encoded by ``app.wire``. For those,
+(``app.http.body``) and return a ``Response`` already encoded by ``app.wire``. For those,
 FastAPI's request handler would still solve an empty set of dependencies and inspect the
 return value on every call: a running-example ``POST /api/v1/attention`` costs 447 µs of
 server CPU with it and 389 µs without (``benchmarks/api.py`` on a quiet machine).

@@ -9,7 +9,7 @@ from fastapi import Depends, Request
 from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from app.api.models import ErrorResponse
+from app.inputs.errors import ErrorResponse
 from app.settings import Settings, get_settings
 
 # The settings as a route parameter (``create_app`` overrides ``get_settings`` with its own).

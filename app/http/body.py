@@ -2,7 +2,7 @@
 
 FastAPI would read and validate a body on the event loop before the route runs; a 40 MB
 body then stalls every other request for a second, and twelve of them are read into
-memory at once. ``read_body`` instead takes an admission slot (``app.api.admission``) for a
+memory at once. ``read_body`` instead takes an admission slot (``app.http.admission``) for a
 large body *before reading it*, refuses it by its number count (commas, counted in C)
 when the cost model says it cannot fit, and parses and validates it with pydantic in a
 worker thread. Small bodies are parsed inline. Errors have the API's one shape.
@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from app.api.admission import admitted, offload
+from app.http.admission import admitted, offload
 from app.inputs.errors import problem
 from app.inputs.limits import INLINE_BODY_BYTES, Cost, body_cost, check_cost
 

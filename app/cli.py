@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# Every line names the request it was written for ("-" outside a request).
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,14 +102,21 @@ def display_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def log_config(level: str) -> dict[str, Any]:
+def log_config(level: str, fmt: str = "text") -> dict[str, Any]:
     """uvicorn's logging config plus the app's loggers (``attention_lab.*``, one line per
-    request from app.web.middleware.AccessLog), all with timestamps, to stderr."""
+    request from ``app.web.telemetry``), all to stderr with a timestamp and the request
+    id: as text, or (``fmt="json"``) one JSON object per line."""
     from uvicorn.config import LOGGING_CONFIG
 
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
-    config["formatters"]["default"]["fmt"] = LOG_FORMAT
-    config["formatters"]["default"]["use_colors"] = False
+    if fmt == "json":
+        config["formatters"]["default"] = {"()": "app.web.telemetry.JsonFormatter"}
+    else:
+        config["formatters"]["default"]["fmt"] = LOG_FORMAT
+        config["formatters"]["default"]["use_colors"] = False
+    config.setdefault("filters", {})["request_id"] = {"()": "app.web.telemetry.RequestIdFilter"}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["request_id"]
     config["loggers"]["attention_lab"] = {
         "handlers": ["default"],
         "level": level.upper(),
@@ -116,6 +124,17 @@ def log_config(level: str) -> dict[str, Any]:
     }
     config["loggers"]["uvicorn"]["level"] = level.upper()
     return config
+
+
+def share_metrics_between(workers: int) -> None:
+    """Several workers: give them one directory for Prometheus' multiprocess mode (unless
+    the operator named one), set before any worker starts, so a scrape of any worker
+    reports them all (``app.http.metrics``). A new directory per start: old files would
+    count the last run's requests again."""
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        import tempfile
+
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="attention-lab-metrics-")
 
 
 def _watched_dirs() -> list[str]:
@@ -165,6 +184,7 @@ def serve(args: argparse.Namespace) -> int:
     workers = getattr(args, "workers", None) or settings.workers
     if reload and workers > 1:
         print("attention-lab: --reload runs one worker; ignoring --workers", file=sys.stderr)
+    share_metrics_between(1 if reload else workers)
     print(f"Attention Lab {__version__}: open {display_url(host, port)}", flush=True)
     uvicorn.run(
         "app.main:app",
@@ -173,9 +193,9 @@ def serve(args: argparse.Namespace) -> int:
         workers=None if reload else workers,
         reload=reload,
         reload_dirs=_watched_dirs() if reload else None,
-        log_config=log_config(settings.log_level),
+        log_config=log_config(settings.log_level, settings.log_format),
         log_level=settings.log_level,
-        access_log=False,  # app.web.middleware.AccessLog writes one line per request
+        access_log=False,  # app.web.telemetry writes one line per request
         proxy_headers=True,
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
         # Past this many connections and running requests uvicorn answers 503 itself;

@@ -16,8 +16,9 @@ from app.paths import static_dir
 from app.settings import Settings, get_settings
 from app.web.assets import HashedStaticFiles
 from app.web.errors import install_error_handlers
-from app.web.middleware import AccessLog, HeadAsGet, RequestGuard, SelectiveGZip
+from app.web.middleware import HeadAsGet, RequestGuard, SelectiveGZip
 from app.web.security import SecurityHeaders
+from app.web.telemetry import Telemetry
 
 DESCRIPTION = """Every stage of scaled dot-product attention, softmax(Q Kᵀ / √d_k) V,
 computed exactly (float64) for any input. The running example "I love LLMs" is the
@@ -56,7 +57,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(HeadAsGet)
     # Outside the guard so its 413/415 answers carry the headers too.
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
-    app.add_middleware(AccessLog)
+    # Outermost: counts and logs every answer, the middleware's own 413/415 included.
+    app.add_middleware(Telemetry)
     return app
 
 

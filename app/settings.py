@@ -55,6 +55,13 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Log level of the app and of its one-line-per-request access log."
     )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="Log lines as text, or as one JSON object per line (for log collectors).",
+    )
+    metrics: bool = Field(
+        True, description="Serve Prometheus metrics at GET /metrics (false: 404 there)."
+    )
     workers: int = Field(
         1, ge=1, le=64, description="Worker processes when served by `attention-lab` (Docker)."
     )

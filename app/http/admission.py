@@ -28,6 +28,7 @@ import anyio.to_thread
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from app.http import metrics
 from app.inputs.limits import Cost, is_heavy
 
 T = TypeVar("T")
@@ -64,11 +65,14 @@ class Gate:
 
     def enter(self) -> None:
         if self.running >= self.limit:
+            metrics.REJECTIONS.inc()
             raise BusyError(self.limit)
         self.running += 1
+        metrics.HEAVY_IN_FLIGHT.inc()
 
     def leave(self) -> None:
         self.running -= 1
+        metrics.HEAVY_IN_FLIGHT.dec()
 
 
 class _Slot:

@@ -1,11 +1,10 @@
-"""Pure ASGI middleware: request guard (body size, content type), HEAD as GET, access log,
-compression.
+"""Pure ASGI middleware: request guard (body size, content type), HEAD as GET and
+compression (the request id, access log and metrics are ``app.web.telemetry``).
 
 The guard refuses an oversized body with 413 *before* it is read, from Content-Length
 when given and by counting streamed bytes otherwise, and refuses a body that is not JSON
 with 415 when it is sent to an API route that takes it (a method the route does not
-have still gets the router's 405, an unknown path its 404). The access log writes one
-line per request: method, path, status and duration in milliseconds. SelectiveGZip
+have still gets the router's 405, an unknown path its 404). SelectiveGZip
 compresses everything but the raw numeric API.
 """
 
@@ -13,8 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from typing import Any
 
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match, Router
@@ -131,31 +128,6 @@ class HeadAsGet:
             await send(message)
 
         await self.app({**scope, "method": "GET"}, receive, send_headers_only)
-
-
-class AccessLog:
-    """One log line per HTTP request: ``METHOD path status duration_ms``."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start = time.perf_counter()
-        status: dict[str, Any] = {"code": 500}
-
-        async def recording_send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                status["code"] = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, recording_send)
-        finally:
-            ms = (time.perf_counter() - start) * 1000
-            log.info("%s %s %s %.1fms", scope["method"], scope["path"], status["code"], ms)
 
 
 class SelectiveGZip:

@@ -33,6 +33,8 @@ def test_every_setting_is_in_the_readme_table_with_its_default() -> None:
         variable = PREFIX + name.upper()
         assert variable in table, f"add {variable} to the README's configuration table"
         expected = "unset" if field.default is None else str(field.default)
+        if isinstance(field.default, bool):  # written as the variable is set: true/false
+            expected = expected.lower()
         assert table[variable] == expected, f"README default of {variable}"
 
 

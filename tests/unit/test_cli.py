@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging.config
+import os
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +93,7 @@ def test_serve_prints_the_url_and_runs_uvicorn_with_the_settings_workers(
     assert (call["host"], call["port"], call["workers"], call["reload"]) == (
         "127.0.0.1", 8123, 3, False,
     )  # fmt: skip
-    assert call["access_log"] is False  # app.web.middleware.AccessLog logs instead
+    assert call["access_log"] is False  # app.web.middleware.telemetry logs instead
     assert call["limit_concurrency"] == Settings().limit_concurrency
     assert call["timeout_keep_alive"] == Settings().keep_alive
 
@@ -155,7 +157,41 @@ def test_log_config_routes_the_access_log_to_a_handler(
     logging.config.dictConfig(config)
     try:
         logging.getLogger("attention_lab.access").info("GET /healthz 200 1.0ms")
-        assert "attention_lab.access: GET /healthz 200 1.0ms" in capsys.readouterr().err
+        assert "attention_lab.access [-]: GET /healthz 200 1.0ms" in capsys.readouterr().err
     finally:
         logging.getLogger("attention_lab").handlers.clear()
         logging.getLogger("attention_lab").propagate = True
+
+
+def test_json_log_config_writes_one_object_per_line_with_the_request_id(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from app.web.telemetry import request_id
+
+    logging.config.dictConfig(cli.log_config("info", "json"))
+    token = request_id.set("abc-123")
+    try:
+        logging.getLogger("attention_lab.access").info("GET /healthz 200 1.0ms")
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        entry = json.loads(line)
+        assert entry["request_id"] == "abc-123"
+        assert entry["message"] == "GET /healthz 200 1.0ms"
+        assert entry["logger"] == "attention_lab.access"
+        assert entry["level"] == "INFO"
+    finally:
+        request_id.reset(token)
+        logging.getLogger("attention_lab").handlers.clear()
+        logging.getLogger("attention_lab").propagate = True
+
+
+def test_several_workers_share_one_metrics_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    cli.share_metrics_between(1)
+    assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    cli.share_metrics_between(2)
+    made = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    assert made.is_dir()
+    made.rmdir()
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "/operator/chose")
+    cli.share_metrics_between(4)
+    assert os.environ["PROMETHEUS_MULTIPROC_DIR"] == "/operator/chose"

@@ -166,3 +166,34 @@ def test_a_disruption_budget_covers_the_pods() -> None:
     selector = docs["Deployment"]["spec"]["selector"]["matchLabels"]
     assert pdb["spec"]["selector"]["matchLabels"] == selector
     assert pdb["spec"]["maxUnavailable"] == 1
+
+
+def test_the_ingress_sends_the_public_host_to_the_service() -> None:
+    docs = documents()
+    ingress, service = docs["Ingress"], docs["Service"]
+    (rule,) = ingress["spec"]["rules"]
+    (path,) = rule["http"]["paths"]
+    backend = path["backend"]["service"]
+    assert backend["name"] == service["metadata"]["name"]
+    assert backend["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
+    env = {e["name"]: e.get("value") for e in container()["env"]}
+    assert env["ATTENTION_LAB_PUBLIC_URL"] == f"https://{rule['host']}"
+
+
+def test_prometheus_scrapes_the_metrics_route_on_the_container_port() -> None:
+    from app.web.health import router
+
+    notes = documents()["Deployment"]["spec"]["template"]["metadata"]["annotations"]
+    assert notes["prometheus.io/scrape"] == "true"
+    assert int(notes["prometheus.io/port"]) == PORT
+    assert notes["prometheus.io/path"] in {getattr(r, "path", None) for r in router.routes}
+
+
+def test_compose_publishes_on_loopback_unless_told_otherwise() -> None:
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    (service,) = compose["services"].values()
+    (published,) = service["ports"]
+    # ${VAR:-default} interpolation: loopback by default, the classroom sets 0.0.0.0.
+    assert published == "${ATTENTION_LAB_BIND:-127.0.0.1}:${ATTENTION_LAB_PORT:-8000}:8000"
+    readme = (ROOT / "README.md").read_text()
+    assert "ATTENTION_LAB_BIND=0.0.0.0" in readme

@@ -40,7 +40,11 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"numpy", "pydantic", "orjson"},
     ),
     "export": ({"export"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
-    "http": ({"http", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
+    # prometheus_client: the metrics every route records (app.http.metrics).
+    "http": (
+        {"http", "export"} | BELOW_EXPORT,
+        {"numpy", "pydantic", "orjson", "prometheus_client", *HTTP},
+    ),
     "api": ({"api", "http", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
     "web": (
         {"web", "http", "export"} | BELOW_EXPORT,

@@ -185,7 +185,10 @@ def test_json_log_config_writes_one_object_per_line_with_the_request_id(
 
 
 def test_several_workers_share_one_metrics_directory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    # setenv first so that monkeypatch restores the variable's absence afterwards (the
+    # function under test sets it behind monkeypatch's back).
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "")
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
     cli.share_metrics_between(1)
     assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
     cli.share_metrics_between(2)

@@ -17,6 +17,15 @@ from app.settings import Settings, get_settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _no_metrics_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve`` with several workers sets PROMETHEUS_MULTIPROC_DIR in this process; start
+    each test without it and restore its absence afterwards (setenv records the original
+    state, so monkeypatch undoes what ``serve`` did behind its back)."""
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "")
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
+
+
 def parse(*argv: str) -> argparse.Namespace:
     return cli.build_parser().parse_args(list(argv))
 
@@ -185,10 +194,6 @@ def test_json_log_config_writes_one_object_per_line_with_the_request_id(
 
 
 def test_several_workers_share_one_metrics_directory(monkeypatch: pytest.MonkeyPatch) -> None:
-    # setenv first so that monkeypatch restores the variable's absence afterwards (the
-    # function under test sets it behind monkeypatch's back).
-    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "")
-    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
     cli.share_metrics_between(1)
     assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
     cli.share_metrics_between(2)

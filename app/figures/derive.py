@@ -110,7 +110,8 @@ def weight_grid(
     masked: Matrix, exps: Matrix, shift: Matrix, weights: Matrix, dp: int = 2
 ) -> list[list[str]]:
     """'e^1.5 / 19.382 = 4.482 / 19.382 = 0.23' per cell (19.382 the row's sum of
-    exponentials); blocked cells and empty rows say why they are 0."""
+    exponentials); blocked cells and empty rows say why they are 0. The weight is a
+    small_weight: a hover is where a learner checks that a tiny weight is not 0."""
     out: list[list[str]] = []
     for row_m, row_e, sh, row_w in zip(
         masked.tolist(), exps.tolist(), shift.tolist(), weights.tolist(), strict=True
@@ -122,7 +123,8 @@ def weight_grid(
         tot = fmt.exponential(total)
         out.append(
             [
-                f"{exponent(s, sh)} / {tot} = {fmt.exponential(e)} / {tot} = {fmt.small_weight(w, dp)}"
+                f"{exponent(s, sh)} / {tot} = {fmt.exponential(e)} / {tot} = "
+                f"{fmt.small_weight(w, dp)}"
                 if not math.isinf(s)
                 else f"blocked: e^{fmt.NEG_INF} = 0, weight 0"
                 for s, e, w in zip(row_m, row_e, row_w, strict=True)

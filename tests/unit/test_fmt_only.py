@@ -42,7 +42,7 @@ def _problem(node: ast.AST) -> str | None:
     if not isinstance(node, ast.Call):
         return None
     func = node.func
-    if isinstance(func, ast.Attribute) and func.attr == "format" and _is_str_constant(func.value):
+    if isinstance(func, ast.Attribute) and func.attr == "format":  # "…".format or NAME.format
         return "str.format"
     if isinstance(func, ast.Name):
         if func.id == "format":
@@ -94,6 +94,7 @@ def test_the_scan_covers_the_figure_modules() -> None:
         ('t = f"{x:,}"', "an f-string format spec"),
         ('t = "{:.3f}".format(x)', "str.format"),
         ('t = "{}".format(x)', "str.format"),
+        ("t = TEMPLATE.format(x=x)", "str.format"),
         ('t = format(x, ".2f")', "format()"),
         ('t = "%.3f" % x', "%-formatting"),
         ('t = "%d items" % (n,)', "%-formatting"),

@@ -15,15 +15,17 @@ from typing import Any
 from markupsafe import Markup
 
 from app import __version__
+from app.figures.palette import PAGE
 from app.paths import static_dir
 from app.templating import environment
 from app.wire import json_block
 
 _SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
 PLOTLY_FILE = "vendor/plotly-cartesian-4.1.1.min.js"
+# The file's colours are the page's (one palette): an exported figure looks like an embed.
 COLORS = {
-    "light": {"bg": "#ffffff", "fg": "#1a1a1a", "muted": "#5c5c5c", "line": "#d0d0d0"},
-    "dark": {"bg": "#16181c", "fg": "#ececec", "muted": "#a8a8a8", "line": "#3c4048"},
+    name: {"bg": page.surface, "fg": page.text, "muted": page.muted, "line": page.border}
+    for name, page in PAGE.items()
 }
 
 

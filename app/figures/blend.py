@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from app.figures import fmt, grid
+from app.figures import derive, fmt, grid
 from app.figures.context import Ctx, figure, table
 from app.figures.style import Json, numbered
 
@@ -21,7 +21,7 @@ def blend_equation(c: Ctx) -> str:
     a = c.text_row("weights", f)
     pairs = [(a[j], f"v({c.key_tokens[j]})") for j in range(c.l_k)]
     z = ", ".join(c.text_row("output", f)[:8]) + (", …" if c.d_v > 8 else "")
-    return f"z({c.focus_token}) = {fmt.terms(pairs)} = ({z})"
+    return f"z({c.focus_token}) = {derive.terms(pairs)} = ({z})"
 
 
 def bounds(c: Ctx) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -38,8 +38,8 @@ def own_share(c: Ctx) -> str | None:
         return None
     own = float(c.h.weights[f, f])
     return (
-        f"{c.focus_token} keeps {own * 100:.0f} % of its own value and borrows "
-        f"{(1 - own) * 100:.0f} % from the other tokens."
+        f"{c.focus_token} keeps {fmt.percent(own)} of its own value and borrows "
+        f"{fmt.percent(1 - own)} from the other tokens."
     )
 
 
@@ -64,7 +64,7 @@ def _weighted(c: Ctx, j: int) -> Json:
     a_text = fmt.weight(a)
     small = c.d_v <= grid.MAX_TEXT_COLS
     v_row = c.text_row("v", j) if small else []
-    text = [[fmt.fixed(x) for x in row[0].tolist()]] if small else None
+    text = [[fmt.output(x) for x in row[0].tolist()]] if small else None
     hover = (
         [[f"{a_text} · {v} = {t}" for v, t in zip(v_row, text[0], strict=True)]]
         if text is not None
@@ -84,7 +84,7 @@ def _range_grid(c: Ctx, lo: Any, hi: Any) -> Json:
     values = np.vstack([lo, z, hi])
     small = c.d_v <= grid.MAX_TEXT_COLS
     z_text = c.text_row("output", f)
-    text = [[fmt.num(float(x)) for x in lo], z_text, [fmt.num(float(x)) for x in hi]]
+    text = [[fmt.value(float(x)) for x in lo], z_text, [fmt.value(float(x)) for x in hi]]
     hover = [
         [f"column {j + 1}: {text[0][j]} ≤ {z_text[j]} ≤ {text[2][j]}" for j in range(c.d_v)]
     ] * 3
@@ -149,7 +149,7 @@ def build_9(c: Ctx) -> dict[str, Any]:
         "(the grid below)."
     )
     z_text = c.text_row("output", f)
-    stats = [[fmt.num(float(lo[j])), z_text[j], fmt.num(float(hi[j]))] for j in range(c.d_v)]
+    stats = [[fmt.value(float(lo[j])), z_text[j], fmt.value(float(hi[j]))] for j in range(c.d_v)]
     return figure(
         9,
         c.titles[9],

@@ -15,7 +15,7 @@ import numpy as np
 
 from app.attention import HeadStages, Stages
 from app.attention.ops import Matrix
-from app.figures import fmt
+from app.figures import derive, fmt
 from app.figures import grid as gridmod
 from app.figures.style import MAX_TEXT_CELLS, Json, Theme, numbered, theme
 
@@ -88,7 +88,7 @@ class Ctx:
 
     @cached_property
     def divisor_text(self) -> str:
-        return fmt.divisor_text(self.h.divisor, self.d_k, self.stages.scale)
+        return derive.divisor_text(self.h.divisor, self.d_k, self.stages.scale)
 
     @cached_property
     def mask_why(self) -> str:
@@ -141,7 +141,7 @@ class Ctx:
 
     @cached_property
     def output_text(self) -> list[list[str]]:
-        return [[fmt.fixed(v) for v in row] for row in self.h.output.tolist()]
+        return [[fmt.output(v) for v in row] for row in self.h.output.tolist()]
 
     # --- derivations -------------------------------------------------------------------
     def projection_derivation(self, which: str) -> list[list[str]]:
@@ -162,7 +162,7 @@ class Ctx:
                 for i, row in enumerate(text)
             ]
         else:
-            out = fmt.dot_grid(self.factors(src), fmt.factors(w.T), text, which)
+            out = derive.dot_grid(self.factors(src), fmt.factors(w.T), text, which)
         self.__dict__[key] = out
         return out
 
@@ -175,14 +175,14 @@ class Ctx:
         if key in self.__dict__ or m.size <= MAX_TEXT_CELLS or w is None or src is None:
             return self.projection_derivation(which)[i]
         text = [fmt.grid(m[i : i + 1])[0]]
-        return fmt.dot_grid(fmt.factors(src[i : i + 1]), fmt.factors(w.T), text, which, i)[0]
+        return derive.dot_grid(fmt.factors(src[i : i + 1]), fmt.factors(w.T), text, which, i)[0]
 
     def output_row(self, i: int) -> list[str]:
         """Row ``i`` of ``output_deriv``, without the whole grid when big."""
         h = self.h
         if "output_deriv" in self.__dict__ or h.output.size <= MAX_TEXT_CELLS:
             return self.output_deriv[i]
-        return fmt.output_grid(h.weights[i : i + 1], h.v, h.output[i : i + 1], i)[0]
+        return derive.output_grid(h.weights[i : i + 1], h.v, h.output[i : i + 1], i)[0]
 
     def output_cell(self, i: int, j: int) -> str:
         """``output_deriv[i][j]`` without formatting all of V when the grid is big."""
@@ -190,7 +190,7 @@ class Ctx:
         if "output_deriv" in self.__dict__ or h.output.size <= MAX_TEXT_CELLS:
             return self.output_deriv[i][j]
         out = h.output[i : i + 1, j : j + 1]
-        return fmt.output_grid(h.weights[i : i + 1], h.v[:, j : j + 1], out, i, j)[0][0]
+        return derive.output_grid(h.weights[i : i + 1], h.v[:, j : j + 1], out, i, j)[0][0]
 
     def projection_cell(self, which: str, i: int, j: int) -> str:
         """``projection_derivation(which)[i][j]`` without the whole grid when big."""
@@ -200,9 +200,9 @@ class Ctx:
         src = self.stages.source_x if which != "q" and self.stages.cross else self.stages.x
         if key in self.__dict__ or m.size <= MAX_TEXT_CELLS or w is None or src is None:
             return self.projection_derivation(which)[i][j]
-        text = [[fmt.num(float(m[i, j]))]]
+        text = [[fmt.value(float(m[i, j]))]]
         left, right = fmt.factors(src[i : i + 1]), fmt.factors(w[:, j : j + 1].T)
-        return fmt.dot_grid(left, right, text, which, i, j)[0][0]
+        return derive.dot_grid(left, right, text, which, i, j)[0][0]
 
     def text_row(self, name: str, i: int) -> list[str]:
         """Row ``i`` of a stage's printed numbers, without formatting the whole grid."""
@@ -214,7 +214,7 @@ class Ctx:
         if name == "weights":
             return fmt.grid(m[i : i + 1], dp=2)[0]
         if name == "output":
-            return [fmt.fixed(v) for v in m[i].tolist()]
+            return [fmt.output(v) for v in m[i].tolist()]
         return fmt.grid(m[i : i + 1])[0]
 
     def factors(self, m: Matrix) -> list[list[str]]:
@@ -235,11 +235,11 @@ class Ctx:
 
     @cached_property
     def scores_deriv(self) -> list[list[str]]:
-        return fmt.score_grid(fmt.factors(self.h.q), fmt.factors(self.h.k), self.scores_text)
+        return derive.score_grid(fmt.factors(self.h.q), fmt.factors(self.h.k), self.scores_text)
 
     @cached_property
     def scaled_deriv(self) -> list[list[str]]:
-        return fmt.scaled_grid(
+        return derive.scaled_grid(
             self.scores_text,
             self.scaled_text,
             self.stages.allowed,
@@ -249,11 +249,11 @@ class Ctx:
 
     @cached_property
     def weights_deriv(self) -> list[list[str]]:
-        return fmt.weight_grid(self.h.masked, self.h.exps, self.h.exp_shift, self.h.weights)
+        return derive.weight_grid(self.h.masked, self.h.exps, self.h.exp_shift, self.h.weights)
 
     @cached_property
     def output_deriv(self) -> list[list[str]]:
-        return fmt.output_grid(self.h.weights, self.h.v, self.h.output)
+        return derive.output_grid(self.h.weights, self.h.v, self.h.output)
 
     # --- grid descriptions (app/figures/grid.py), built once per request -------------
     @property

@@ -1,10 +1,32 @@
-"""Display strings for every number a figure prints, and the arithmetic behind each cell.
+"""The one number formatter of the figures: every number a figure prints is written here.
 
-The browser does no rounding: every printed number is formatted here. Rules (FIGURES.md
-Conventions): whole numbers without decimals; other values to 2 decimals with trailing
-zeros dropped; weights to a fixed 2 decimals (Figure 12: 4); a blocked cell is "−∞".
-Derivations spell out one cell's arithmetic with the engine's own numbers, eliding the
-middle terms of long dot products so a d = 64 row stays readable.
+The browser does no rounding, and no other module of ``app/figures`` holds a format spec
+(``tests/unit/test_fmt_only.py`` checks it). Each function is a ROLE, named for what the
+number is, not for how it is written, and each role has one precision rule:
+
+    exact(x)         an input's value where the reader edits or copies it: shortest text
+                     that reads back as x, ASCII, as JavaScript's String(x) writes it
+    value(x)         a value in a grid cell or a sentence (inputs and what they make):
+                     whole numbers bare, else 2 decimals with trailing zeros dropped;
+                     |x| ≥ 10⁶ as a power of ten; a blocked cell (−inf) as "−∞"
+    output(x)        an output cell z (a blend of values): whole numbers bare, else exactly
+                     2 decimals ("0.10"), so a column of outputs lines up
+    weight(a, dp)    an attention weight: exactly dp decimals (2; Figure 12: 4), 0 and 1 bare
+    small_weight     a weight that must not print as 0 when it is not: a power of ten below
+                     the last decimal ("1.1 × 10⁻⁷", not "0.0000": saturation is tiny, not zero)
+    exponential(x)   e^s: 3 decimals, a power of ten (4 significant digits) from 10⁶ or
+                     below 10⁻³ ("4.852 × 10⁸", never "485165195.410" or "4.852e+08")
+    derived(x, dp)   a quantity computed to describe the numbers (√d_k, an entropy, a
+                     gradient): exactly dp decimals, a power of ten when that would print a
+                     non-zero value as 0
+    percent(share)   a share of 1 as a whole percentage: 0.634 -> "63 %"
+    count(n)         a whole count (tokens, cells, a dimension) with thousands separators
+
+One minus sign: every negative number is written with U+2212 "−" (exact excepted: it is
+machine text the page's parser and a copied script read back), and a value that rounds
+to zero prints without a sign ("0", never "−0"). NaN is refused (ValueError): the engine
+never makes one, so a NaN reaching a figure is a bug to see, not a number to print.
+Indices are written as subscripts (``sub``, ``sub2``).
 """
 
 from __future__ import annotations
@@ -14,17 +36,16 @@ from collections.abc import Sequence
 from decimal import Decimal
 from functools import cache
 
-import numpy as np
-
 from app.attention.ops import Matrix
 
-NEG_INF = "−∞"
-ELLIPSIS = "…"
-# Dot products with more terms than this show the first HEAD and last TAIL terms only.
-MAX_TERMS = 6
-HEAD, TAIL = 3, 2
+MINUS = "\u2212"
+NEG_INF = MINUS + "∞"
+# value(): from this magnitude on, a power of ten with VALUE_DIGITS significant digits.
+BIG = 1e6
+VALUE_DIGITS = 3
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 @cache
@@ -41,246 +62,145 @@ def sub2(i: int, j: int) -> str:
     return f"{sub(i)},{sub(j)}"
 
 
-def num(x: float) -> str:
-    """A general value: '2', '-1', '1.5', '1.63'; −∞ for a blocked cell."""
+def _signed(text: str) -> str:
+    """Python's rounded text with one minus sign: '-1.5' -> '−1.5', '-0.00' -> '0.00'."""
+    if text[0] != "-":
+        return text
+    if text.strip("-0.") == "":  # rounded to zero: no sign
+        return text[1:]
+    return MINUS + text[1:]
+
+
+def _finite(x: float) -> float:
     x = float(x)
-    if x.is_integer():  # the hot path: called for every cell of every grid
-        return str(int(x)) if -1e15 < x < 1e15 else f"{x:.3g}"
-    if x != x or x in (math.inf, -math.inf):
-        return NEG_INF if x < 0 else ("∞" if x > 0 else "NaN")
-    if not -1e6 < x < 1e6:
-        return f"{x:.3g}"
-    text = f"{x:.2f}"
-    if text[-1] == "0":
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+    if x != x:
+        raise ValueError("NaN has no display text: the figures never print one")
+    return x
 
 
-def fixed(x: float) -> str:
-    """A blended value (output Z): whole numbers bare, else exactly 2 decimals ('0.10')."""
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    if abs(x) >= 1e6:
-        return f"{x:.3g}"
-    text = f"{x:.2f}"
-    return "0.00" if text == "-0.00" else text
+def power(x: float, digits: int, trim: bool = False) -> str:
+    """``x`` as 'm × 10ⁿ' with ``digits`` significant digits ('4.852 × 10⁸'); ``trim``
+    drops the mantissa's trailing zeros ('−1 × 10⁶', not '−1.00 × 10⁶')."""
+    mantissa, exp = f"{_finite(x):.{digits - 1}e}".split("e")
+    if trim and "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{_signed(mantissa)} × 10{str(int(exp)).translate(_SUP)}"
+
+
+def _infinite(x: float) -> str | None:
+    if math.isinf(x):
+        return NEG_INF if x < 0 else "∞"
+    return None
+
+
+def value(x: float) -> str:
+    """A value in a grid or a sentence: '2', '−1', '1.5', '1.63', '1.23 × 10⁶'; '−∞' blocked."""
+    x = float(x)
+    if x.is_integer() and -BIG < x < BIG:  # the hot path: every cell of every grid
+        return str(int(x)) if x >= 0 else MINUS + str(int(-x))
+    inf = _infinite(_finite(x))
+    if inf is not None:
+        return inf
+    if not -BIG < x < BIG:
+        return power(x, VALUE_DIGITS, trim=True)
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return _signed(text) if text != "-0" else "0"
+
+
+def output(x: float) -> str:
+    """An output cell z: whole numbers bare, else exactly 2 decimals ('0.10', '−1.25')."""
+    x = _finite(x)
+    if x.is_integer() or not -BIG < x < BIG:
+        return value(x)
+    return _signed(f"{x:.2f}")
+
+
+def weight(a: float, dp: int = 2) -> str:
+    """An attention weight to exactly ``dp`` decimals ('0.58', '0.0003'); 0 and 1 bare."""
+    a = _finite(a)
+    if a in (0.0, 1.0):
+        return str(int(a))
+    return _signed(f"{a:.{dp}f}")
+
+
+def small_weight(a: float, dp: int = 4) -> str:
+    """A weight to ``dp`` decimals, or a power of ten (2 significant digits) when the
+    decimals would print a non-zero weight as 0: '1.1 × 10⁻⁷'."""
+    if a != 0.0 and abs(a) < 0.5 * 10.0**-dp:
+        return power(a, 2)
+    return weight(a, dp)
+
+
+def exponential(x: float) -> str:
+    """e^s to 3 decimals ('2.718', '12.182'); a power of ten when huge or tiny."""
+    x = _finite(x)
+    if x != 0 and not 1e-3 <= abs(x) < BIG:
+        return power(x, 4)
+    return _signed(f"{x:.3f}")
+
+
+def derived(x: float, dp: int = 3) -> str:
+    """A derived quantity (√d_k, entropy, gradient) to exactly ``dp`` decimals ('1.414',
+    '0.69'); a power of ten (3 significant digits) when that would print a non-zero as 0."""
+    x = _finite(x)
+    if x != 0.0 and abs(x) < 0.5 * 10.0**-dp:
+        return power(x, 3)
+    if not -BIG < x < BIG:
+        return power(x, 4)
+    return _signed(f"{x:.{dp}f}")
+
+
+def percent(share: float, dp: int = 0) -> str:
+    """A share of 1 as a percentage: 0.634 -> '63 %', -0.02 -> '−2 %' ('dp' decimals)."""
+    return _signed(f"{_finite(share) * 100:.{dp}f}") + " %"
+
+
+def count(n: int) -> str:
+    """A whole count with thousands separators: 7 -> '7', 65536 -> '65,536', -3 -> '−3'."""
+    if isinstance(n, bool) or int(n) != n:
+        raise ValueError(f"count needs a whole number, got {n!r}")
+    return _signed(f"{int(n):,}")
+
+
+def factor(x: float) -> str:
+    """A value inside a product: negatives in parentheses so '1·(−1)' reads unambiguously."""
+    text = value(x)
+    return f"({text})" if text.startswith(MINUS) else text
 
 
 def listing(items: Sequence[str], limit: int = 12) -> str:
     """'a, b, c' with a count of the rest for long rows (readouts stay one line)."""
     if len(items) <= limit:
         return ", ".join(items)
-    return ", ".join(items[:limit]) + f", … ({len(items) - limit} more)"
-
-
-def weight(x: float, dp: int = 2) -> str:
-    """A weight to a fixed ``dp`` decimals ('0.58', '0.0003'); exactly 0 or 1 as '0' / '1'."""
-    if x in (0.0, 1.0):
-        return str(int(x))
-    return f"{x:.{dp}f}"
-
-
-_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def small_weight(x: float, dp: int = 4) -> str:
-    """A weight to ``dp`` decimals, or in scientific notation when that would print a
-    non-zero weight as 0: 1.1 × 10⁻⁷, not 0.0000 (saturation is tiny, not zero)."""
-    if x != 0.0 and abs(x) < 0.5 * 10.0**-dp:
-        mantissa, exponent = f"{x:.1e}".split("e")
-        return f"{mantissa} × 10{str(int(exponent)).translate(_SUP)}"
-    return weight(x, dp)
-
-
-def exp_value(x: float) -> str:
-    """An exponential e^s to 3 decimals (2.718, 12.182), scientific when huge or tiny."""
-    if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-3):
-        return f"{x:.3e}"
-    return f"{x:.3f}"
-
-
-def factor(x: float) -> str:
-    """A factor inside a product: negatives in parentheses so '1·(-1)' reads unambiguously."""
-    text = num(x)
-    return f"({text})" if text.startswith("-") else text
-
-
-def full(x: float) -> str:
-    """Full precision for hover lines."""
-    if math.isinf(x):
-        return NEG_INF
-    return repr(float(x)) if x != int(x) else str(int(x))
-
-
-def grid(m: Matrix, dp: int | None = None) -> list[list[str]]:
-    """Every cell of ``m`` as a display string: weights when ``dp`` is given, else ``num``."""
-    if dp is not None:
-        return [[weight(v, dp) for v in row] for row in m.tolist()]
-    return [[num(v) for v in row] for row in m.tolist()]
-
-
-def terms(pairs: Sequence[tuple[str, str]]) -> str:
-    """'a·b + c·d + …' with the middle elided for long sums (only shown terms are built)."""
-    n = len(pairs)
-    if n <= MAX_TERMS:
-        return " + ".join([f"{a}·{b}" for a, b in pairs])
-    shown = [f"{a}·{b}" for a, b in pairs[:HEAD]]
-    shown.append(f"{ELLIPSIS} ({n - HEAD - TAIL} more)")
-    shown += [f"{a}·{b}" for a, b in pairs[n - TAIL :]]
-    return " + ".join(shown)
-
-
-def dot_grid(
-    left: list[list[str]],
-    right_t: list[list[str]],
-    result: list[list[str]],
-    name: str,
-    first_row: int = 0,
-    first_col: int = 0,
-) -> list[list[str]]:
-    """Derivations of C = A Bᵀ cell by cell, e.g. 'q₁₁ = 0·0 + 0·0 + 1·1 + 1·1 = 2'.
-
-    ``left`` holds the rows of A, ``right_t`` the rows of Bᵀ-transposed (the columns of
-    B), as factor strings; ``result`` the formatted products; ``name`` the cell's letter.
-    """
-    return [
-        [
-            f"{name}{sub2(first_row + i + 1, first_col + j + 1)} = "
-            f"{terms(list(zip(a, b, strict=True)))}"
-            f" = {result[i][j]}"
-            for j, b in enumerate(right_t)
-        ]
-        for i, a in enumerate(left)
-    ]
-
-
-def factors(m: Matrix) -> list[list[str]]:
-    """Every cell as a factor string (negatives in parentheses)."""
-    return [[factor(v) for v in row] for row in m.tolist()]
-
-
-def score_grid(q: list[list[str]], k: list[list[str]], result: list[list[str]]) -> list[list[str]]:
-    """'q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3' for every cell of Q Kᵀ."""
-    return [
-        [
-            f"q{sub(i + 1)}·k{sub(j + 1)} = {terms(list(zip(qi, kj, strict=True)))}"
-            f" = {result[i][j]}"
-            for j, kj in enumerate(k)
-        ]
-        for i, qi in enumerate(q)
-    ]
-
-
-def divisor_text(divisor: float, d_k: int, scale: bool) -> str:
-    """'2' for √4, '√2 ≈ 1.414' when the root is not whole, '1' with scaling off."""
-    if not scale:
-        return "1"
-    if divisor == int(divisor):
-        return str(int(divisor))
-    return f"√{d_k} ≈ {divisor:.3f}"
-
-
-def scaled_grid(
-    scores: list[list[str]], scaled: list[list[str]], allowed: np.ndarray, div: str, why: str
-) -> list[list[str]]:
-    """'3 ÷ 2 = 1.5' per cell; a blocked cell adds that the mask makes it −∞."""
-    div = div.split(" ≈ ")[-1]
-    return [
-        [
-            f"{s} ÷ {div} = {c}" if ok else f"{s} ÷ {div} = {c}, blocked by {why} → {NEG_INF}"
-            for s, c, ok in zip(srow, crow, arow, strict=True)
-        ]
-        for srow, crow, arow in zip(scores, scaled, allowed.tolist(), strict=True)
-    ]
-
-
-def exponent(s: float, shift: float) -> str:
-    """'e^1.5', or 'e^(1.5 − 800)' when the row was shifted to avoid overflow."""
-    if shift == 0:
-        return f"e^{num(s)}"
-    return f"e^({num(s)} − {num(shift)})"
-
-
-def weight_grid(
-    masked: Matrix, exps: Matrix, shift: Matrix, weights: Matrix, dp: int = 2
-) -> list[list[str]]:
-    """'e^1.5 / 19.382 = 4.482 / 19.382 = 0.23' per cell (19.382 the row's sum of
-    exponentials); blocked cells and empty rows say why they are 0."""
-    out: list[list[str]] = []
-    for row_m, row_e, sh, row_w in zip(
-        masked.tolist(), exps.tolist(), shift.tolist(), weights.tolist(), strict=True
-    ):
-        total = math.fsum(row_e)
-        if total == 0:
-            out.append(["no allowed key in this row: weight 0, not 0 ÷ 0"] * len(row_m))
-            continue
-        tot = exp_value(total)
-        out.append(
-            [
-                f"{exponent(s, sh)} / {tot} = {exp_value(e)} / {tot} = {weight(w, dp)}"
-                if not math.isinf(s)
-                else f"blocked: e^{NEG_INF} = 0, weight 0"
-                for s, e, w in zip(row_m, row_e, row_w, strict=True)
-            ]
-        )
-    return out
-
-
-def exp_sum(masked_row: list[float], exps_row: list[float], shift: float) -> str:
-    """'e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382' over the allowed cells."""
-    cells = [(s, e) for s, e in zip(masked_row, exps_row, strict=True) if not math.isinf(s)]
-    if not cells:
-        return "no allowed key: nothing to exponentiate, every weight is 0"
-    if len(cells) == 1:
-        return f"{exponent(cells[0][0], shift)} = {exp_value(cells[0][1])}, the only term"
-    powers = [exponent(s, shift) for s, _ in cells]
-    values = [exp_value(e) for _, e in cells]
-    if len(cells) > MAX_TERMS:
-        hidden = f"{ELLIPSIS} ({len(cells) - HEAD - TAIL} more)"
-        powers = [*powers[:HEAD], hidden, *powers[-TAIL:]]
-        values = [*values[:HEAD], hidden, *values[-TAIL:]]
-    text = (
-        f"{' + '.join(powers)} = {' + '.join(values)} = {exp_value(math.fsum(e for _, e in cells))}"
-    )
-    if shift:
-        text += (
-            f" (every exponent shifted by −{num(shift)} so e^s cannot overflow; "
-            "the weights are unchanged)"
-        )
-    return text
-
-
-def output_grid(
-    weights: Matrix, v: Matrix, output: Matrix, first_row: int = 0, first_col: int = 0
-) -> list[list[str]]:
-    """'z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63' per cell of Z = A V (``weights``
-    and ``output`` may be a slice of rows starting at ``first_row``)."""
-    a = [[weight(x) for x in row] for row in weights.tolist()]
-    v_cols = [[factor(x) for x in col] for col in v.T.tolist()]
-    z = output.tolist()
-    return [
-        [
-            f"z{sub2(first_row + i + 1, first_col + j + 1)} = Σ a·v = "
-            f"{terms(list(zip(a[i], col, strict=True)))}"
-            f" = {fixed(z[i][j])}"
-            for j, col in enumerate(v_cols)
-        ]
-        for i in range(len(a))
-    ]
+    return ", ".join(items[:limit]) + f", … ({count(len(items) - limit)} more)"
 
 
 def exact(x: float) -> str:
     """The shortest text that reads back as ``x``, written as JavaScript's ``String(x)``
     writes it (``2``, ``0.1``, ``1e-7``, ``1e+21``), so a number the server puts in an
     editor cell or a control reads the same as one the page writes. Finite ``x`` only."""
-    x = float(x)
+    x = _finite(x)
     if x.is_integer() and -1e15 < x < 1e15:  # the common case, exact as an int
         return str(int(x))
+    if math.isinf(x):
+        raise ValueError("infinity has no exact text: an input is always finite")
     sign = "-" if x < 0 else ""
-    value = Decimal(repr(abs(x))).normalize()
+    number = Decimal(repr(abs(x))).normalize()
     if 1e-6 <= abs(x) < 1e21:  # JavaScript writes these in positional notation
-        return sign + format(value, "f")
-    digits = "".join(map(str, value.as_tuple().digits))
-    power = value.adjusted()
+        return sign + format(number, "f")
+    digits = "".join(map(str, number.as_tuple().digits))
+    exp = number.adjusted()
     mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return f"{sign}{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
+    return f"{sign}{mantissa}e{'+' if exp >= 0 else '-'}{abs(exp)}"
+
+
+def grid(m: Matrix, dp: int | None = None) -> list[list[str]]:
+    """Every cell of ``m`` as display text: weights to ``dp`` decimals when given, else values."""
+    if dp is not None:
+        return [[weight(a, dp) for a in row] for row in m.tolist()]
+    return [[value(x) for x in row] for row in m.tolist()]
+
+
+def factors(m: Matrix) -> list[list[str]]:
+    """Every cell as a factor (negatives in parentheses)."""
+    return [[factor(x) for x in row] for row in m.tolist()]

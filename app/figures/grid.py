@@ -81,7 +81,7 @@ def _rgb(hex_colour: str) -> tuple[float, float, float]:
 
 
 def _hex(rgb: tuple[float, float, float]) -> str:
-    return "#" + "".join(f"{round(max(0.0, min(1.0, c)) * 255):02x}" for c in rgb)
+    return "#" + bytes(round(max(0.0, min(1.0, c)) * 255) for c in rgb).hex()
 
 
 def luminance(hex_colour: str) -> float:

@@ -49,9 +49,9 @@ def build(c: Ctx) -> dict[str, Any]:
     ]
     shape = f"{c.l_q} × {c.l_k}"
     if c.stages.scale:
-        why = f"divided by √d_k = √{c.d_k} = {fmt.num(h.divisor)}"
+        why = f"divided by √d_k = √{c.d_k} = {fmt.value(h.divisor)}"
         if "≈" in c.divisor_text:
-            why = f"divided by √d_k = √{c.d_k} ≈ {h.divisor:.3f}"
+            why = f"divided by √d_k = √{c.d_k} ≈ {fmt.derived(h.divisor)}"
     else:
         why = "left as they are (scaling is off, so the divisor is 1)"
     caption = (

@@ -5,7 +5,7 @@ every cell on hover. With one head there is nothing to add.
 
 from __future__ import annotations
 
-from app.figures import fmt, grid
+from app.figures import derive, fmt, grid
 from app.figures.context import Ctx
 from app.figures.style import Json, numbered
 
@@ -25,7 +25,7 @@ def _concat(c: Ctx) -> Json:
     m = st.concat
     widths = [int(h.output.shape[1]) for h in st.heads]
     small = m.size <= grid.MAX_TEXT_CELLS and m.shape[1] <= grid.MAX_TEXT_COLS
-    text = [[fmt.fixed(v) for v in row] for row in m.tolist()] if small else None
+    text = [[fmt.output(v) for v in row] for row in m.tolist()] if small else None
     hover = None
     if text is not None:
         owner = [(h, j) for h, w in enumerate(widths) for j in range(w)]
@@ -49,9 +49,9 @@ def _final(c: Ctx) -> list[Json]:
         return [{"arrow": "no W^O given: the output is the concatenation"}]
     out = st.output
     small = out.size <= grid.MAX_TEXT_CELLS and out.shape[1] <= grid.MAX_TEXT_COLS
-    text = [[fmt.fixed(v) for v in row] for row in out.tolist()] if small else None
+    text = [[fmt.output(v) for v in row] for row in out.tolist()] if small else None
     hover = (
-        fmt.dot_grid(fmt.factors(st.concat), fmt.factors(st.w_o.T), text, "o")
+        derive.dot_grid(fmt.factors(st.concat), fmt.factors(st.w_o.T), text, "o")
         if text is not None
         else None
     )
@@ -81,7 +81,7 @@ def sentence(c: Ctx) -> str | None:
     if c.num_heads == 1:
         return None
     st = c.stages
-    widths = " + ".join(str(h.output.shape[1]) for h in st.heads)
+    widths = " + ".join(fmt.count(h.output.shape[1]) for h in st.heads)
     tail = (
         f"then W^O ({st.w_o.shape[0]} × {st.w_o.shape[1]}) mixes them into the output "
         f"({st.output.shape[0]} × {st.output.shape[1]})."

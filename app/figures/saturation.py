@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from app.attention import SoftmaxStage, softmax_stage
-from app.figures import fmt
+from app.figures import derive, fmt
 from app.figures.context import Ctx, figure, table
 from app.figures.style import Json, annotation, axis, base_layout
 
@@ -35,7 +35,7 @@ def _row(c: Ctx) -> tuple[np.ndarray[Any, Any], list[str], str]:
 def _bars(s: SoftmaxStage, labels: list[str], dp: int, n: int, color: str, t: Any) -> Json:
     sfx = "" if n == 1 else str(n)
     text = [fmt.small_weight(w, dp) for w in s.weights[0].tolist()]
-    hover = fmt.weight_grid(s.stretched, s.exps, s.exp_shift, s.weights, dp)[0]
+    hover = derive.weight_grid(s.stretched, s.exps, s.exp_shift, s.weights, dp)[0]
     return {
         "type": "bar",
         "x": list(range(len(labels))),
@@ -55,8 +55,8 @@ def _bars(s: SoftmaxStage, labels: list[str], dp: int, n: int, color: str, t: An
 def stats_line(s: SoftmaxStage, dp: int) -> list[str]:
     return [
         fmt.weight(float(s.max_weight[0]), dp),
-        f"{float(s.entropy[0]):.{dp}f}",
-        f"{float(s.gradient_term[0]):.{dp}f}",
+        fmt.derived(float(s.entropy[0]), dp),
+        fmt.derived(float(s.gradient_term[0]), dp),
     ]
 
 
@@ -87,8 +87,8 @@ def build(c: Ctx) -> dict[str, Any]:
             "title": {"text": "weight" if n == 1 else "", "font": {"color": t.muted}},
         }
         axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y
-    sv = [fmt.num(v) for v in before.scores[0].tolist()]
-    st = [fmt.num(v) for v in after.stretched[0].tolist()]
+    sv = [fmt.value(v) for v in before.scores[0].tolist()]
+    st = [fmt.value(v) for v in after.stretched[0].tolist()]
     anns = [
         annotation("<b>scores as they are</b>", 0.0, 1.0, t, xanchor="left"),
         annotation(f"<b>× {root_phrase(k)}</b>", 0.55, 1.0, t, xanchor="left"),
@@ -103,15 +103,16 @@ def build(c: Ctx) -> dict[str, Any]:
     w1 = [fmt.small_weight(w, 4) for w in after.weights[0].tolist()]
     b, a = stats_line(before, 2), stats_line(after, 4)
     readout = [
-        f"{_vector(sv)} gives {_vector(w0)}; × {fmt.num(k)} gives {_vector(st)} and {_vector(w1)}.",
+        f"{_vector(sv)} gives {_vector(w0)}; "
+        f"× {fmt.value(k)} gives {_vector(st)} and {_vector(w1)}.",
         f"Largest weight p: {b[0]} → {a[0]}. Entropy: {b[1]} → {a[1]} bits. "
         f"p(1 − p): {b[2]} → {a[2]}.",
     ]
     square = round(k * k)
     if k > 1 and abs(k * k - square) < 1e-9:
         readout.append(
-            f"× {fmt.num(k)} is √{square}: a dot product of d_k = {square} numbers is "
-            f"typically about √{square} = {fmt.num(k)} times larger than one of a single pair, "
+            f"× {fmt.value(k)} is √{square}: a dot product of d_k = {square} numbers is "
+            f"typically about √{square} = {fmt.value(k)} times larger than one of a single pair, "
             f"so this stretch is what skipping the division by √d_k does at d_k = {square}."
         )
     if float(after.gradient_term[0]) < 0.01 <= float(before.gradient_term[0]):
@@ -119,7 +120,7 @@ def build(c: Ctx) -> dict[str, Any]:
             "After stretching, p(1 − p) is below 0.01: the gradient through the largest weight "
             "has almost vanished, so learning through this row stalls."
         )
-    caption = f"Softmax of {source}, as they are and multiplied by {fmt.num(k)}. " + _effect(
+    caption = f"Softmax of {source}, as they are and multiplied by {fmt.value(k)}. " + _effect(
         before, after, b[0], a[0]
     )
     if c.view.softmax_row == "focus" and c.focus in c.blocked_rows:
@@ -128,7 +129,7 @@ def build(c: Ctx) -> dict[str, Any]:
         12,
         c.titles[12],
         caption,
-        f"Two bar charts of softmax weights: before, {_vector(w0)}; after × {fmt.num(k)}, "
+        f"Two bar charts of softmax weights: before, {_vector(w0)}; after × {fmt.value(k)}, "
         f"{_vector(w1)}.",
         traces,
         layout,
@@ -136,14 +137,14 @@ def build(c: Ctx) -> dict[str, Any]:
         tables=[
             table(
                 "Scores and weights before and after stretching",
-                ["score", "weight", f"score × {fmt.num(k)}", "weight after"],
+                ["score", "weight", f"score × {fmt.value(k)}", "weight after"],
                 labels,
                 [list(r) for r in zip(sv, w0, st, w1, strict=True)],
             ),
             table(
                 "Row statistics",
                 ["largest weight p", "entropy (bits)", "p(1 − p)"],
-                ["before", f"after × {fmt.num(k)}"],
+                ["before", f"after × {fmt.value(k)}"],
                 [b, a],
             ),
         ],
@@ -155,8 +156,8 @@ def root_phrase(k: float) -> str:
     """'8 (= √64)' when the stretch is the square root of a whole number above 1."""
     square = round(k * k)
     if k > 1 and abs(k * k - square) < 1e-9:
-        return f"{fmt.num(k)} (= √{square})"
-    return fmt.num(k)
+        return f"{fmt.value(k)} (= √{square})"
+    return fmt.value(k)
 
 
 def _effect(before: SoftmaxStage, after: SoftmaxStage, p0: str, p1: str) -> str:

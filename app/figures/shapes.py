@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.figures import fmt
 from app.figures.context import Ctx, figure, table
 from app.figures.diagram import Canvas, dims
 
@@ -59,11 +60,11 @@ def build(c: Ctx) -> dict[str, Any]:
                 ["rows", "columns"],
                 ["Q", "K", "V", "Q Kᵀ and A", "Z"],
                 [
-                    [str(c.l_q), str(c.d_k)],
-                    [str(c.l_k), str(c.d_k)],
-                    [str(c.l_k), str(c.d_v)],
-                    [str(c.l_q), str(c.l_k)],
-                    [str(c.l_q), str(c.d_v)],
+                    [fmt.count(c.l_q), fmt.count(c.d_k)],
+                    [fmt.count(c.l_k), fmt.count(c.d_k)],
+                    [fmt.count(c.l_k), fmt.count(c.d_v)],
+                    [fmt.count(c.l_q), fmt.count(c.l_k)],
+                    [fmt.count(c.l_q), fmt.count(c.d_v)],
                 ],
             )
         ],

@@ -96,7 +96,7 @@ def _step4(s: Steps) -> None:
     if c.stages.scale:
         say = (
             f"Step 4 of 6: divide every score by √d_k = √{c.d_k} "
-            f"{'=' if '≈' not in c.divisor_text else '≈'} {fmt.num(h.divisor)}; "
+            f"{'=' if '≈' not in c.divisor_text else '≈'} {fmt.value(h.divisor)}; "
             f"row {f + 1} becomes {fmt.listing(c.text_row('masked', f))}."
         )
     else:

@@ -1,31 +1,25 @@
-"""One palette, fonts and trace/layout helpers shared by every figure, light and dark.
+"""Fonts and trace/layout helpers shared by every figure, light and dark.
 
-Colour roles (FIGURES.md Conventions), built from the Okabe–Ito colour-blind-safe set:
-X neutral grey; Q blue; K vermillion; V bluish green; Z reddish purple; raw and scaled
-scores a diverging sky-blue / neutral / grey scale centred on 0; weights a single-hue
-orange sequential scale on a fixed 0 … 1 range so colours compare across edits. Numbers
-are printed in every cell (colour never carries a value alone); plotly.js picks the
-text colour per cell for contrast when ``textfont.color`` is left unset ("auto").
+The colours are ``app.figures.palette``'s (the page's and the figures' one palette),
+re-exported here for the figure modules. Numbers are printed in every cell (colour never
+carries a value alone); plotly.js picks the text colour per cell for contrast when
+``textfont.color`` is left unset ("auto").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-Json = dict[str, Any]
+from app.figures.palette import DARK as DARK
+from app.figures.palette import LIGHT as LIGHT
+from app.figures.palette import OKABE_ITO as OKABE_ITO
+from app.figures.palette import ROLES as ROLES
+from app.figures.palette import THEMES as THEMES
+from app.figures.palette import Theme as Theme
 
-OKABE_ITO = {
-    "orange": "#E69F00",
-    "sky": "#56B4E9",
-    "green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "purple": "#CC79A7",
-}
+Json = dict[str, Any]
 
 FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', sans-serif"
 MONO_FAMILY = "ui-monospace, 'SFMono-Regular', Menlo, Consolas, 'Noto Sans Mono', monospace"
@@ -35,80 +29,6 @@ MAX_TEXT_CELLS = 400
 # Rows or columns beyond this get thinned tick labels.
 MAX_TICKS = 12
 
-
-@dataclass(frozen=True)
-class Theme:
-    """Colours of one theme. ``bg`` is the cell-gap/background, ``paper`` the figure's."""
-
-    name: str
-    fg: str
-    muted: str
-    grid: str
-    bg: str
-    paper: str
-    box: str
-    outline: str
-    scales: dict[str, list[list[Any]]]
-    roles: dict[str, str]
-
-
-def _ramp(lo: str, hi: str) -> list[list[Any]]:
-    return [[0.0, lo], [1.0, hi]]
-
-
-ROLES = {
-    "x": "#7F7F7F",
-    "q": OKABE_ITO["blue"],
-    "k": OKABE_ITO["vermillion"],
-    "v": OKABE_ITO["green"],
-    "z": OKABE_ITO["purple"],
-    "weights": OKABE_ITO["orange"],
-    "scores": OKABE_ITO["sky"],
-}
-
-LIGHT = Theme(
-    name="light",
-    fg="#1a1a1a",
-    muted="#5c5c5c",
-    grid="#d9d9d9",
-    bg="#ffffff",
-    paper="rgba(0,0,0,0)",
-    box="#f4f4f4",
-    outline="#000000",
-    scales={
-        "x": _ramp("#f7f7f7", "#525252"),
-        "q": _ramp("#eef5fb", "#0072B2"),
-        "k": _ramp("#fcf0e8", "#D55E00"),
-        "v": _ramp("#e8f6f1", "#007a58"),
-        "z": _ramp("#faf0f5", "#a8447f"),
-        "weights": [[0.0, "#fff8ec"], [0.5, "#f2b84b"], [1.0, "#8a4b00"]],
-        "scores": [[0.0, "#1f6f99"], [0.5, "#f5f5f5"], [1.0, "#4d4d4d"]],
-    },
-    roles=ROLES,
-)
-
-DARK = Theme(
-    name="dark",
-    fg="#ececec",
-    muted="#b0b0b0",
-    grid="#444444",
-    bg="#1b1b1b",
-    paper="rgba(0,0,0,0)",
-    box="#2b2b2b",
-    outline="#ffffff",
-    scales={
-        "x": _ramp("#262626", "#cfcfcf"),
-        "q": _ramp("#13222e", "#5fb0e8"),
-        "k": _ramp("#2e1a10", "#ff8a4c"),
-        "v": _ramp("#0f2620", "#3ccf9f"),
-        "z": _ramp("#2a1722", "#e8a3c8"),
-        "weights": [[0.0, "#241c10"], [0.5, "#a86f00"], [1.0, "#ffcf66"]],
-        "scores": [[0.0, "#56B4E9"], [0.5, "#262626"], [1.0, "#d9d9d9"]],
-    },
-    roles=ROLES,
-)
-
-THEMES = {"light": LIGHT, "dark": DARK}
 
 CONFIG: Json = {
     "displaylogo": False,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.figures import fmt
+from app.figures import derive, fmt
 from app.figures.context import Ctx, figure, table
 
 
@@ -37,7 +37,7 @@ def focus_sentence(c: Ctx, row: int) -> str:
 def sums_sentence(c: Ctx) -> str:
     """Rows sum to 1; the column sums, computed, show that columns need not."""
     col = c.h.weights.sum(axis=0)
-    cols = ", ".join(fmt.num(round(float(s), 2)) for s in col[:12])
+    cols = ", ".join(fmt.value(float(s)) for s in col[:12])
     more = ", …" if c.l_k > 12 else ""
     rows_ok = c.l_q - len(c.blocked_rows)
     rows = (
@@ -67,7 +67,7 @@ def row_stats(c: Ctx, i: int) -> list[str]:
     to = c.key_tokens[h.row_argmax[i]] if h.row_sum[i] > 0 else "none"
     return [
         fmt.weight(float(h.row_sum[i])),
-        f"{h.row_entropy[i]:.2f}",
+        fmt.derived(float(h.row_entropy[i]), 2),
         fmt.weight(float(h.row_max[i])),
         to,
     ]
@@ -95,7 +95,7 @@ def build(c: Ctx) -> dict[str, Any]:
     f = c.focus
     stats = [row_stats(c, i) for i in range(c.l_q)]
     focus_stats = stats[f]
-    exps = fmt.exp_sum(c.h.masked[f].tolist(), c.h.exps[f].tolist(), float(c.h.exp_shift[f]))
+    exps = derive.exp_sum(c.h.masked[f].tolist(), c.h.exps[f].tolist(), float(c.h.exp_shift[f]))
     readout = [focus_sentence(c, f), f"Softmax of row {f + 1}: {exps}.", sums_sentence(c)]
     for extra in (diagonal_sentence(c), asymmetry_sentence(c)):
         if extra:

@@ -144,7 +144,7 @@ def _panels(c: Ctx) -> list[list[Json]]:
             current,
         ]
         return [self_row, cross_row]
-    extra = ", ".join(fmt.num(v) for v in _extra_row(st.x.shape[1]).tolist()[:6])  # type: ignore[union-attr]
+    extra = ", ".join(fmt.value(v) for v in _extra_row(st.x.shape[1]).tolist()[:6])  # type: ignore[union-attr]
     self_row = [{"arrow": f"self (now): X ({c.l_q} tokens) feeds Q, K and V"}, current]
     cross_row = [
         {"arrow": f"cross: rows 1–2 of X ask; X plus a row ({extra}) answers"},

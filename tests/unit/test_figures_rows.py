@@ -20,7 +20,7 @@ def test_figure_4_projection_derivations() -> None:
     assert q["text"] == [["2", "1", "0", "0"], ["1", "2", "0", "1"], ["1", "0", "1", "2"]]
     assert q["uses"] == [{"grid": "x", "row": "i", "col": None},
                          {"grid": "w_q", "row": None, "col": "j"}]  # fmt: skip
-    assert grids(fig)["k"]["hover"][0][1] == "k₁₂ = 0·(-1) + 0·1 + 1·(-1) + 1·1 = 0"
+    assert grids(fig)["k"]["hover"][0][1] == "k₁₂ = 0·(−1) + 0·1 + 1·(−1) + 1·1 = 0"
     w_q = grids(fig)["w_q"]
     assert w_q["label"] == "W^Q"
     # −1 and 1 sit at opposite ends of one diverging scale centred on 0

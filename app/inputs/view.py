@@ -7,10 +7,10 @@ figures' request model.
 URL with ``ViewState.from_query`` and written back with ``to_query``; a JSON view
 (``POST /api/v1/figures``' ``ViewRequest``, a CLI state file) becomes one with
 ``from_json``. The view is called ``row`` in URLs and ``softmax_row`` in JSON (the API is
-additive-only, so both names stay); the declaration's ``json_name`` and these constructors
-are the one place that translates. The default focus is ``default_focus``: row 1, or 0 when there is one
-token. Bounds that need the stages (focus < L_Q, head < heads) are checked by
-``ViewState.check`` after the engine has run.
+additive-only, so both names stay); the declaration's ``json_name`` and these
+constructors are the one place that translates. The default focus is ``default_focus``:
+row 1, or 0 when there is one token. Bounds that need the stages (focus < L_Q,
+head < heads) are checked by ``ViewState.check`` after the engine has run.
 """
 
 from __future__ import annotations

@@ -4,16 +4,19 @@ description and which figures read it.
 
 Everything else about the view is derived from ``VIEW_FIELDS``:
 
-- the figures' ``View`` (``app.figures.context``): its defaults, and ``view_problem``
-  refusing a value outside the bounds;
+- the figures' ``View`` (``app.figures.context``): its defaults, and a ValueError for a
+  value outside the bounds (``ViewField.problem``);
 - the link's and the JSON API's view (``app.inputs.view``: ``ViewState`` and
   ``ViewRequest`` take their bounds, defaults and error messages from here);
 - the OpenAPI text of the view's query parameters and JSON fields (``describe``, which
-  ``app.http.params`` and ``ViewRequest`` call with the registry's list of readers);
+  ``app.http.params`` and ``ViewRequest`` call through ``app.inputs.view.field_doc``
+  with the registry's ``readers_text``; ``app.http.params`` also takes the parameter
+  list itself from here);
 - the page's controls: the stretch slider and its number box, the theme menus of the
   pages and the labs (the template global ``view_fields``), and the defaults the page's
   script writes links against (``url_defaults``, in ``#initial-state``);
-- the theme list of pages, embeds and labs (``THEMES``).
+- the theme list of pages, embeds and labs (``THEMES``; ``DRAWN_THEMES`` are the two a
+  figure is drawn in: the JSON API's and the export CLI's choices).
 
 Which figures read a field: ``readers`` is "every" (each figure reads the head and the
 theme) or "own" (the figures whose registry entry lists the field in ``reads``).

@@ -25,6 +25,7 @@ from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.figures import build_figures
 from app.figures.registry import FIGURE_NUMBERS, known_figures
+from app.figures.view_fields import DRAWN_THEMES
 from app.inputs.errors import FieldError
 from app.inputs.link import encode_body, to_query
 from app.inputs.resolve import Resolved, StateError, drawable, resolve_link
@@ -53,7 +54,8 @@ def add_export_parser(sub: Any) -> None:
     )
     p.add_argument("--figure", type=int, default=6, help="figure number (default 6)")
     p.add_argument("--format", choices=FORMATS, default="html", help="default html")
-    p.add_argument("--theme", choices=("light", "dark"), default="light", help="default light")
+    default = DRAWN_THEMES[0]
+    p.add_argument("--theme", choices=DRAWN_THEMES, default=default, help=f"default {default}")
     p.add_argument(
         "--output",
         "-o",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +18,17 @@ from app.attention.ops import Matrix
 from app.figures import derive, fmt
 from app.figures import grid as gridmod
 from app.figures.style import MAX_TEXT_CELLS, Json, Theme, numbered, theme
+from app.figures.view_fields import (
+    DRAWN_THEMES,
+    FOCUS,
+    HEAD,
+    ROW,
+    STRETCH,
+    THEME,
+    VIEW_FIELDS,
+    DrawnTheme,
+    Row,
+)
 
 # Plotly reads text as its own pseudo-HTML (<a href>, <b>, <span style>, &entities;) in
 # ticks, annotations, hover and titles. Labels enter the figures only through Ctx, which
@@ -47,14 +58,23 @@ def head_note(head: int, heads: int) -> str:
 
 @dataclass(frozen=True)
 class View:
-    """What the page is looking at: focus row, head, Figure 12's stretch and row, theme."""
+    """What the page is looking at: focus row, head, Figure 12's stretch and row, theme,
+    as the declaration (``app.figures.view_fields``) bounds them, named as JSON names
+    them; drawn in one theme. ValueError naming the field outside its bounds."""
 
-    focus: int = 1
-    head: int = 0
-    stretch: float = 8.0
-    softmax_row: Literal["textbook", "focus"] = "textbook"
-    theme: Literal["light", "dark"] = "light"
+    focus: int = FOCUS.default
+    head: int = HEAD.default
+    stretch: float = STRETCH.default
+    softmax_row: Row = ROW.default
+    theme: DrawnTheme = DRAWN_THEMES[0]
     figures: tuple[int, ...] = field(default_factory=_built_figures)
+
+    def __post_init__(self) -> None:
+        for declared in VIEW_FIELDS:
+            choices = DRAWN_THEMES if declared is THEME else None
+            problem = declared.problem(getattr(self, declared.json_key), choices)
+            if problem is not None:
+                raise ValueError(f"{declared.json_key}: {problem}")
 
 
 class Ctx:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from app.figures import (
     blend,
@@ -29,11 +29,14 @@ from app.figures import (
     wiring,
 )
 from app.figures.context import Ctx, head_note
+from app.figures.view_fields import BY_NAME, VIEW_FIELDS
 
 Builder = Callable[[Ctx], dict[str, Any]]
 Kind = Literal["static", "grid", "chart"]
 ViewKey = Literal["focus", "stretch", "row"]
-VIEW_KEYS: tuple[ViewKey, ...] = ("focus", "stretch", "row")
+# The view fields only some figures read (the declaration's readers "own"): each entry's
+# ``reads`` names those it redraws for (the head and the theme redraw every figure).
+VIEW_KEYS = cast("tuple[ViewKey, ...]", tuple(f.name for f in VIEW_FIELDS if f.readers == "own"))
 
 
 @dataclass(frozen=True)
@@ -126,10 +129,25 @@ def page_lists() -> dict[str, Any]:
 
 
 def focus_figures_text() -> str:
-    """'Figures 3, 4, 6, 7, 8 and 9 explain (and Figure 12, when its row is the focus)':
-    what a focus row changes, in words, for the page's hint and the API's documentation."""
+    """'Figures 3, 4, 6, 7, 8 and 9 (and Figure 12, when its row is the focus)': what a
+    focus row changes, in words, for the page's hint and the API's documentation."""
+    return readers_text("focus")
+
+
+def readers_text(name: str) -> str:
+    """'Figure 12', 'Figures 3, 4, 6, 7, 8 and 9 (and Figure 12, when its row is the
+    focus)', 'Figures 3, 4, …': the built figures that read the view field ``name``, in
+    words, for its documentation (``app.figures.view_fields.describe``)."""
     live = [f for f in FIGURES if f.builder is not None]
-    reads = [str(f.number) for f in live if "focus" in f.reads]
-    extra = [f"Figure {f.number}" for f in live if f.row_focus]
-    words = f"Figures {', '.join(reads[:-1])} and {reads[-1]} explain"
-    return words + (f" (and {' and '.join(extra)}, when its row is the focus)" if extra else "")
+    every = BY_NAME[name].readers == "every"
+    numbers = [str(f.number) for f in live if every or name in f.reads]
+    words = _figures_text(numbers)
+    extra = [f.number for f in live if f.row_focus] if name == "focus" else []
+    return words + (f" (and {_figures_text([str(n) for n in extra])}, when its row is the "
+                    "focus)" if extra else "")  # fmt: skip
+
+
+def _figures_text(numbers: list[str]) -> str:
+    if len(numbers) == 1:
+        return f"Figure {numbers[0]}"
+    return f"Figures {', '.join(numbers[:-1])} and {numbers[-1]}"

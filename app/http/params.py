@@ -4,27 +4,45 @@ Pages, embeds and exports read a state from the URL (``app.inputs.link.parse_que
 dependencies declare each parameter as a plain string (parsing stays strict, in
 ``app.inputs.query`` and ``app.inputs.link``, so a bad value gets the route's own 4xx, not
 FastAPI's), which puts every parameter in the OpenAPI document where a fuzzer finds it.
+The view's parameters and their descriptions come from the one declaration of the view
+(``app.figures.view_fields.VIEW_FIELDS``, described by ``app.inputs.view.field_doc``).
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated
 
 from fastapi import Depends, Query
 
+from app.figures.view_fields import VIEW_FIELDS
+from app.inputs.view import field_doc
+
 Text = str | None
 
 
-def view_params(
-    focus: Annotated[Text, Query(description="0-based query row explained (digits).")] = None,
-    head: Annotated[Text, Query(description="0-based head shown (digits).")] = None,
-    stretch: Annotated[Text, Query(description="Figure 12's factor, 0.1 to 64.")] = None,
-    row: Annotated[Text, Query(description="Figure 12's row: textbook or focus.")] = None,
-    theme: Annotated[Text, Query(description="light, dark or auto.")] = None,
-) -> dict[str, str]:
-    """The view's parameters that are present."""
-    given = {"focus": focus, "head": head, "stretch": stretch, "row": row, "theme": theme}
+def view_params(**given: Text) -> dict[str, str]:
+    """The view's parameters that are present (one keyword per declared field: the
+    signature below is what FastAPI reads)."""
     return {k: v for k, v in given.items() if v is not None}
+
+
+setattr(  # noqa: B010 (the signature FastAPI reads: one optional query string per field)
+    view_params,
+    "__signature__",
+    inspect.Signature(
+        [
+            inspect.Parameter(
+                f.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[Text, Query(description=field_doc(f))],
+            )
+            for f in VIEW_FIELDS
+        ],
+        return_annotation=dict[str, str],
+    ),
+)
 
 
 def link_params(

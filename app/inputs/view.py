@@ -1,43 +1,56 @@
-"""The ONE view model: what the page looks at (focus row, head, Figure 12's stretch and row,
-theme), with its one set of bounds and defaults, and the figures' request model.
+"""The view of a link and of a JSON request: what the page looks at (focus row, head,
+Figure 12's stretch and row, theme), read and written with the bounds, defaults and
+messages of the one declaration (``app.figures.view_fields.VIEW_FIELDS``), and the
+figures' request model.
 
 ``ViewState`` is the view of a link, an embed, an export or a CLI call. It is read from a
 URL with ``ViewState.from_query`` and written back with ``to_query``; a JSON view
 (``POST /api/v1/figures``' ``ViewRequest``, a CLI state file) becomes one with
 ``from_json``. The view is called ``row`` in URLs and ``softmax_row`` in JSON (the API is
-additive-only, so both names stay); ``JSON_NAMES`` and these constructors are the one place
-that translates. The default focus is ``default_focus``: row 1, or 0 when there is one
-token. Bounds that need the stages (focus < L_Q, head < heads) are checked by
-``ViewState.check`` after the engine has run.
+additive-only, so both names stay); the declaration's ``json_name`` and these
+constructors are the one place that translates. The default focus is ``default_focus``:
+row 1, or 0 when there is one token. Bounds that need the stages (focus < L_Q,
+head < heads) are checked by ``ViewState.check`` after the engine has run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.attention import Stages
 from app.figures import FIGURE_NUMBERS, View, view_problem
-from app.figures.registry import focus_figures_text
+from app.figures.registry import readers_text
+from app.figures.view_fields import (
+    DRAWN_THEMES,
+    FOCUS,
+    HEAD,
+    ROW,
+    STRETCH,
+    THEME,
+    VIEW_FIELDS,
+    DrawnTheme,
+    Row,
+    Theme,
+    ViewField,
+    describe,
+)
+from app.figures.view_fields import (
+    url_defaults as url_defaults,  # re-exported: pages and embeds write links with it
+)
 from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
 from app.inputs.limits import Shape
 from app.inputs.query import query_float, query_int
 from app.settings import Settings
 
-Row = Literal["textbook", "focus"]
-Theme = Literal["light", "dark", "auto"]
-ROWS: tuple[Row, ...] = ("textbook", "focus")
-THEMES: tuple[Theme, ...] = ("light", "dark", "auto")
-FOCUS_MAX = 4095
-HEAD_MAX = 511
-STRETCH_MIN, STRETCH_MAX = 0.1, 64.0
-STRETCH_DEFAULT = 8.0
-# URL name -> JSON name, where they differ (the only one: Figure 12's row).
-JSON_NAMES = {"row": "softmax_row"}
+if TYPE_CHECKING:
+    FigureNumber = int
+else:  # the registry's figures, as an enum in the schema
+    FigureNumber = Literal[FIGURE_NUMBERS]
 
 
 def default_focus(n_tokens: int) -> int:
@@ -45,10 +58,22 @@ def default_focus(n_tokens: int) -> int:
     return min(1, n_tokens - 1)
 
 
-def _choice(params: Mapping[str, str], key: str, allowed: tuple[str, ...], default: str) -> str:
-    value = params.get(key, default)
-    if value not in allowed:
-        raise FieldError(key, f"{key} must be one of {', '.join(allowed)}")
+def field_doc(field: ViewField[Any], *, json: bool = False) -> str:
+    """The field's OpenAPI description, as a URL parameter or (``json``) a JSON field."""
+    return describe(field, readers_text(field.name), json=json)
+
+
+def _read(params: Mapping[str, str], field: ViewField[Any]) -> Any:
+    """The field's value in ``params`` (strict), or FieldError naming it."""
+    text = params[field.name]
+    value: Any = text
+    if field.kind == "int":
+        value = query_int(text, field.name)
+    elif field.kind == "float":
+        value = query_float(text, field.name)
+    problem = field.problem(value)
+    if problem is not None:
+        raise FieldError(field.name, problem)
     return value
 
 
@@ -58,33 +83,25 @@ class ViewState:
     ``theme`` may be ``auto`` (follow the reader's colour scheme)."""
 
     focus: int | None = None
-    head: int = 0
-    stretch: float = STRETCH_DEFAULT
-    row: Row = "textbook"
-    theme: Theme = "auto"
+    head: int = HEAD.default
+    stretch: float = STRETCH.default
+    row: Row = ROW.default
+    theme: Theme = THEME.default
 
     @classmethod
     def from_query(cls, params: Mapping[str, str]) -> ViewState:
         """The view parameters of a URL (strict: FieldError naming the parameter)."""
-        focus = query_int(params["focus"], "focus") if "focus" in params else None
-        head = query_int(params["head"], "head") if "head" in params else 0
-        stretch = STRETCH_DEFAULT
-        if "stretch" in params:
-            stretch = query_float(params["stretch"], "stretch")
-            check_stretch(stretch)
-        row = cast(Row, _choice(params, "row", ROWS, "textbook"))
-        theme = cast(Theme, _choice(params, "theme", THEMES, "auto"))
-        return cls(focus, head, stretch, row, theme)
+        return cls(**{f.name: _read(params, f) for f in VIEW_FIELDS if f.name in params})
 
     @classmethod
     def from_json(cls, view: Mapping[str, Any]) -> ViewState:
         """A JSON view (``softmax_row``, or ``row`` as in URLs), read as its URL twin:
         unknown keys are ignored, values are checked as URL parameters are."""
         params: dict[str, str] = {}
-        for key in ("focus", "head", "stretch", "row", "theme"):
-            value = view.get(JSON_NAMES.get(key, key), view.get(key))
+        for field in VIEW_FIELDS:
+            value = view.get(field.json_key, view.get(field.name))
             if value is not None:
-                params[key] = str(value)
+                params[field.name] = str(value)
         return cls.from_query(params)
 
     def to_query(self) -> dict[str, str]:
@@ -105,21 +122,24 @@ class ViewState:
         return self if self.focus is not None else replace(self, focus=default_focus(n_tokens))
 
     def check(self, stages: Stages) -> None:
-        """FieldError naming ``focus`` or ``head`` when it points outside the stages."""
+        """FieldError naming ``focus`` or ``head`` when it points outside the stages, or
+        the field whose value is outside the declared bounds."""
         focus = self.for_tokens(len(stages.tokens)).focus_row
         problem = view_problem(stages, focus, self.head)
         if problem is not None:
             raise FieldError(*problem)
-        check_stretch(self.stretch)
+        for field in VIEW_FIELDS:
+            value = getattr(self, field.name)
+            message = None if value is None else field.problem(value)
+            if message is not None:
+                raise FieldError(field.name, message)
 
     @property
     def focus_row(self) -> int:
         """The focus once resolved (``for_tokens``); 1 before."""
-        return 1 if self.focus is None else self.focus
+        return FOCUS.default if self.focus is None else self.focus
 
-    def figure_view(
-        self, theme: Literal["light", "dark"], figures: tuple[int, ...] = FIGURE_NUMBERS
-    ) -> View:
+    def figure_view(self, theme: DrawnTheme, figures: tuple[int, ...] = FIGURE_NUMBERS) -> View:
         """The figures' ``View`` (which calls the row ``softmax_row``, as JSON does)."""
         return View(focus=self.focus_row, head=self.head, stretch=self.stretch,
                     softmax_row=self.row, theme=theme, figures=figures)  # fmt: skip
@@ -128,43 +148,31 @@ class ViewState:
 DEFAULT_VIEW = ViewState()
 
 
-def check_stretch(stretch: float) -> None:
-    if not STRETCH_MIN <= stretch <= STRETCH_MAX:
-        raise FieldError("stretch", f"stretch must be between {STRETCH_MIN:g} and {STRETCH_MAX:g}")
-
-
 class ViewRequest(BaseModel):
     """What the figures explain and how they look (the JSON form of ``ViewState``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     focus: int | None = Field(
-        None, ge=0, le=FOCUS_MAX,
-        description=f"0-based query row that {focus_figures_text()}; "
-        "default 1 (the second token), or 0 when there is only one.",
-        examples=[1],
-    )  # fmt: skip
+        None, ge=FOCUS.low, le=FOCUS.high, description=field_doc(FOCUS, json=True), examples=[1]
+    )
     head: int = Field(
-        0, ge=0, le=HEAD_MAX, description="0-based head shown by single-head figures.",
+        HEAD.default, ge=HEAD.low, le=HEAD.high, description=field_doc(HEAD, json=True),
         examples=[0],
     )  # fmt: skip
     stretch: float = Field(
-        STRETCH_DEFAULT, allow_inf_nan=False, ge=STRETCH_MIN, le=STRETCH_MAX,
-        description="Figure 12: the factor the scores are multiplied by.", examples=[8.0],
+        STRETCH.default, allow_inf_nan=False, ge=STRETCH.low, le=STRETCH.high,
+        description=field_doc(STRETCH, json=True), examples=[8.0],
     )  # fmt: skip
-    softmax_row: Row = Field(
-        "textbook",
-        description="Figure 12's row: 'textbook' ([1, 2, 3]) or 'focus' (the focus row of "
-        "the scaled scores).",
-        examples=["focus"],
+    softmax_row: Row = Field(ROW.default, description=field_doc(ROW, json=True), examples=["focus"])
+    theme: DrawnTheme = Field(
+        DRAWN_THEMES[0], description=field_doc(THEME, json=True), examples=["dark"]
     )
-    theme: Literal["light", "dark"] = Field(
-        "light", description="Colours of the figures.", examples=["dark"]
-    )
-    figures: list[Literal[3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]] | None = Field(
+    figures: list[FigureNumber] | None = Field(
         None,
         max_length=32,
-        description="Which figures to build (default all of 3 … 13).",
+        description=f"Which figures to build (default all of {FIGURE_NUMBERS[0]} … "
+        f"{FIGURE_NUMBERS[-1]}).",
         examples=[[6, 7]],
     )
 
@@ -224,9 +232,3 @@ def check_figure_shape(shape: Shape, settings: Settings) -> None:
                 f"{size} {what} is more than figures are drawn for ({limit}); "
                 "POST /api/v1/attention computes the numbers up to the larger limits",
             )
-
-
-def url_defaults() -> dict[str, Any]:
-    """What a link leaves out: each view key's value when absent (focus 1, the default
-    for two tokens or more). The page's script receives this table to write links."""
-    return {**DEFAULT_VIEW.as_dict(), "focus": 1}

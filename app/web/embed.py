@@ -10,7 +10,7 @@ request. Unknown figure: HTML 404; a bad parameter: HTML 400 naming it (never a 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from app.figures import build_figures
 from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
+from app.figures.view_fields import DRAWN_THEMES, DrawnTheme
 from app.http.admission import offload
 from app.http.params import embed_params, link_params
 from app.http.responses import SettingsDep
@@ -55,9 +56,7 @@ def script_json(payload: Any) -> Markup:
 def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
     """The figure in the theme asked for, or in both when the theme is ``auto``."""
     view = resolved.link.view
-    themes: tuple[Literal["light", "dark"], ...] = ("light", "dark")
-    if view.theme != "auto":
-        themes = (view.theme,)
+    themes: tuple[DrawnTheme, ...] = DRAWN_THEMES if view.theme == "auto" else (view.theme,)
     specs: dict[str, dict[str, Any]] = {}
     for theme in themes:
         v = view.figure_view(theme, (number,))

@@ -5,6 +5,7 @@
  */
 
 import { headChoices } from "./shapes.js";
+import { showStretch, wireStretch } from "./stretch.js";
 import { copyText } from "./toolbar.js";
 
 const $ = (id) => document.getElementById(id);
@@ -50,8 +51,7 @@ export function syncControls(app) {
     ? preset.description
     : "Your own numbers: share them with “Copy link”.";
   $("theme").value = view.theme;
-  $("stretch").value = String(view.stretch);
-  $("stretch-value").textContent = `× ${$("stretch").value}`;
+  showStretch(document, view.stretch);
   for (const radio of document.querySelectorAll("input[name=row]"))
     radio.checked = radio.value === view.row;
 }
@@ -92,10 +92,7 @@ export function wireControls(on) {
     if (e.key === "Enter") on.randomise(e.target.value);
   });
   $("theme").addEventListener("change", (e) => on.view({ theme: e.target.value }));
-  $("stretch").addEventListener("input", (e) => {
-    $("stretch-value").textContent = `× ${e.target.value}`;
-    on.view({ stretch: Number.parseFloat(e.target.value) });
-  });
+  wireStretch(document, (stretch) => on.view({ stretch }));
   for (const radio of document.querySelectorAll("input[name=row]")) {
     radio.addEventListener("change", (e) => on.view({ row: e.target.value }));
   }

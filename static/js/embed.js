@@ -15,6 +15,7 @@ import { postJSON, targetOf } from "./api.js";
 import { parseNumber } from "./numbers.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
+import { wireStretch } from "./stretch.js";
 import { dataTable } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
@@ -142,6 +143,10 @@ function wireControls() {
   const controls = root.querySelector("#controls");
   if (!controls) return;
   controls.addEventListener("submit", (event) => event.preventDefault());
+  wireStretch(controls, (stretch) => {
+    state.view.stretch = stretch;
+    refresh();
+  });
   controls.addEventListener("change", (event) => {
     const el = event.target;
     if (el.id === "scale") {
@@ -151,10 +156,7 @@ function wireControls() {
       state.body.mask = el.value;
       presetId = null;
     } else if (el.id === "focus" || el.id === "head") state.view[el.id] = Number(el.value);
-    else if (el.id === "stretch") {
-      state.view.stretch = Number(el.value);
-      document.getElementById("stretch-value").textContent = el.value;
-    } else if (el.id === "row") state.view.row = el.value;
+    else if (el.id === "row") state.view.row = el.value;
     else return;
     refresh();
   });

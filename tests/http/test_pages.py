@@ -239,8 +239,8 @@ def test_the_page_and_the_embed_get_the_view_defaults_from_the_server(client: Te
 
 
 def test_the_focus_hint_and_the_api_docs_name_the_registry_figures(client: TestClient) -> None:
-    text = "Figures 3, 4, 6, 7, 8 and 9 explain (and Figure 12, when its row is the focus)"
+    text = "Figures 3, 4, 6, 7, 8 and 9 (and Figure 12, when its row is the focus)"
     assert focus_figures_text() == text  # follows FIGURES: a new focus figure changes it
-    assert f"the focus token is the row that {text}." in unescape(client.get("/").text)
+    assert f"the focus token is the row explained by {text}." in unescape(client.get("/").text)
     schemas = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
     assert text in schemas["ViewRequest"]["properties"]["focus"]["description"]

@@ -9,16 +9,13 @@ import pytest
 
 from app.attention import run
 from app.figures import check_view
+from app.figures.view_fields import STRETCH
 from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
 from app.inputs.presets import RUNNING_EXAMPLE
-from app.inputs.view import (
-    STRETCH_MAX,
-    STRETCH_MIN,
-    ViewRequest,
-    ViewState,
-    default_focus,
-)
+from app.inputs.view import ViewRequest, ViewState, default_focus
+
+STRETCH_MIN, STRETCH_MAX = STRETCH.low, STRETCH.high
 
 APP = Path(__file__).resolve().parents[2] / "app"
 

@@ -106,8 +106,13 @@ def probed(
         report(srv, probe, statuses, seconds)
 
 
-def get_timed(port: int, path: str, timeout: float) -> tuple[int, float]:
-    (status, _, _), seconds = timed(request, port, "GET", path, None, timeout)
+def get_timed(
+    port: int, path: str, timeout: float, sizes: list[int] | None = None
+) -> tuple[int, float]:
+    """(status, seconds) of one GET; its body's size (unzipped) goes to ``sizes``."""
+    (status, data, _), seconds = timed(request, port, "GET", path, None, timeout, True)
+    if sizes is not None:
+        sizes.append(len(data))
     return status, seconds
 
 
@@ -117,8 +122,10 @@ def scenario_lab_embed(args: argparse.Namespace) -> None:
     print(f"lab-embed: GET {path[:60]}… (s = 512 tokens, {len(s)} characters)")
     for n in (1, args.lab_embeds):
         print(f"  {n} at once:")
-        probed(args, lambda srv, n=n: together(
-            n, lambda _: get_timed(srv.port, path, args.lab_timeout)))  # fmt: skip
+        sizes: list[int] = []
+        probed(args, lambda srv, n=n, sizes=sizes: together(
+            n, lambda _: get_timed(srv.port, path, args.lab_timeout, sizes)))  # fmt: skip
+        print(f"  response sizes (unzipped): {[f'{b / 1e6:.1f} MB' for b in sizes]}")
 
 
 def slow_read(port: int, path: str, seconds: float, rate: float) -> tuple[int, float]:

@@ -1,25 +1,28 @@
 """Benchmark of POST /api/v1/attention: throughput and latency over HTTP, and the
 server-side cost per request. Prints figures; it is not a timed test.
 
-    python benchmarks/api.py [--seconds 4] [--connections 4] [--case running-example]
+    python benchmarks/api.py [--seconds 3] [--rounds 5] [--connections 4]
+                             [--stack h11] [--stack httptools] [--case running-example]
                              [--no-in-process]
 
-1. Starts uvicorn (one worker) with ``benchmarks.bench_app:app`` on a free port and drives
-   it from an asyncio HTTP/1.1 keep-alive client: requests per second and latency
-   p50/p95/p99 for the running example and for L = 256, d = 64, each against the
-   constant endpoint of the same app answering the same number of bytes. Real and
-   constant runs alternate (two rounds each) so drifting machine load hits both alike.
+1. Over HTTP, per stack (``h11``: uvicorn's default asyncio + h11; ``httptools``:
+   uvicorn[standard]'s uvloop + httptools; default: each one installed), starts uvicorn
+   (one worker) with ``benchmarks.bench_app:app`` and ``:bare`` on free ports and drives
+   them from an asyncio HTTP/1.1 keep-alive client. Per round, every stack and endpoint
+   runs ``--seconds`` in an order that alternates between rounds, so drifting machine
+   load hits them alike; each round gives a ratio, and the table shows medians.
+   "constant" is the same app's route answering fixed bytes of the real response's size
+   (same middleware); "bare" is a FastAPI app with that route only. Both read the body.
+   Each request carries a different X (``cases.VARIANTS`` random bodies of the case's
+   shape, in turn), so nothing can be answered from a cache. A heavy case (above the cost
+   model's inline threshold) is driven over ``ATTENTION_LAB_MAX_HEAVY`` connections (1
+   by default), since the server admits that many at once and answers 503 past it; any
+   503 is retried after its Retry-After, counted in the "503s" column and not as a
+   request served.
 2. In process: medians of parse + validate, compute (``run``) and encode
    (``stages_to_chunks``) for L = 3, 64, 256, 512 with d = 64.
-"constant" is the same app's route answering fixed bytes (same middleware); "bare" is a
-FastAPI app with that route only. Both read the body. Each request carries a different X
-(64 variants in turn), so nothing can be answered from a cache. A heavy case (above the
-cost model's inline threshold) is driven over ``ATTENTION_LAB_MAX_HEAVY`` connections (1 by
-default), since the server admits that many at once and answers 503 past it; any 503 is
-retried after its Retry-After, counted in the "503s" column and not as a request served.
-Targets: running example
-≥ 0.55 of the bare endpoint's throughput (issue 10); L = 512, d = 64 computed and encoded
-in ≤ 50 ms.
+Targets: running example ≥ 0.55 of the bare endpoint's throughput on the same stack
+(issues 10 and 16); L = 512, d = 64 computed and encoded in ≤ 50 ms.
 """
 
 from __future__ import annotations
@@ -29,15 +32,12 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as app.attention does for the server
 
 import argparse
-import asyncio
-import socket
 import statistics
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -49,178 +49,121 @@ from app.inputs.body import AttentionRequest  # noqa: E402
 from app.inputs.limits import attention_cost, is_heavy, request_shape  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.wire import stages_to_chunks  # noqa: E402
-from benchmarks.cases import CASES, random_body  # noqa: E402
+from benchmarks.cases import CASES, random_body, varied  # noqa: E402
+from benchmarks.closed_loop import (  # noqa: E402
+    available_stacks,
+    cpu_seconds,
+    free_port,
+    load,
+    pct,
+    start_server,
+)
+
+KINDS = ("real", "bare", "constant")
+TARGET = 0.55
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Stack:
+    """The two servers of one stack and what each endpoint measured, per round."""
 
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ports = {"app": free_port(), "bare": free_port()}
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        for target, port in self.ports.items():
+            self.procs[target] = start_server(port, target, name)
+        self.rps: dict[str, list[float]] = {k: [] for k in KINDS}
+        self.lat: dict[str, list[float]] = {k: [] for k in KINDS}
+        self.cpu_us: dict[str, list[float]] = {k: [] for k in KINDS}
+        self.busy = dict.fromkeys(KINDS, 0)
 
-def start_server(port: int, target: str = "app") -> subprocess.Popen[bytes]:
-    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", f"benchmarks.bench_app:{target}", "--port", str(port),
-         "--no-access-log", "--log-level", "warning"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("the server did not start")
+    def reset(self) -> None:
+        for d in (self.rps, self.lat, self.cpu_us):
+            for k in KINDS:
+                d[k] = []
+        self.busy = dict.fromkeys(KINDS, 0)
 
+    def run(self, kind: str, case: str, bodies: list[bytes], seconds: float, conns: int) -> None:
+        target = "bare" if kind == "bare" else "app"
+        path = "/api/v1/attention" if kind == "real" else f"/bench/constant/{case}"
+        pid = self.procs[target].pid
+        before = cpu_seconds(pid)
+        tally = load(self.ports[target], path, bodies, seconds, conns)
+        served = max(1, len(tally.latencies))
+        self.cpu_us[kind].append((cpu_seconds(pid) - before) / served * 1e6)
+        self.rps[kind].append(len(tally.latencies) / seconds)
+        self.lat[kind] += tally.latencies
+        self.busy[kind] += tally.busy
 
-class Tally:
-    """Per load run: latencies of answered requests, and how many 503s were retried."""
+    def ratios(self, floor: str) -> list[float]:
+        return [r / f for r, f in zip(self.rps["real"], self.rps[floor], strict=True)]
 
-    def __init__(self) -> None:
-        self.latencies: list[float] = []
-        self.busy = 0
-
-
-async def _response(reader: asyncio.StreamReader) -> tuple[bytes, dict[bytes, bytes]]:
-    """Read one response (status line and headers, then the Content-Length body)."""
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.split(b"\r\n")
-    headers = {k.strip().lower(): v.strip()
-               for k, _, v in (line.partition(b":") for line in lines[1:] if line)}  # fmt: skip
-    await reader.readexactly(int(headers.get(b"content-length", b"0")))
-    return lines[0], headers
-
-
-async def _connection(port: int, requests: list[bytes], until: float, tally: Tally) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    n = 0
-    try:
-        while time.perf_counter() < until:
-            start = time.perf_counter()
-            request = requests[n % len(requests)]
-            n += 1
-            while True:
-                writer.write(request)
-                status, headers = await _response(reader)
-                if not status.startswith(b"HTTP/1.1 503"):
-                    break
-                # Busy (every heavy slot taken): honour Retry-After, then send it again.
-                tally.busy += 1
-                wait = float(headers.get(b"retry-after", b"1"))
-                if time.perf_counter() + wait >= until:
-                    return
-                await asyncio.sleep(wait)
-                if b"close" in headers.get(b"connection", b"").lower():
-                    writer.close()
-                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            if not status.startswith(b"HTTP/1.1 200"):
-                raise RuntimeError(f"unexpected response: {status[:80]!r}")
-            tally.latencies.append(time.perf_counter() - start)
-    finally:
-        writer.close()
-
-
-def load(port: int, path: str, bodies: list[bytes], seconds: float, connections: int) -> Tally:
-    """Closed-loop load: ``connections`` keep-alive connections for ``seconds``, each
-    sending the ``bodies`` in turn (a different X per request: no cache can answer)."""
-    requests = [
-        (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-         f"Content-Length: {len(body)}\r\n\r\n").encode() + body
-        for body in bodies
-    ]  # fmt: skip
-    tally = Tally()
-
-    async def main() -> None:
-        until = time.perf_counter() + seconds
-        await asyncio.gather(*(_connection(port, requests[i::connections] or requests, until,
-                                           tally) for i in range(connections)))  # fmt: skip
-
-    asyncio.run(main())
-    return tally
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` (Linux /proc): robust to machine load."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def varied(body: dict[str, Any], count: int) -> list[dict[str, Any]]:
-    """``count`` copies of ``body``, each with a different X (its first entry changed)."""
-    out = []
-    for i in range(count):
-        x = [list(row) for row in body["x"]]
-        x[0][0] = round(float(x[0][0]) + (i + 1) * 0.25, 4)
-        out.append({**body, "x": x})
-    return out
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
-
-
-def http_figures(seconds: float, connections: int, cases: list[str]) -> None:
-    port, bare_port = free_port(), free_port()
-    server = start_server(port)
-    try:
-        bare = start_server(bare_port, "bare")
-    except SystemExit:
-        server.terminate()
-        raise
-    ports = {"real": port, "constant": port, "bare": bare_port}
-    pids = {"real": server.pid, "constant": server.pid, "bare": bare.pid}
-    try:
-        print(f"HTTP: uvicorn, 1 worker, {connections} keep-alive connections (a heavy "
-              f"case: max_heavy), 2 × {seconds:g} s per endpoint, alternating")  # fmt: skip
-        print(f"{'case':<18}{'endpoint':<10}{'conn':>4}{'bytes':>10}{'req/s':>9}{'p50 ms':>9}"
-              f"{'p95 ms':>9}{'p99 ms':>9}{'server CPU µs/req':>19}{'503s':>7}")  # fmt: skip
-        for name in cases:
-            body = CASES[name]
-            raw = orjson.dumps(body)
-            bodies = [orjson.dumps(b) for b in varied(body, 64)]
-            # A heavy request takes one of max_heavy slots: more connections only add 503s.
-            heavy = is_heavy(attention_cost(request_shape(AttentionRequest.model_validate(body))))
-            conns = min(connections, Settings().max_heavy) if heavy else connections
-            paths = {"real": "/api/v1/attention", "constant": f"/bench/constant/{name}",
-                     "bare": f"/bench/constant/{name}"}  # fmt: skip
-            for kind, path in paths.items():
-                load(ports[kind], path, bodies, 0.5, conns)  # warm up
-            lat: dict[str, list[float]] = {k: [] for k in paths}
-            busy = dict.fromkeys(paths, 0)
-            cpu = dict.fromkeys(paths, 0.0)
-            for _ in range(2):
-                for kind, path in paths.items():
-                    before = cpu_seconds(pids[kind])
-                    tally = load(ports[kind], path, bodies, seconds, conns)
-                    cpu[kind] += cpu_seconds(pids[kind]) - before
-                    lat[kind] += tally.latencies
-                    busy[kind] += tally.busy
-            size = len(urllib.request.urlopen(urllib.request.Request(
-                f"http://127.0.0.1:{port}/api/v1/attention", data=raw,
-                headers={"content-type": "application/json"})).read())  # fmt: skip
-            rps = {k: len(v) / (2 * seconds) for k, v in lat.items()}
-            per_request = {k: cpu[k] / max(1, len(lat[k])) * 1e6 for k in lat}
-            for kind, values in lat.items():
-                print(f"{name:<18}{kind:<10}{conns:>4}{size:>10}{rps[kind]:>9.1f}"
-                      + "".join(f"{pct(values, q) * 1000:>9.2f}" for q in (50, 95, 99))
-                      + f"{per_request[kind]:>19.0f}{busy[kind]:>7}")  # fmt: skip
-            for floor in ("constant", "bare"):
-                ratio = rps["real"] / rps[floor]
-                verdict = ""
-                if (name, floor) == ("running-example", "bare"):  # issue 10's target
-                    verdict = f" ({'target met' if ratio >= 0.55 else 'TARGET MISSED'}: ≥ 0.55)"
-                print(
-                    f"{name:<18}ratio real/{floor}: throughput {ratio:.2f}, by server CPU "
-                    f"per request {per_request[floor] / per_request['real']:.2f}{verdict}"
-                )
-    finally:
-        for proc in (server, bare):
+    def stop(self) -> None:
+        for proc in self.procs.values():
             proc.terminate()
             proc.wait(10)
+
+
+def print_case(name: str, stacks: list[Stack], conns: int, size: int) -> None:
+    for st in stacks:
+        for kind in KINDS:
+            print(f"{name:<16}{st.name:<10}{kind:<9}{conns:>4}{size:>9}"
+                  f"{statistics.median(st.rps[kind]):>9.1f}"
+                  + "".join(f"{pct(st.lat[kind], q) * 1000:>8.2f}" for q in (50, 95, 99))
+                  + f"{statistics.median(st.cpu_us[kind]):>11.0f}{st.busy[kind]:>6}")  # fmt: skip
+    for st in stacks:
+        for floor in ("bare", "constant"):
+            ratios = st.ratios(floor)
+            med = statistics.median(ratios)
+            verdict = ""
+            if (name, floor) == ("running-example", "bare"):  # issues 10 and 16
+                verdict = f" ({'target met' if med >= TARGET else 'TARGET MISSED'}: ≥ {TARGET})"
+            rounds = " ".join(f"{r:.2f}" for r in ratios)
+            # CPU per request: what throughput would be with the server alone on a core
+            by_cpu = [f / r for r, f in zip(st.cpu_us["real"], st.cpu_us[floor], strict=True)]
+            print(f"{name:<16}{st.name:<10}real/{floor:<9} median {med:.2f} "
+                  f"(rounds: {rounds}){verdict}; by server CPU per request: median "
+                  f"{statistics.median(by_cpu):.2f}")  # fmt: skip
+    if len(stacks) == 2:
+        a, b = stacks
+        gain = [y / x for x, y in zip(a.rps["real"], b.rps["real"], strict=True)]
+        print(f"{name:<16}real req/s {b.name}/{a.name}: median {statistics.median(gain):.2f} "
+              f"(rounds: {' '.join(f'{g:.2f}' for g in gain)})")  # fmt: skip
+
+
+def http_figures(args: argparse.Namespace, cases: list[str]) -> None:
+    stacks: list[Stack] = []
+    try:
+        for name in args.stack or available_stacks():
+            stacks.append(Stack(name))
+        print(f"HTTP: uvicorn, 1 worker per server, {args.connections} keep-alive connections "
+              f"(a heavy case: max_heavy), {args.rounds} rounds × {args.seconds:g} s per stack "
+              f"and endpoint, order alternating; req/s and CPU: median of rounds")  # fmt: skip
+        print(f"{'case':<16}{'stack':<10}{'endpoint':<9}{'conn':>4}{'bytes':>9}{'req/s':>9}"
+              f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU µs/req':>11}{'503s':>6}")  # fmt: skip
+        for name in cases:
+            bodies = [orjson.dumps(b) for b in varied(name)]
+            # A heavy request takes one of max_heavy slots: more connections only add 503s.
+            shape = request_shape(AttentionRequest.model_validate(CASES[name]))
+            heavy = is_heavy(attention_cost(shape))
+            conns = min(args.connections, Settings().max_heavy) if heavy else args.connections
+            for st in stacks:
+                st.reset()
+                for kind in KINDS:
+                    st.run(kind, name, bodies, 0.5, conns)  # warm up
+                st.reset()
+            for r in range(args.rounds):
+                order = [(st, k) for st in stacks for k in KINDS]
+                for st, kind in order if r % 2 == 0 else order[::-1]:
+                    st.run(kind, name, bodies, args.seconds, conns)
+                print(f"  round {r + 1}: load average {os.getloadavg()[0]:.2f}", flush=True)
+            size = len(urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{stacks[0].ports['app']}/api/v1/attention", data=bodies[0],
+                headers={"content-type": "application/json"})).read())  # fmt: skip
+            print_case(name, stacks, conns, size)
+    finally:
+        for st in stacks:
+            st.stop()
 
 
 def timings_ms(f: object, repeat: int) -> tuple[float, float]:
@@ -256,8 +199,15 @@ def server_side_figures() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=4.0, help="per endpoint and round")
+    parser.add_argument("--seconds", type=float, default=3.0, help="per endpoint and round")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median)")
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument(
+        "--stack",
+        action="append",
+        choices=["h11", "httptools"],
+        help="server stack (repeatable; default: every one installed)",
+    )
     parser.add_argument(
         "--case",
         action="append",
@@ -269,7 +219,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    http_figures(args.seconds, args.connections, args.case or list(CASES))
+    http_figures(args, args.case or list(CASES))
     if not args.no_in_process:
         server_side_figures()
 

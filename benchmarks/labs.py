@@ -38,7 +38,7 @@ from app.labs.experiments import (  # noqa: E402
     run_experiment,
 )
 from app.wire import encode  # noqa: E402
-from benchmarks.api import free_port, start_server  # noqa: E402
+from benchmarks.closed_loop import free_port, start_server  # noqa: E402
 
 # (label, route, body, params): the bodies the why-scale page sends.
 CASES: list[tuple[str, str, dict[str, Any], Params]] = [

@@ -11,13 +11,16 @@ watches its resident memory, and prints what issue 8's targets name:
             on /healthz and a small POST /attention: probe p50/p99, heavy statuses
   maxbody   12 concurrent largest legal POST /attention bodies: statuses
   urls      49 hostile URLs on /, /embed/N, /oembed, /api/v1/export: status, seconds
+  labs      the lab routes (issue 16): lab-embed, lab-ndjson, lab-order, lab-sat,
+            exp-streams; see benchmarks/load_labs.py
 
-Every scenario prints the worker's peak RSS. Like Kubernetes' 1 GiB limit, a watchdog
-kills a worker whose RSS passes --kill-mb (default 1024), so a runaway request costs
-this machine no more than that; the scenario then reports "killed". Loopback only, every
-loop bounded by time or count.
+Every scenario prints the worker's peak RSS against the pod's limit (--limit-mb, the
+manifest's 768 MiB). A watchdog kills a worker whose RSS passes --kill-mb (default 1536),
+so a runaway request costs this machine no more than that; the scenario then reports
+"KILLED". Loopback only, every loop bounded by time or count.
 
     python benchmarks/load.py                      # every scenario, this checkout
+    python benchmarks/load.py labs                 # the lab scenarios only
     python benchmarks/load.py fairness --seconds 10
     python benchmarks/load.py --app-dir /tmp/before  # another checkout (before/after)
 """
@@ -26,135 +29,33 @@ from __future__ import annotations
 
 import argparse
 import base64
-import gzip
-import http.client
 import json
 import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parents[1]
-HOST = "127.0.0.1"
-LOG = Path(os.environ.get("LOAD_LOG", "/tmp/attention-lab-load.log"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-class Server:
-    """One uvicorn worker in a child process, with a memory watchdog."""
-
-    def __init__(self, app_dir: Path, kill_mb: int, env: dict[str, str], port: int = 0) -> None:
-        self.port = port
-        if not port:
-            with socket.socket() as s:
-                s.bind((HOST, 0))
-                self.port = s.getsockname()[1]
-        cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--app-dir", str(app_dir),
-               "--host", HOST, "--port", str(self.port), "--log-level", "warning",
-               "--no-access-log"]  # fmt: skip
-        full_env = {**os.environ, "PYTHONPATH": str(app_dir), **env}
-        full_env.setdefault("OPENBLAS_NUM_THREADS", "1")
-        self.log = open(LOG, "ab")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(cmd, env=full_env, cwd=app_dir, stdout=self.log,
-                                     stderr=subprocess.STDOUT)  # fmt: skip
-        self.kill_bytes = kill_mb * 2**20
-        self.peak = 0
-        self.killed = False
-        self._stop = threading.Event()
-        self._wait_ready()
-        threading.Thread(target=self._watch, daemon=True).start()
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if get(self.port, "/healthz", timeout=1)[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("the server did not start within 30 s")
-
-    def rss(self) -> int:
-        try:
-            text = Path(f"/proc/{self.proc.pid}/status").read_text()
-        except OSError:
-            return 0
-        for line in text.splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-        return 0
-
-    def _watch(self) -> None:
-        while not self._stop.is_set() and self.proc.poll() is None:
-            rss = self.rss()
-            self.peak = max(self.peak, rss)
-            if rss > self.kill_bytes:
-                self.killed = True
-                self.proc.send_signal(signal.SIGKILL)
-                return
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-
-    def memory_line(self) -> str:
-        state = f"KILLED over {self.kill_bytes // 2**20} MB" if self.killed else "alive"
-        return f"  peak RSS {self.peak / 2**20:.0f} MB ({state})"
-
-
-def request(
-    port: int,
-    method: str,
-    path: str,
-    body: bytes | None = None,
-    timeout: float = 60,
-    decode: bool = False,
-) -> tuple[int, bytes, dict[str, str]]:
-    """(status, body, headers); status 0 when the connection failed or timed out. Asks
-    for gzip, as browsers do; ``decode`` decompresses the body."""
-    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
-    try:
-        headers = {"Accept-Encoding": "gzip"}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        conn.request(method, path, body=body, headers=headers)
-        resp = conn.getresponse()
-        data = resp.read()
-        headers = {k.lower(): v for k, v in resp.getheaders()}
-        if headers.get("content-encoding") == "gzip" and decode:
-            data = gzip.decompress(data)
-        return resp.status, data, headers
-    except (OSError, http.client.HTTPException):
-        return 0, b"", {}
-    finally:
-        conn.close()
-
-
-def get(port: int, path: str, timeout: float = 60) -> tuple[int, bytes, dict[str, str]]:
-    return request(port, "GET", path, timeout=timeout, decode=True)
-
-
-def post(port: int, path: str, body: bytes, timeout: float = 120) -> tuple[int, bytes]:
-    status, data, _ = request(port, "POST", path, body, timeout)
-    return status, data
+from benchmarks.load_kit import (
+    HOST,
+    ROOT,
+    Prober,
+    Server,
+    get,
+    link,
+    post,
+    request,
+    server,
+    timed,
+)
+from benchmarks.load_labs import LAB_SCENARIOS, add_lab_arguments
 
 
 def matrix(rows: int, cols: int, rng: random.Random, digits: int = 3) -> list[list[float]]:
@@ -165,66 +66,6 @@ def heads_body(heads: int = 512) -> dict[str, Any]:
     """The 6 KB body: 512 tokens of d_model 1, d_k = d_v = 512, many heads."""
     return {"x": [[1]] * 512, "w_q": [[1] * 512], "w_k": [[1] * 512], "w_v": [[1] * 512],
             "heads": heads}  # fmt: skip
-
-
-def link(body: dict[str, Any]) -> str:
-    raw = json.dumps(body, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
-
-
-def timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
-    start = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return out, time.perf_counter() - start
-
-
-class Prober:
-    """Loops a GET or POST until stopped, recording each latency in milliseconds."""
-
-    def __init__(self, port: int, path: str, body: bytes | None = None, pause: float = 0.02):
-        """``pause`` seconds between requests; after a 503, its Retry-After instead."""
-        self.port, self.path, self.body, self.pause = port, path, body, pause
-        self.ms: list[float] = []
-        self.statuses: Counter[int] = Counter()
-        self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        method = "GET" if self.body is None else "POST"
-        while not self._stop.is_set():
-            (status, _, headers), seconds = timed(
-                request, self.port, method, self.path, self.body, 30
-            )
-            self.ms.append(seconds * 1000)
-            self.statuses[status] += 1
-            retry = headers.get("retry-after", "")
-            self._stop.wait(float(retry) if status == 503 and retry.isdigit() else self.pause)
-
-    def stop(self) -> None:
-        self._stop.set()
-        self.thread.join(40)
-
-    def line(self, name: str) -> str:
-        return (f"  {name:<22} n={len(self.ms):<5} p50 {percentile(self.ms, 50):7.1f} ms  "
-                f"p99 {percentile(self.ms, 99):7.1f} ms  max {max(self.ms, default=0):7.1f} ms  "
-                f"statuses {dict(self.statuses)}")  # fmt: skip
-
-
-@contextmanager
-def server(args: argparse.Namespace, **env: str) -> Iterator[Server]:
-    srv = Server(Path(args.app_dir).resolve(), args.kill_mb, env)
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def scenario_hostile(args: argparse.Namespace) -> None:
@@ -371,7 +212,7 @@ def hostile_urls(port: int) -> list[str]:
 
 
 def scenario_urls(args: argparse.Namespace) -> None:
-    srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {})
+    srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {}, limit_mb=args.limit_mb)
     try:
         urls = hostile_urls(srv.port)
         print(f"urls: {len(urls)} hostile URLs")
@@ -386,7 +227,8 @@ def scenario_urls(args: argparse.Namespace) -> None:
             if srv.proc.poll() is not None:
                 print("  the worker died; restarting it on the same port")
                 srv.stop()
-                srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {}, srv.port)
+                srv = Server(Path(args.app_dir).resolve(), args.kill_mb, {}, srv.port,
+                             args.limit_mb)  # fmt: skip
         print(f"  {len(urls) - bad} of {len(urls)} answered with a 4xx or the page's message "
               f"within 5 s")  # fmt: skip
         print(srv.memory_line())
@@ -400,24 +242,31 @@ SCENARIOS = {
     "fairness": scenario_fairness,
     "maxbody": scenario_maxbody,
     "urls": scenario_urls,
+    **LAB_SCENARIOS,
 }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scenarios", nargs="*", help=f"any of {', '.join(SCENARIOS)} (all)")
+    parser.add_argument(
+        "scenarios", nargs="*", help=f"labs (every lab one) or any of {', '.join(SCENARIOS)}"
+    )
     parser.add_argument("--app-dir", default=str(ROOT), help="checkout to serve")
-    parser.add_argument("--kill-mb", type=int, default=1024, help="watchdog's RSS limit")
+    parser.add_argument("--kill-mb", type=int, default=1536, help="watchdog kills past this")
+    parser.add_argument("--limit-mb", type=int, default=768, help="the pod's limit (reported)")
     parser.add_argument("--clients", type=int, default=8, help="heavy clients (fairness)")
     parser.add_argument("--size", type=int, default=128, help="tokens = widths (fairness)")
     parser.add_argument("--seconds", type=float, default=20, help="load duration (fairness)")
     parser.add_argument("--count", type=int, default=12, help="bodies at once (maxbody)")
     parser.add_argument("--verbose", action="store_true", help="print every hostile URL")
+    add_lab_arguments(parser)
     args = parser.parse_args()
-    unknown = [s for s in args.scenarios if s not in SCENARIOS]
+    chosen = [n for s in args.scenarios for n in (LAB_SCENARIOS if s == "labs" else [s])]
+    unknown = [s for s in chosen if s not in SCENARIOS]
     if unknown:
-        parser.error(f"unknown scenario {unknown[0]!r}; choose from {', '.join(SCENARIOS)}")
-    for name in args.scenarios or SCENARIOS:
+        parser.error(f"unknown scenario {unknown[0]!r}; choose from labs, {', '.join(SCENARIOS)}")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    for name in chosen or SCENARIOS:
         SCENARIOS[name](args)
         print(flush=True)
 

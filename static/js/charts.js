@@ -168,9 +168,9 @@ function drawGrids(panel, fig, step = null) {
 }
 
 function renderText(panel, n, fig) {
-  const line = part(panel, "derivation");
-  line.hidden = !fig.panels && Object.keys(fig.derivations ?? {}).length === 0;
-  setText(line, fig.panels ? GRID_HINT : DERIVATION_HINT); // older arithmetic would be stale
+  const derivation = part(panel, "derivation");
+  derivation.hidden = !fig.panels && Object.keys(fig.derivations ?? {}).length === 0;
+  setText(derivation, fig.panels ? GRID_HINT : DERIVATION_HINT); // older arithmetic would be stale
   setText(part(panel, "title"), fig.title ?? "");
   setText(part(panel, "caption"), fig.caption ?? "");
   const label = `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`;

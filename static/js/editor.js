@@ -220,7 +220,7 @@ function renderBlock(root, name, rows, opts) {
 export function renderEditor(root, body) {
   for (const [name, rows, opts] of specsOf(body))
     clearErrors(renderBlock(root, name, rows ?? [], opts), true);
-  root.querySelector("#source-block").hidden = !Boolean(body.source);
+  root.querySelector("#source-block").hidden = !body.source;
 }
 
 /** Move the window of matrix `name` by (dRow, dCol) cells; true when it moved. */

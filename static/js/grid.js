@@ -98,10 +98,10 @@ export function outlineUses(scope, desc, row, col, near = null) {
     const r = pick(use.row, row, col);
     const c = pick(use.col, row, col);
     if (target.tagName === "TABLE") {
-      let selector = "td[data-row]";
-      if (r !== null) selector += `[data-row="${r}"]`;
-      if (c !== null) selector += `[data-col="${c}"]`;
-      for (const td of target.querySelectorAll(selector)) td.classList.add("used");
+      let cells = "td[data-row]";
+      if (r !== null) cells += `[data-row="${r}"]`;
+      if (c !== null) cells += `[data-col="${c}"]`;
+      for (const td of target.querySelectorAll(cells)) td.classList.add("used");
     } else {
       boxOnCanvas(target, r, c, "used-box");
     }
@@ -254,7 +254,7 @@ function cellSize(host, cols) {
   return Math.max(CANVAS_MIN_CELL, Math.min(CANVAS_MAX_CELL, Math.floor(width / cols)));
 }
 
-function buildCanvas(desc) {
+function buildCanvas() {
   const wrap = document.createElement("div");
   wrap.className = "grid grid-canvas";
   wrap.tabIndex = 0;
@@ -384,7 +384,7 @@ export function renderGrid(host, desc, options = {}) {
   const old = el ? described.get(el) : null;
   const reshaped = !old || old.shape[0] !== desc.shape[0] || old.shape[1] !== desc.shape[1];
   if (!el || el.tagName !== kind || reshaped) {
-    el = kind === "TABLE" ? buildTable(desc) : buildCanvas(desc);
+    el = kind === "TABLE" ? buildTable(desc) : buildCanvas();
     host.replaceChildren(el);
   }
   described.set(el, desc);

@@ -207,7 +207,7 @@ function take(input, commit) {
 }
 
 function wireEditor() {
-  const keys = { commit: (input) => take(input, true), revert: revert };
+  const keys = { commit: (input) => take(input, true), revert };
   editorRoot.addEventListener("keydown", (e) => {
     if (e.target.matches(".grid-editor input[type=text]")) handleKey(e, keys);
   });

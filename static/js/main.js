@@ -28,6 +28,7 @@ import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
+import { applyTheme, onSchemeChange, resolveTheme } from "./theme.js";
 
 const TYPING_DELAY_MS = 150;
 const main = document.getElementById("main");
@@ -38,7 +39,6 @@ setViewDefaults(initial.view_defaults);
 // Which figures the server builds, and which a view key redraws: app/figures/registry.py.
 const FIGURES = initial.figures;
 const ALL = FIGURES.live;
-const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 
 const app = {
   body: initial.body,
@@ -53,8 +53,7 @@ const app = {
   seq: 0,
 };
 
-const theme = () =>
-  app.view.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : app.view.theme;
+const theme = () => resolveTheme(app.view.theme);
 
 function setBusy(on) {
   main.setAttribute("aria-busy", String(on));
@@ -254,7 +253,7 @@ async function loadPreset(id) {
 function setView(patch) {
   const old = { ...app.view };
   Object.assign(app.view, patch);
-  applyTheme();
+  applyTheme(app.view.theme);
   let figures = ALL;
   if ("stretch" in patch || "row" in patch) {
     figures = [...FIGURES.reads.stretch, ...FIGURES.reads.row];
@@ -275,16 +274,12 @@ async function tablesOf(n) {
   return answer.figures[String(n)].tables;
 }
 
-function applyTheme() {
-  document.documentElement.dataset.theme = theme();
-}
-
 function start() {
   // Ask for the figures first: the server computes them while the editor is built.
   const first = update();
   renderEditor(editorRoot, app.body);
   syncControls(app);
-  applyTheme();
+  applyTheme(app.view.theme);
   wireEditor();
   wireWindows(editorRoot, () => app.body);
   wireTables(main);
@@ -316,8 +311,8 @@ function start() {
     },
   });
   onPhoneChange(() => request(FIGURES.narrow));
-  darkQuery.addEventListener("change", () => {
-    applyTheme();
+  onSchemeChange(() => {
+    applyTheme(app.view.theme);
     if (app.view.theme === "auto") request(ALL);
   });
   return first;

@@ -23,7 +23,7 @@ import {
   setLimits,
   wireWindows,
 } from "./editor.js";
-import { parseNumber } from "./numbers.js";
+import { readCell, writeCell } from "./editor_core.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
@@ -176,19 +176,10 @@ function setBody(body, { immediate = true, structure = false } = {}) {
   request(ALL, immediate);
 }
 
-function cellTarget(body, input) {
-  if (input.dataset.token !== undefined) return [body, "tokens", Number(input.dataset.token)];
-  if (input.dataset.sourceToken !== undefined)
-    return [body.source, "tokens", Number(input.dataset.sourceToken)];
-  const rows = input.dataset.matrix === "source_x" ? body.source.x : body[input.dataset.matrix];
-  return [rows[Number(input.dataset.row)], null, Number(input.dataset.col)];
-}
-
 /** Write what `input` holds into the body; `commit` marks errors and updates at once. */
 function take(input, commit) {
   const block = input.closest("[data-block]");
-  const isLabel = input.classList.contains("token");
-  const value = isLabel ? input.value : parseNumber(input.value);
+  const value = readCell(input.value, input.classList.contains("token"));
   if (value instanceof Error) {
     if (commit) markError(block, input, value.message, "local");
     return;
@@ -197,11 +188,8 @@ function take(input, commit) {
   // Escape returns to the last value the server accepted: promoted from `pending` in update().
   if (commit) input.dataset.pending = input.value;
   const body = clone(app.body);
-  const [holder, key, index] = cellTarget(body, input);
-  // A body without labels gets the engine's default names (t0, t1, …) before the edit.
-  const list = key ? (holder[key] ??= holder.x.map((_, i) => `t${i}`)) : holder;
-  if (list[index] === value && !app.timer) return;
-  list[index] = value;
+  // An unchanged value needs no request, unless one for a typed value is still waiting.
+  if (!writeCell(body, input.dataset, value) && !app.timer) return;
   setBody(body, { immediate: commit });
 }
 

@@ -34,6 +34,7 @@ ENV_PREFIX = "ATTENTION_LAB_"
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 DIGITS = 6  # significant digits kept in snapshots: float noise must not churn them
+LINE_KEYS = {"values", "text", "color", "hover"}  # lists of lines: a grid's rows, one a line
 _hidden: dict[str, str] = {}
 _rewritten: list[str] = []
 
@@ -127,11 +128,19 @@ def rounded(value: Any) -> Any:
     return value
 
 
-def pretty(value: Any, indent: str = "") -> str:
-    """JSON, one key or row per line; a list of plain values (a row) stays on one line."""
+def pretty(value: Any, indent: str = "", lines: bool = False) -> str:
+    """JSON, one key or row per line. A list of plain values (a row) stays on one line, and
+    so does anything short (up to 100 characters). A list of strings is one a line when
+    long, or always with ``lines`` (the value of a key in ``LINE_KEYS``: a grid's rows).
+    """
     inner = indent + "  "
+    strings = isinstance(value, list) and len(value) > 1 and all(isinstance(v, str) for v in value)
+    if strings and (lines or len(_json(value)) > 100):
+        return "[\n" + ",\n".join(inner + _json(v) for v in value) + "\n" + indent + "]"
+    if isinstance(value, dict | list) and len(_json(value)) <= 100:
+        return _json(value)
     if isinstance(value, dict) and value:
-        items = [f"{inner}{_json(k)}: {pretty(v, inner)}" for k, v in value.items()]
+        items = [f"{inner}{_json(k)}: {pretty(v, inner, k in LINE_KEYS)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
         return "[\n" + ",\n".join(inner + pretty(v, inner) for v in value) + "\n" + indent + "]"

@@ -11,6 +11,10 @@ at its end), for the code that reads them itself: ``get_settings()`` behind
 the pretty JSON in tests/snapshots/{name}.json and fails with a diff. It never rewrites a
 file unless asked: ``pytest --update-snapshots`` (or ``UPDATE_SNAPSHOTS=1``); then review
 ``git diff tests/snapshots``.
+
+``pinned(path, text)`` does the same for any file of the repository that pins a contract
+(``tests/contracts/openapi.json``): ``text`` must equal the file, and the same option
+rewrites it.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 ENV_PREFIX = "ATTENTION_LAB_"
-SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = ROOT / "tests" / "snapshots"
 DIGITS = 6  # significant digits kept in snapshots: float noise must not churn them
+LINE_KEYS = {"values", "text", "color", "hover"}  # lists of lines: a grid's rows, one a line
 _hidden: dict[str, str] = {}
 _rewritten: list[str] = []
 
@@ -42,7 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-snapshots",
         action="store_true",
-        help="rewrite tests/snapshots/*.json from the current code instead of comparing",
+        help="rewrite tests/snapshots/*.json and tests/contracts/* from the current code "
+        "instead of comparing",
     )
 
 
@@ -64,9 +71,9 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if _rewritten:
-        terminalreporter.write_sep("=", "snapshots rewritten: review git diff tests/snapshots")
+        terminalreporter.write_sep("=", "pinned files rewritten: review their git diff")
         for name in _rewritten:
-            terminalreporter.write_line(f"  tests/snapshots/{name}.json")
+            terminalreporter.write_line(f"  {name}")
 
 
 @pytest.fixture(scope="session")
@@ -121,11 +128,19 @@ def rounded(value: Any) -> Any:
     return value
 
 
-def pretty(value: Any, indent: str = "") -> str:
-    """JSON, one key or row per line; a list of plain values (a row) stays on one line."""
+def pretty(value: Any, indent: str = "", lines: bool = False) -> str:
+    """JSON, one key or row per line. A list of plain values (a row) stays on one line, and
+    so does anything short (up to 100 characters). A list of strings is one a line when
+    long, or always with ``lines`` (the value of a key in ``LINE_KEYS``: a grid's rows).
+    """
     inner = indent + "  "
+    strings = isinstance(value, list) and len(value) > 1 and all(isinstance(v, str) for v in value)
+    if strings and (lines or len(_json(value)) > 100):
+        return "[\n" + ",\n".join(inner + _json(v) for v in value) + "\n" + indent + "]"
+    if isinstance(value, dict | list) and len(_json(value)) <= 100:
+        return _json(value)
     if isinstance(value, dict) and value:
-        items = [f"{inner}{_json(k)}: {pretty(v, inner)}" for k, v in value.items()]
+        items = [f"{inner}{_json(k)}: {pretty(v, inner, k in LINE_KEYS)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
         return "[\n" + ",\n".join(inner + pretty(v, inner) for v in value) + "\n" + indent + "]"
@@ -136,36 +151,51 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _updating(config: pytest.Config) -> bool:
+    return bool(config.getoption("--update-snapshots")) or os.environ.get("UPDATE_SNAPSHOTS") == "1"
+
+
+def compare_or_rewrite(request: pytest.FixtureRequest, path: Path, text: str, what: str) -> None:
+    """Fail with a diff unless ``path`` holds ``text``; with --update-snapshots, write it."""
+    name = path.relative_to(ROOT).as_posix()
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if _updating(request.config):
+        if old != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            _rewritten.append(name)
+        return
+    how = f"pytest --update-snapshots {request.node.path.relative_to(ROOT).as_posix()}"
+    if old is None:
+        pytest.fail(f"no {name}: run {how}, then review the new file", pytrace=False)
+    if old != text:
+        diff = difflib.unified_diff(old.splitlines(), text.splitlines(), "stored", "now",
+                                    lineterm="", n=2)  # fmt: skip
+        shown = list(diff)
+        more = f"\n... {len(shown) - 80} more diff lines" if len(shown) > 80 else ""
+        pytest.fail(
+            f"{what} differs from {name}:\n" + "\n".join(shown[:80]) + more
+            + f"\nIf the change is intended: {how}, then review git diff {name}.",
+            pytrace=False,
+        )  # fmt: skip
+
+
 @pytest.fixture
 def snapshot(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
     """``snapshot(name, value)``: ``value`` must match tests/snapshots/{name}.json."""
-    update = bool(request.config.getoption("--update-snapshots")) or (
-        os.environ.get("UPDATE_SNAPSHOTS") == "1"
-    )
 
     def check(name: str, value: Any) -> None:
-        path = SNAPSHOTS / f"{name}.json"
         text = pretty(rounded(value)) + "\n"
-        old = path.read_text(encoding="utf-8") if path.exists() else None
-        if update:
-            if old != text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                _rewritten.append(name)
-            return
-        if old is None:
-            pytest.fail(f"no snapshot tests/snapshots/{name}.json: run pytest "
-                        "--update-snapshots, then review the new file", pytrace=False)  # fmt: skip
-        if old != text:
-            diff = difflib.unified_diff(old.splitlines(), text.splitlines(), "stored", "now",
-                                        lineterm="", n=2)  # fmt: skip
-            shown = list(diff)
-            more = f"\n... {len(shown) - 80} more diff lines" if len(shown) > 80 else ""
-            pytest.fail(
-                f"figure output differs from tests/snapshots/{name}.json:\n"
-                + "\n".join(shown[:80]) + more + "\nIf the change is intended: pytest "
-                "--update-snapshots, then review git diff tests/snapshots.",
-                pytrace=False,
-            )  # fmt: skip
+        compare_or_rewrite(request, SNAPSHOTS / f"{name}.json", text, "figure output")
+
+    return check
+
+
+@pytest.fixture
+def pinned(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """``pinned(path, text, what)``: the repository file at ``path`` must hold ``text``."""
+
+    def check(path: str, text: str, what: str = "the current output") -> None:
+        compare_or_rewrite(request, ROOT / path, text, what)
 
     return check

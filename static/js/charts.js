@@ -4,6 +4,7 @@
  * or keyboard-focused cell, and the Figure 3 stepper. No numbers are made here.
  */
 
+import { part, setText } from "./dom.js";
 import { drawPanels, showStep } from "./panels.js";
 import { plotly } from "./plotly.js";
 import { Stepper } from "./stepper.js";
@@ -11,18 +12,10 @@ import { dataTable } from "./tables.js";
 
 const plots = new WeakMap(); // plot element -> the figure dict it shows
 
-function part(panel, role) {
-  return panel.querySelector(`[data-role="${role}"]`);
-}
-
 function derivationAt(fig, trace, row, col) {
   const grid = fig?.derivations?.[String(trace)];
   const line = grid?.[row]?.[col];
   return typeof line === "string" ? line : null;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
 }
 
 function showDerivation(panel, text) {
@@ -168,9 +161,9 @@ function drawGrids(panel, fig, step = null) {
 }
 
 function renderText(panel, n, fig) {
-  const line = part(panel, "derivation");
-  line.hidden = !fig.panels && Object.keys(fig.derivations ?? {}).length === 0;
-  setText(line, fig.panels ? GRID_HINT : DERIVATION_HINT); // older arithmetic would be stale
+  const derivation = part(panel, "derivation");
+  derivation.hidden = !fig.panels && Object.keys(fig.derivations ?? {}).length === 0;
+  setText(derivation, fig.panels ? GRID_HINT : DERIVATION_HINT); // older arithmetic would be stale
   setText(part(panel, "title"), fig.title ?? "");
   setText(part(panel, "caption"), fig.caption ?? "");
   const label = `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`;

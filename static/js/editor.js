@@ -4,26 +4,29 @@
  * templates/macros/editor.html, handles spreadsheet keys (arrows move, Enter commits,
  * Escape reverts) and shows each invalid entry on its cell (aria-invalid plus a message
  * linked by aria-describedby). What was typed is read by numbers.js; nothing is computed.
+ * The decisions that need no DOM (windows, keys, where a typed cell goes) are in
+ * editor_core.js.
  */
 
-import { keyRows } from "./shapes.js";
+import {
+  LABELS,
+  WINDOW_STEPS,
+  cellLabel,
+  errorId,
+  isWindowed,
+  keyAction,
+  leavesWindow,
+  specsOf,
+  stepTarget,
+  windowBarState,
+  windowOf as windowAt,
+} from "./editor_core.js";
 
-const LABELS = { x: "X", source_x: "S (source)", w_q: "W^Q", w_k: "W^K", w_v: "W^V" };
-// A matrix larger than this is edited through a window of WINDOW × WINDOW cells that the
-// arrow keys and the window buttons move: a 128 × 128 state would otherwise put 65,536
-// inputs in the page (seconds of style and layout at load, and a repaint of thousands of
-// boxes after every edit).
-export const WINDOW = 16;
+export { WINDOW } from "./editor_core.js";
+
 const origins = {}; // matrix name -> [first row, first column] of its window
 let bodyOf = () => null; // the page's current body (set by wireWindows)
 let labelChars = null; // the longest token label: the server's limit (setLimits)
-const COLUMN = {
-  x: "d_model column",
-  source_x: "d_model column",
-  w_q: "d_k column",
-  w_k: "d_k column",
-  w_v: "d_v column",
-};
 
 /** The server's input limits, from #initial-state (``limits``). */
 export function setLimits(limits) {
@@ -103,7 +106,7 @@ function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
         "data-row": i,
         "data-col": j,
         value: String(value),
-        "aria-label": `${LABELS[name]} row ${i + 1}, ${COLUMN[name]} ${j + 1}`,
+        "aria-label": cellLabel(name, i, j),
       }),
     );
     tr.append(td);
@@ -113,11 +116,9 @@ function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
 
 /** The window [r0, r1) × [c0, c1) of a rows × cols matrix shown by the editor. */
 function windowOf(name, rows, cols) {
-  const [r, c] = origins[name] ?? [0, 0];
-  const r0 = Math.max(0, Math.min(r, rows - WINDOW));
-  const c0 = Math.max(0, Math.min(c, cols - WINDOW));
-  origins[name] = [r0, c0];
-  return [r0, Math.min(rows, r0 + WINDOW), c0, Math.min(cols, c0 + WINDOW)];
+  const { origin, bounds } = windowAt(origins[name] ?? [0, 0], rows, cols);
+  origins[name] = origin;
+  return bounds;
 }
 
 function buildTable(name, rows, opts) {
@@ -147,8 +148,12 @@ function buildTable(name, rows, opts) {
 /** The window's position and the buttons that move it (only for a matrix larger than it). */
 function windowBar(name, rows) {
   const cols = rows[0]?.length ?? 0;
-  if (rows.length <= WINDOW && cols <= WINDOW) return null;
-  const [r0, r1, c0, c1] = windowOf(name, rows.length, cols);
+  if (!isWindowed(rows.length, cols)) return null;
+  const { text: where, disabled } = windowBarState(
+    windowOf(name, rows.length, cols),
+    rows.length,
+    cols,
+  );
   const bar = el("div", {
     class: "window-bar row-wrap",
     role: "group",
@@ -168,41 +173,13 @@ function windowBar(name, rows) {
       text,
     );
   bar.append(
-    el(
-      "span",
-      { class: "window-where" },
-      `rows ${r0 + 1}–${r1} of ${rows.length}, columns ${c0 + 1}–${c1} of ${cols}`,
-    ),
-    button("up", "↑", `Earlier rows of ${LABELS[name]}`, r0 === 0),
-    button("down", "↓", `Later rows of ${LABELS[name]}`, r1 === rows.length),
-    button("left", "←", `Earlier columns of ${LABELS[name]}`, c0 === 0),
-    button("right", "→", `Later columns of ${LABELS[name]}`, c1 === cols),
+    el("span", { class: "window-where" }, where),
+    button("up", "↑", `Earlier rows of ${LABELS[name]}`, disabled.up),
+    button("down", "↓", `Later rows of ${LABELS[name]}`, disabled.down),
+    button("left", "←", `Earlier columns of ${LABELS[name]}`, disabled.left),
+    button("right", "→", `Later columns of ${LABELS[name]}`, disabled.right),
   );
   return bar;
-}
-
-function specsOf(body) {
-  const cross = Boolean(body.source);
-  const padding = keyRows(body).map((_, i) => Boolean(body.padding?.[i]));
-  return [
-    [
-      "x",
-      body.x,
-      { tokenAttr: "data-token", labels: body.tokens, padding: cross ? null : padding },
-    ],
-    [
-      "source_x",
-      cross ? body.source.x : [],
-      {
-        tokenAttr: "data-source-token",
-        labels: body.source?.tokens,
-        padding: cross ? padding : null,
-      },
-    ],
-    ["w_q", body.w_q, {}],
-    ["w_k", body.w_k, {}],
-    ["w_v", body.w_v, {}],
-  ];
 }
 
 function renderBlock(root, name, rows, opts) {
@@ -220,7 +197,7 @@ function renderBlock(root, name, rows, opts) {
 export function renderEditor(root, body) {
   for (const [name, rows, opts] of specsOf(body))
     clearErrors(renderBlock(root, name, rows ?? [], opts), true);
-  root.querySelector("#source-block").hidden = !Boolean(body.source);
+  root.querySelector("#source-block").hidden = !body.source;
 }
 
 /** Move the window of matrix `name` by (dRow, dCol) cells; true when it moved. */
@@ -244,12 +221,7 @@ export function wireWindows(root, getBody) {
     const button = event.target.closest("[data-window-step]");
     if (!button) return;
     const name = button.closest("[data-block]").dataset.block;
-    const [dRow, dCol] = {
-      up: [-WINDOW, 0],
-      down: [WINDOW, 0],
-      left: [0, -WINDOW],
-      right: [0, WINDOW],
-    }[button.dataset.windowStep];
+    const [dRow, dCol] = WINDOW_STEPS[button.dataset.windowStep];
     shiftWindow(root, name, dRow, dCol);
     root
       .querySelector(`[data-block="${name}"] [data-window-step="${button.dataset.windowStep}"]`)
@@ -272,9 +244,7 @@ function errorList(block) {
 /** Mark `input` (or, with input null, the whole block) invalid with `message`. */
 export function markError(block, input, message, origin) {
   const list = errorList(block);
-  const id = input
-    ? `err-${input.dataset.matrix ?? "token"}-${input.dataset.row ?? input.dataset.token ?? input.dataset.sourceToken}-${input.dataset.col ?? "label"}`
-    : `err-${block.dataset.block}`;
+  const id = errorId(input?.dataset, block.dataset.block);
   list.querySelector(`#${CSS.escape(id)}`)?.remove();
   const where = input ? input.getAttribute("aria-label") : LABELS[block.dataset.block];
   const item = el("li", { id, "data-origin": origin }, `${where}: ${message}`);
@@ -310,30 +280,27 @@ export function clearErrors(block, all = false) {
 function move(input, dRow, dCol) {
   const tr = input.closest("tr");
   const rows = [...tr.parentElement.children];
-  const r = rows.indexOf(tr) + dRow;
+  const row = rows.indexOf(tr);
   const cells = [...tr.querySelectorAll("input.cell")];
-  const atEdge =
-    r < 0 ||
-    r >= rows.length ||
-    (dCol > 0 && input === cells.at(-1)) ||
-    (dCol < 0 && input === cells[0]);
+  const atEdge = leavesWindow(row, rows.length, cells.indexOf(input), cells.length, dRow, dCol);
   if (atEdge && input.dataset.matrix && input.closest("table[data-window]")) {
     // A windowed matrix: move the window one cell and go on to the next cell of the matrix.
     const root = input.closest("#editor") ?? document;
-    const [row, col] = [Number(input.dataset.row) + dRow, Number(input.dataset.col) + dCol];
+    const [i, j] = [Number(input.dataset.row) + dRow, Number(input.dataset.col) + dCol];
     if (shiftWindow(root, input.dataset.matrix, dRow, dCol)) {
       const target = root.querySelector(
-        `input[data-matrix="${input.dataset.matrix}"][data-row="${row}"][data-col="${col}"]`,
+        `input[data-matrix="${input.dataset.matrix}"][data-row="${i}"][data-col="${j}"]`,
       );
       target?.focus();
       target?.select();
       return;
     }
   }
-  if (r < 0 || r >= rows.length) return;
-  const rowInputs = (row) => [...row.querySelectorAll("input[type=text]")];
-  const c = rowInputs(tr).indexOf(input) + dCol;
-  const target = rowInputs(rows[r])[Math.max(0, Math.min(c, rowInputs(rows[r]).length - 1))];
+  const rowInputs = (each) => [...each.querySelectorAll("input[type=text]")];
+  const index = rowInputs(tr).indexOf(input);
+  const next = rows[row + dRow] && rowInputs(rows[row + dRow]);
+  const to = next && stepTarget(row, index, dRow, dCol, rows.length, next.length);
+  const target = to && next[to[1]];
   if (target && target !== input) {
     target.focus();
     target.select();
@@ -343,20 +310,16 @@ function move(input, dRow, dCol) {
 /** Arrow keys move; Left/Right only when the caret is already at that edge of the text. */
 export function handleKey(event, { commit, revert }) {
   const input = event.target;
-  const atStart = input.selectionStart === 0;
-  const atEnd = input.selectionEnd === input.value.length;
-  const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-  if (event.key in moves) {
-    if (event.key === "ArrowLeft" && !atStart) return;
-    if (event.key === "ArrowRight" && !atEnd) return;
-    event.preventDefault();
-    commit(input);
-    move(input, ...moves[event.key]);
-  } else if (event.key === "Enter") {
-    event.preventDefault();
-    commit(input);
-  } else if (event.key === "Escape") {
-    event.preventDefault();
+  const action = keyAction(event.key, {
+    atStart: input.selectionStart === 0,
+    atEnd: input.selectionEnd === input.value.length,
+  });
+  if (!action) return;
+  event.preventDefault();
+  if (action === "revert") {
     revert(input);
+    return;
   }
+  commit(input);
+  if (action.move) move(input, ...action.move);
 }

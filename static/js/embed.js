@@ -17,23 +17,20 @@ import { figuresView, setViewDefaults, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
 import { wireStretch } from "./stretch.js";
 import { dataTable } from "./tables.js";
+import { onSchemeChange, resolveTheme } from "./theme.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
 setViewDefaults(data.view_defaults);
 const root = document.getElementById("embed");
 const plot = document.getElementById("plot");
 const status = document.getElementById("status");
-const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 
 const state = { body: structuredClone(data.body), view: { ...data.view } };
 let specs = data.specs; // { light?: figure, dark?: figure } for the current state
 let presetId = data.preset_id;
 let controller = null;
 
-function currentTheme() {
-  if (state.view.theme !== "auto") return state.view.theme;
-  return darkQuery.matches ? "dark" : "light";
-}
+const currentTheme = () => resolveTheme(state.view.theme);
 
 function field(name) {
   return root.querySelector(`[data-field="${name}"]`);
@@ -173,7 +170,7 @@ function postHeight() {
 }
 
 new ResizeObserver(postHeight).observe(document.body);
-darkQuery.addEventListener("change", () => {
+onSchemeChange(() => {
   if (state.view.theme === "auto") draw();
 });
 wireControls();

@@ -32,7 +32,24 @@
  *
  * Description fields read: grid, label, shape, rows, cols, row_title, col_title, values,
  * text, color, palette, hover, uses, outline (see app/figures/grid.py).
+ *
+ * What needs no DOM (keys, cells, labels, which cells changed, pixels) is grid_core.js.
  */
+
+import { setText } from "./dom.js";
+import {
+  axesText,
+  boxRect,
+  canvasPixels,
+  cellAt,
+  cellLook,
+  cellSize,
+  changedCells,
+  moveCell,
+  outlineOf,
+  splitLabel,
+  usedCells,
+} from "./grid_core.js";
 
 const described = new WeakMap(); // drawn element -> its current description
 const optionsOf = new WeakMap(); // drawn element -> options
@@ -43,29 +60,20 @@ const CANVAS_MIN_CELL = 2;
 
 function labelInto(node, label) {
   // "W^Q" -> W<sup>Q</sup>; anything else as text.
-  const match = /^(.*)\^(.+)$/.exec(label ?? "");
-  if (!match) {
+  const split = splitLabel(label);
+  if (!split) {
     node.textContent = label ?? "";
     return;
   }
   const sup = document.createElement("sup");
-  sup.textContent = match[2];
-  node.replaceChildren(document.createTextNode(match[1]), sup);
+  sup.textContent = split[1];
+  node.replaceChildren(document.createTextNode(split[0]), sup);
 }
 
 function cellInfo(el, row, col) {
   const desc = described.get(el);
-  if (!desc || row < 0 || col < 0 || row >= desc.shape[0] || col >= desc.shape[1]) return null;
-  const value = desc.values[row][col];
-  return {
-    desc,
-    row,
-    col,
-    value: value === null ? -Infinity : value,
-    text: desc.text?.[row]?.[col] ?? (value === null ? "−∞" : String(value)),
-    hover: desc.hover?.[row]?.[col] ?? null,
-    element: el,
-  };
+  const cell = cellAt(desc, row, col);
+  return cell && { desc, ...cell, element: el };
 }
 
 export function gridValue(el, row, col) {
@@ -75,12 +83,6 @@ export function gridValue(el, row, col) {
 
 function scopeOf(el) {
   return optionsOf.get(el)?.scope ?? el.closest("[data-figure]") ?? document;
-}
-
-function pick(rule, row, col) {
-  if (rule === "i") return row;
-  if (rule === "j") return col;
-  return null;
 }
 
 export function clearUses(scope) {
@@ -95,13 +97,12 @@ export function outlineUses(scope, desc, row, col, near = null) {
     const selector = `[data-grid="${CSS.escape(use.grid)}"]`;
     const target = near?.querySelector(selector) ?? scope.querySelector(selector);
     if (!target) continue;
-    const r = pick(use.row, row, col);
-    const c = pick(use.col, row, col);
+    const [r, c] = usedCells(use, row, col);
     if (target.tagName === "TABLE") {
-      let selector = "td[data-row]";
-      if (r !== null) selector += `[data-row="${r}"]`;
-      if (c !== null) selector += `[data-col="${c}"]`;
-      for (const td of target.querySelectorAll(selector)) td.classList.add("used");
+      let cells = "td[data-row]";
+      if (r !== null) cells += `[data-row="${r}"]`;
+      if (c !== null) cells += `[data-col="${c}"]`;
+      for (const td of target.querySelectorAll(cells)) td.classList.add("used");
     } else {
       boxOnCanvas(target, r, c, "used-box");
     }
@@ -167,7 +168,13 @@ function buildTable(desc) {
   table.addEventListener("keydown", (event) => {
     const td = event.target.closest?.("td[data-row]");
     const next =
-      td && move(event, Number(td.dataset.row), Number(td.dataset.col), described.get(table).shape);
+      td &&
+      moveCell(
+        event.key,
+        Number(td.dataset.row),
+        Number(td.dataset.col),
+        described.get(table).shape,
+      );
     if (!next) return;
     event.preventDefault();
     table.querySelector(`td[data-row="${next[0]}"][data-col="${next[1]}"]`)?.focus();
@@ -175,86 +182,40 @@ function buildTable(desc) {
   return table;
 }
 
-function move(event, row, col, [rows, cols]) {
-  const moves = {
-    ArrowUp: [row - 1, col],
-    ArrowDown: [row + 1, col],
-    ArrowLeft: [row, col - 1],
-    ArrowRight: [row, col + 1],
-    Home: [row, 0],
-    End: [row, cols - 1],
-    PageUp: [0, col],
-    PageDown: [rows - 1, col],
-  };
-  const next = moves[event.key];
-  if (!next || next[0] < 0 || next[1] < 0 || next[0] >= rows || next[1] >= cols) return null;
-  return next;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
-function updateTable(table, desc) {
+function updateTable(table, old, desc) {
   const [rows, cols] = desc.shape;
   labelInto(table.caption.querySelector(".grid-label"), desc.label);
   setText(table.caption.querySelector(".grid-shape"), `${rows} × ${cols}`);
-  const titles = [
-    desc.row_title && `rows: ${desc.row_title}`,
-    desc.col_title && `columns: ${desc.col_title}`,
-  ];
-  setText(
-    table.caption.querySelector(".visually-hidden"),
-    titles.some(Boolean) ? ` (${titles.filter(Boolean).join("; ")})` : "",
-  );
+  setText(table.caption.querySelector(".visually-hidden"), axesText(desc));
   table.dataset.grid = desc.grid;
   const headCells = table.tHead.rows[0].cells;
   for (let j = 0; j < cols; j++) setText(headCells[j + 1], desc.cols[j]);
   const bodyRows = table.tBodies[0].rows;
-  const outlined = new Set(desc.outline?.rows ?? []);
-  const outlinedCols = new Set(desc.outline?.cols ?? []);
-  const outlinedCells = new Set((desc.outline?.cells ?? []).map(([i, j]) => `${i},${j}`));
+  const outline = outlineOf(desc);
   for (let i = 0; i < rows; i++) {
-    const tr = bodyRows[i];
-    setText(tr.cells[0], desc.rows[i]);
-    tr.classList.toggle("outlined", outlined.has(i));
-    const values = desc.values[i];
-    const colours = desc.color[i];
-    const texts = desc.text[i];
-    for (let j = 0; j < cols; j++) {
-      const td = tr.cells[j + 1];
-      const value = values[j];
-      const dataValue = value === null ? "-Infinity" : String(value);
-      if (td.dataset.value !== dataValue) td.dataset.value = dataValue;
-      setText(td, texts[j]);
-      const k = colours[j];
-      const [bg, ink] = k >= 0 ? desc.palette[k] : ["", ""];
-      if (td.dataset.bg !== bg) {
-        td.style.backgroundColor = bg;
-        td.style.color = ink;
-        td.dataset.bg = bg;
-      }
-      td.classList.toggle("blocked", k < 0);
-      td.classList.toggle("col-outlined", outlinedCols.has(j));
-      td.classList.toggle("cell-outlined", outlinedCells.has(`${i},${j}`));
+    setText(bodyRows[i].cells[0], desc.rows[i]);
+    bodyRows[i].classList.toggle("outlined", outline.rows.has(i));
+  }
+  // Only the cells whose number, text or colour changed are touched.
+  for (const [i, j] of changedCells(old, desc)) {
+    const td = bodyRows[i].cells[j + 1];
+    const look = cellLook(desc, outline, i, j);
+    if (td.dataset.value !== look.value) td.dataset.value = look.value;
+    setText(td, look.text);
+    if (td.dataset.bg !== look.bg) {
+      td.style.backgroundColor = look.bg;
+      td.style.color = look.ink;
+      td.dataset.bg = look.bg;
     }
+    td.classList.toggle("blocked", look.blocked);
+    td.classList.toggle("col-outlined", look.colOutlined);
+    td.classList.toggle("cell-outlined", look.cellOutlined);
   }
 }
 
 /* ---- canvas (large grids: one block per cell, numbers on hover) ---- */
 
-/** "#rrggbb" -> [r, g, b, 255]: the palette's colours as canvas pixel bytes. */
-function rgba(hex) {
-  const n = Number.parseInt(hex.slice(1), 16);
-  return [(n >> 16) & 255, (n >> 8) & 255, n & 255, 255];
-}
-
-function cellSize(host, cols) {
-  const width = host.clientWidth || 600;
-  return Math.max(CANVAS_MIN_CELL, Math.min(CANVAS_MAX_CELL, Math.floor(width / cols)));
-}
-
-function buildCanvas(desc) {
+function buildCanvas() {
   const wrap = document.createElement("div");
   wrap.className = "grid grid-canvas";
   wrap.tabIndex = 0;
@@ -278,7 +239,7 @@ function buildCanvas(desc) {
   wrap.addEventListener("keydown", (event) => {
     const row = Math.max(0, Number(wrap.dataset.cursorRow ?? 0));
     const col = Math.max(0, Number(wrap.dataset.cursorCol ?? 0));
-    const next = move(event, row, col, described.get(wrap).shape);
+    const next = moveCell(event.key, row, col, described.get(wrap).shape);
     if (!next) return;
     event.preventDefault();
     setCursor(wrap, next[0], next[1]);
@@ -300,12 +261,12 @@ function boxOnCanvas(wrap, row, col, kind) {
   const size = Number(wrap.dataset.size);
   const box = document.createElement("div");
   box.className = `grid-cursor ${kind}`;
-  const [rows, cols] = desc.shape;
+  const rect = boxRect(row, col, desc.shape, size);
   Object.assign(box.style, {
-    top: `${(row === null ? 0 : row) * size}px`,
-    left: `${(col === null ? 0 : col) * size}px`,
-    width: `${(col === null ? cols : 1) * size}px`,
-    height: `${(row === null ? rows : 1) * size}px`,
+    top: `${rect.top}px`,
+    left: `${rect.left}px`,
+    width: `${rect.width}px`,
+    height: `${rect.height}px`,
   });
   wrap.querySelector(".canvas-box").append(box);
 }
@@ -333,7 +294,8 @@ function updateCanvas(wrap, desc, host) {
   // on a long page costs more than drawing), and again after the window is resized.
   const key = `${cols}:${resizes}`;
   if (wrap.dataset.sizeKey !== key) {
-    wrap.dataset.size = String(cellSize(host, cols));
+    const width = host.clientWidth || 600;
+    wrap.dataset.size = String(cellSize(width, cols, CANVAS_MIN_CELL, CANVAS_MAX_CELL));
     wrap.dataset.sizeKey = key;
   }
   const size = Number(wrap.dataset.size);
@@ -348,22 +310,7 @@ function updateCanvas(wrap, desc, host) {
   canvas.style.height = `${rows * size}px`;
   const g = canvas.getContext("2d");
   const image = g.createImageData(cols, rows);
-  const bytes = image.data;
-  const fills = desc.palette.map((p) => rgba(p[0]));
-  const blocked = [128, 128, 128, 90];
-  let at = 0;
-  for (let i = 0; i < rows; i++) {
-    const colours = desc.color[i];
-    for (let j = 0; j < cols; j++) {
-      const k = colours[j];
-      const c = k >= 0 ? fills[k] : blocked;
-      bytes[at] = c[0];
-      bytes[at + 1] = c[1];
-      bytes[at + 2] = c[2];
-      bytes[at + 3] = c[3];
-      at += 4;
-    }
-  }
+  image.data.set(canvasPixels(desc));
   g.putImageData(image, 0, 0);
   for (const node of wrap.querySelectorAll(".grid-cursor.outline")) node.remove();
   for (const r of desc.outline?.rows ?? []) boxOnCanvas(wrap, r, null, "outline");
@@ -383,13 +330,14 @@ export function renderGrid(host, desc, options = {}) {
   let el = host.firstElementChild;
   const old = el ? described.get(el) : null;
   const reshaped = !old || old.shape[0] !== desc.shape[0] || old.shape[1] !== desc.shape[1];
-  if (!el || el.tagName !== kind || reshaped) {
-    el = kind === "TABLE" ? buildTable(desc) : buildCanvas(desc);
+  const rebuilt = !el || el.tagName !== kind || reshaped;
+  if (rebuilt) {
+    el = kind === "TABLE" ? buildTable(desc) : buildCanvas();
     host.replaceChildren(el);
   }
   described.set(el, desc);
   optionsOf.set(el, options);
-  if (kind === "TABLE") updateTable(el, desc);
+  if (kind === "TABLE") updateTable(el, rebuilt ? null : old, desc);
   else updateCanvas(el, desc, host);
   return el;
 }

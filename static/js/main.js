@@ -23,11 +23,12 @@ import {
   setLimits,
   wireWindows,
 } from "./editor.js";
-import { parseNumber } from "./numbers.js";
+import { readCell, writeCell } from "./editor_core.js";
 import { newSeed, randomise } from "./random.js";
 import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
+import { applyTheme, onSchemeChange, resolveTheme } from "./theme.js";
 
 const TYPING_DELAY_MS = 150;
 const main = document.getElementById("main");
@@ -38,7 +39,6 @@ setViewDefaults(initial.view_defaults);
 // Which figures the server builds, and which a view key redraws: app/figures/registry.py.
 const FIGURES = initial.figures;
 const ALL = FIGURES.live;
-const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 
 const app = {
   body: initial.body,
@@ -53,8 +53,7 @@ const app = {
   seq: 0,
 };
 
-const theme = () =>
-  app.view.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : app.view.theme;
+const theme = () => resolveTheme(app.view.theme);
 
 function setBusy(on) {
   main.setAttribute("aria-busy", String(on));
@@ -177,19 +176,10 @@ function setBody(body, { immediate = true, structure = false } = {}) {
   request(ALL, immediate);
 }
 
-function cellTarget(body, input) {
-  if (input.dataset.token !== undefined) return [body, "tokens", Number(input.dataset.token)];
-  if (input.dataset.sourceToken !== undefined)
-    return [body.source, "tokens", Number(input.dataset.sourceToken)];
-  const rows = input.dataset.matrix === "source_x" ? body.source.x : body[input.dataset.matrix];
-  return [rows[Number(input.dataset.row)], null, Number(input.dataset.col)];
-}
-
 /** Write what `input` holds into the body; `commit` marks errors and updates at once. */
 function take(input, commit) {
   const block = input.closest("[data-block]");
-  const isLabel = input.classList.contains("token");
-  const value = isLabel ? input.value : parseNumber(input.value);
+  const value = readCell(input.value, input.classList.contains("token"));
   if (value instanceof Error) {
     if (commit) markError(block, input, value.message, "local");
     return;
@@ -198,16 +188,13 @@ function take(input, commit) {
   // Escape returns to the last value the server accepted: promoted from `pending` in update().
   if (commit) input.dataset.pending = input.value;
   const body = clone(app.body);
-  const [holder, key, index] = cellTarget(body, input);
-  // A body without labels gets the engine's default names (t0, t1, …) before the edit.
-  const list = key ? (holder[key] ??= holder.x.map((_, i) => `t${i}`)) : holder;
-  if (list[index] === value && !app.timer) return;
-  list[index] = value;
+  // An unchanged value needs no request, unless one for a typed value is still waiting.
+  if (!writeCell(body, input.dataset, value) && !app.timer) return;
   setBody(body, { immediate: commit });
 }
 
 function wireEditor() {
-  const keys = { commit: (input) => take(input, true), revert: revert };
+  const keys = { commit: (input) => take(input, true), revert };
   editorRoot.addEventListener("keydown", (e) => {
     if (e.target.matches(".grid-editor input[type=text]")) handleKey(e, keys);
   });
@@ -254,7 +241,7 @@ async function loadPreset(id) {
 function setView(patch) {
   const old = { ...app.view };
   Object.assign(app.view, patch);
-  applyTheme();
+  applyTheme(app.view.theme);
   let figures = ALL;
   if ("stretch" in patch || "row" in patch) {
     figures = [...FIGURES.reads.stretch, ...FIGURES.reads.row];
@@ -275,16 +262,12 @@ async function tablesOf(n) {
   return answer.figures[String(n)].tables;
 }
 
-function applyTheme() {
-  document.documentElement.dataset.theme = theme();
-}
-
 function start() {
   // Ask for the figures first: the server computes them while the editor is built.
   const first = update();
   renderEditor(editorRoot, app.body);
   syncControls(app);
-  applyTheme();
+  applyTheme(app.view.theme);
   wireEditor();
   wireWindows(editorRoot, () => app.body);
   wireTables(main);
@@ -316,8 +299,8 @@ function start() {
     },
   });
   onPhoneChange(() => request(FIGURES.narrow));
-  darkQuery.addEventListener("change", () => {
-    applyTheme();
+  onSchemeChange(() => {
+    applyTheme(app.view.theme);
     if (app.view.theme === "auto") request(ALL);
   });
   return first;

@@ -2,8 +2,8 @@
 // An external file because the site's Content-Security-Policy forbids inline scripts.
 (function () {
   "use strict";
-  var block = document.getElementById("swagger-config");
-  var config = JSON.parse(block.textContent);
+  const block = document.getElementById("swagger-config");
+  const config = JSON.parse(block.textContent);
   window.ui = window.SwaggerUIBundle({
     url: config.url,
     dom_id: "#swagger-ui",

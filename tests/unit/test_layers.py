@@ -6,7 +6,9 @@ may use (the standard library is always allowed). A failure names the file, the 
 what its package may import instead. Two more rules keep the surfaces apart: no route
 module (one that defines ``router``) is imported by another module of the app except its
 package's ``__init__`` and ``app.main``, and ``app.api`` and ``app.web`` never import each
-other: what both need is in ``app.http``.
+other: what both need is in ``app.http``. Finally the package-level import graph (an edge
+from a package to each other package one of its modules imports) has no cycle, with one
+named exception (``CYCLE_EXCEPTION``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Mapping
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -59,6 +63,13 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "main": ({"api", "web", "http", "settings", "paths"}, {"fastapi"}),
     "cli": ({"settings", "export", "web"}, {"pydantic", "uvicorn"}),
 }
+
+
+# The one import that closes a cycle today, named so that no other cycle can hide behind it:
+# the lab figures open on the presets (app.inputs.presets, pure data), while app.inputs
+# resolves links into figures. Issue 16 moves the presets below figures; when they have
+# moved, delete this (test_the_cycle_exception_is_still_needed says so).
+CYCLE_EXCEPTION = ("figures", "app.inputs.presets")
 
 
 def package_of(path: Path) -> str:
@@ -117,6 +128,45 @@ def route_modules() -> set[str]:
     return names
 
 
+Edges = dict[str, dict[str, list[str]]]  # package -> imported package -> ["file:line", ...]
+
+
+def package_graph(sources: Mapping[Path, str]) -> Edges:
+    """Which package imports which (one package to another), with where, minus the exception."""
+    graph: Edges = {}
+    for path, source in sources.items():
+        package = package_of(path)
+        for line, module in imports_of(source):
+            parts = module.split(".")
+            if parts[0] != "app" or len(parts) < 2 or parts[1] in (package, "__version__"):
+                continue
+            exempt = (package, module) == CYCLE_EXCEPTION or (
+                package == CYCLE_EXCEPTION[0] and module.startswith(CYCLE_EXCEPTION[1] + ".")
+            )
+            if not exempt:
+                where = f"{path.relative_to(ROOT)}:{line}"
+                graph.setdefault(package, {}).setdefault(parts[1], []).append(where)
+    return graph
+
+
+def cycles(graph: Edges) -> list[str]:
+    """Each cycle of ``graph`` once, as "a -> b -> a (a->b: file:line; b->a: file:line)"."""
+    found: dict[frozenset[str], str] = {}
+
+    def walk(path: list[str]) -> None:
+        for target in sorted(graph.get(path[-1], {})):
+            if target == path[0]:
+                ring = [*path, target]
+                steps = "; ".join(f"{a}->{b}: {graph[a][b][0]}" for a, b in pairwise(ring))
+                found.setdefault(frozenset(path), f"{' -> '.join(ring)} ({steps})")
+            elif target not in path and target > path[0]:  # each cycle from its least node
+                walk([*path, target])
+
+    for start in sorted(graph):
+        walk([start])
+    return sorted(found.values())
+
+
 MODULES = sorted(APP.rglob("*.py"))
 
 
@@ -136,6 +186,49 @@ def test_no_module_imports_a_route_module() -> None:
             if module in routes:
                 offenders.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
     assert offenders == []
+
+
+def test_the_package_import_graph_has_no_cycle() -> None:
+    graph = package_graph({path: path.read_text(encoding="utf-8") for path in MODULES})
+    assert graph, "no package imports another: the graph was not read"
+    found = cycles(graph)
+    assert found == [], "import cycles between app packages:\n" + "\n".join(found)
+
+
+def test_the_cycle_exception_is_still_needed() -> None:
+    package, module = CYCLE_EXCEPTION
+    used = [
+        path
+        for path in MODULES
+        if package_of(path) == package
+        and any(m == module or m.startswith(f"{module}.") for _, m in imports_of(path.read_text()))
+    ]
+    assert used, f"no app/{package} module imports {module} any more: delete CYCLE_EXCEPTION"
+
+
+def test_the_cycle_check_catches_a_synthetic_cycle() -> None:
+    sources = {
+        ROOT / "app/labs/a.py": "from app.attention.pipeline import run\n",
+        ROOT / "app/attention/b.py": "import numpy as np\nfrom app.export import csv\n",
+        ROOT / "app/export/c.py": "from app import labs\n",
+        ROOT / "app/web/d.py": "from app.labs import a\n",  # on the way in, not in the cycle
+    }
+    found = cycles(package_graph(sources))
+    assert found == [
+        "attention -> export -> labs -> attention (attention->export: app/attention/b.py:2; "
+        "export->labs: app/export/c.py:1; labs->attention: app/labs/a.py:1)"
+    ]
+
+
+def test_the_exception_covers_exactly_its_one_edge() -> None:
+    inputs_to_figures = {ROOT / "app/inputs/r.py": "from app.figures import build_figures\n"}
+    allowed = {ROOT / "app/figures/l.py": "from app.inputs.presets import RUNNING_EXAMPLE\n"}
+    other = {ROOT / "app/figures/l.py": "from app.inputs.body import AttentionRequest\n"}
+    assert cycles(package_graph(inputs_to_figures | allowed)) == []
+    assert cycles(package_graph(inputs_to_figures | other)) == [
+        "figures -> inputs -> figures (figures->inputs: app/figures/l.py:1; "
+        "inputs->figures: app/inputs/r.py:1)"
+    ]
 
 
 def test_every_package_has_a_row() -> None:

@@ -12,16 +12,12 @@ import { getJSON } from "../api.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
 import { renderFigure } from "./render.js";
+import { applyTheme, onSchemeChange, resolveTheme } from "../theme.js";
 
 const data = JSON.parse(document.getElementById("embed-data").textContent);
 const main = document.getElementById("main");
 const panel = main.querySelector("figure[data-figure]");
-const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
-
-function theme() {
-  if (data.theme !== "auto") return data.theme;
-  return darkQuery.matches ? "dark" : "light";
-}
+const theme = () => resolveTheme(data.theme);
 
 let player = null;
 const form = panel.querySelector('[data-role="controls"]');
@@ -102,7 +98,7 @@ if (form) {
 
 async function draw() {
   main.setAttribute("aria-busy", "true");
-  document.documentElement.dataset.theme = theme();
+  applyTheme(data.theme);
   const fig = data.specs[theme()] ?? Object.values(data.specs)[0];
   if (fig.frames) {
     // B1: the lab page's player; with controls=1 a settled frame is asked for.
@@ -123,7 +119,7 @@ new ResizeObserver(() => {
   );
 }).observe(document.body);
 
-darkQuery.addEventListener("change", () => {
+onSchemeChange(() => {
   if (data.theme !== "auto") return;
   if (data.specs[theme()]) draw();
   else refresh(); // after an edit only the scheme it was made in is at hand

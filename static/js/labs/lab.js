@@ -11,14 +11,15 @@ import { ApiError, errorList, getJSON, send } from "../api.js";
 import { copyText } from "../toolbar.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
-import { part, renderFigure } from "./render.js";
+import { part } from "../dom.js";
+import { applyTheme, onSchemeChange, resolveTheme } from "../theme.js";
+import { renderFigure } from "./render.js";
 import { wireShare } from "./share.js";
 
 const TYPING_DELAY_MS = 250;
 const BUSY_RETRY_MS = 1000;
 const main = document.getElementById("main");
 const initial = JSON.parse(document.getElementById("lab-state").textContent);
-const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 
 const lab = {
   id: initial.lab,
@@ -40,8 +41,7 @@ export const panels = new Map(
   [...main.querySelectorAll("section[data-figure]")].map((p) => [p.dataset.figure, p]),
 );
 
-const resolvedTheme = () =>
-  lab.theme === "auto" ? (darkQuery.matches ? "dark" : "light") : lab.theme;
+const resolvedTheme = () => resolveTheme(lab.theme);
 
 function announce(text) {
   document.getElementById("announce").textContent = text;
@@ -326,16 +326,12 @@ function wireControls() {
   }
 }
 
-function applyTheme() {
-  document.documentElement.dataset.theme = resolvedTheme();
-}
-
 function requestAll() {
   for (const name of panels.keys()) request(name);
 }
 
 function start() {
-  applyTheme();
+  applyTheme(lab.theme);
   wireControls();
   wireShare(main, (name) => ({
     links: lab.links[name],
@@ -348,12 +344,12 @@ function start() {
   }
   document.getElementById("theme").addEventListener("change", (e) => {
     lab.theme = e.target.value;
-    applyTheme();
+    applyTheme(lab.theme);
     requestAll();
   });
-  darkQuery.addEventListener("change", () => {
+  onSchemeChange(() => {
     if (lab.theme === "auto") {
-      applyTheme();
+      applyTheme(lab.theme);
       requestAll();
     }
   });

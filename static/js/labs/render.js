@@ -5,12 +5,9 @@
  * the lab embeds. No numbers are made here: every string arrives formatted.
  */
 
+import { part } from "../dom.js";
 import { renderGrid } from "../grid.js";
 import { dataTable } from "../tables.js";
-
-export function part(panel, role) {
-  return panel.querySelector(`[data-role="${role}"]`);
-}
 
 function setList(el, items, make) {
   if (el) el.replaceChildren(...(items ?? []).map(make));

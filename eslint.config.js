@@ -1,0 +1,59 @@
+// ESLint for our own browser code (static/js) and its node tests (tests/js): ES modules, no
+// build step. Formatting is prettier's job; these rules catch mistakes (an unused or
+// undefined name, a loose comparison, a `let` never reassigned). Run: npx eslint .
+import js from "@eslint/js";
+import globals from "globals";
+
+const mistakes = {
+  // `const { tokens, ...rest } = x` drops a key on purpose.
+  "no-unused-vars": [
+    "error",
+    { args: "after-used", caughtErrors: "none", ignoreRestSiblings: true },
+  ],
+  "no-undef": "error",
+  eqeqeq: ["error", "always"],
+  "prefer-const": "error",
+  "no-var": "error",
+  "no-shadow": "error",
+  "no-implicit-globals": "error",
+  "no-param-reassign": ["error", { props: false }],
+  "no-unused-expressions": "error",
+  // A function may read a module variable declared below it: it runs after the module loaded.
+  "no-use-before-define": ["error", { functions: false, variables: false }],
+  "no-throw-literal": "error",
+  "no-return-assign": "error",
+  "no-console": ["error", { allow: ["warn", "error"] }],
+  "object-shorthand": "error",
+  "prefer-template": "error",
+};
+
+export default [
+  {
+    // Everything else is not ours or not browser code: third-party files, the venv.
+    ignores: ["static/vendor/**", "tests/browser/vendor/**", "node_modules/**", ".venv/**"],
+  },
+  js.configs.recommended,
+  {
+    files: ["static/js/**/*.js"],
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: "module",
+      globals: { ...globals.browser },
+    },
+    rules: mistakes,
+  },
+  {
+    // The one classic script: Swagger UI's start-up, loaded by a plain <script src>.
+    files: ["static/js/swagger-init.js"],
+    languageOptions: { sourceType: "script" },
+  },
+  {
+    files: ["tests/js/**/*.mjs", "eslint.config.js"],
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: "module",
+      globals: { ...globals.node },
+    },
+    rules: mistakes,
+  },
+];

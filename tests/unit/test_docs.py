@@ -1,0 +1,115 @@
+"""The docs say where things are; this keeps them true.
+
+Every repository path that docs/architecture.md and docs/labs.md name in backticks
+(``app/…``, ``static/…``, ``templates/…``, ``tests/…``, ``benchmarks/…``) exists: a renamed
+or deleted file fails here, naming the document, its line and the path. A path with a
+placeholder (``app/figures/labs/<id>.py``) needs its folder. And the layers table of
+docs/architecture.md (the "may import from `app`" and "libraries" columns) equals
+``LAYERS`` of tests/unit/test_layers.py, which is what the imports are checked against.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from test_layers import LAYERS
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ["docs/architecture.md", "docs/labs.md"]
+PATH = re.compile(r"`((?:app|static|templates|tests|benchmarks)/[^`\s]*)`")
+ROW = re.compile(r"^\| `app/([\w.]+?)(?:/|\.py)` \|")
+NOTHING = "—"  # a cell that names nothing
+
+
+def named_paths(text: str) -> list[tuple[int, str]]:
+    """(line, path) of each backticked repository path in ``text``."""
+    return [
+        (number, match)
+        for number, line in enumerate(text.splitlines(), start=1)
+        for match in PATH.findall(line)
+    ]
+
+
+def missing(doc: str, text: str, root: Path = ROOT) -> list[str]:
+    """``doc:line: path`` for each named path that is not in the repository at ``root``."""
+    out = []
+    for line, path in named_paths(text):
+        fixed = path.split("<", 1)[0]  # app/figures/labs/<id>.py -> its folder must exist
+        target = root / (fixed if "<" not in path else fixed.rsplit("/", 1)[0])
+        if not target.exists():
+            out.append(f"{doc}:{line}: `{path}` does not exist")
+    return out
+
+
+def _names(cell: str) -> set[str]:
+    names = set(re.findall(r"`([^`]+)`", cell))
+    assert names or cell.strip() == NOTHING, f"a cell names nothing in backticks: {cell!r}"
+    return names
+
+
+def layers_table(text: str) -> dict[str, tuple[set[str], set[str]]]:
+    """package -> (app packages, libraries) from the rows of the table that has the columns."""
+    table: dict[str, tuple[set[str], set[str]]] = {}
+    for line in text.splitlines():
+        row = ROW.match(line)
+        cells = line.strip().strip("|").split(" | ")
+        if row and len(cells) == 4:
+            table[row.group(1)] = (_names(cells[2]), _names(cells[3]))
+    return table
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_path_the_docs_name_exists(doc: str) -> None:
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    assert len(named_paths(text)) >= 10, f"{doc}: the paths were not found (pattern broken?)"
+    gone = missing(doc, text)
+    assert gone == [], "paths named by the docs are missing: rename them there too\n" + "\n".join(
+        gone
+    )
+
+
+def test_a_renamed_path_is_reported_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "app/figures/labs").mkdir(parents=True)
+    (tmp_path / "app/figures/registry.py").write_text("")
+    text = (
+        "See `app/figures/registry.py` and `app/figures/labs/<id>.py`.\n"
+        "Figures are built in `app/figures/build.py` (`figures`), drawn by `static/js/grid.js`.\n"
+    )
+    assert missing("docs/x.md", text, tmp_path) == [
+        "docs/x.md:2: `app/figures/build.py` does not exist",
+        "docs/x.md:2: `static/js/grid.js` does not exist",
+    ]
+
+
+def test_the_layers_table_equals_the_layers_test() -> None:
+    text = (ROOT / "docs/architecture.md").read_text(encoding="utf-8")
+    documented = layers_table(text)
+    enforced = {
+        package: (packages - {package}, libraries)
+        for package, (packages, libraries) in LAYERS.items()
+    }
+    lines = []
+    for package in sorted(documented.keys() | enforced.keys()):
+        if package not in documented:
+            lines.append(f"app/{package}: in LAYERS, no row in docs/architecture.md")
+        elif package not in enforced:
+            lines.append(f"app/{package}: a row in docs/architecture.md, not in LAYERS")
+        elif documented[package] != enforced[package]:
+            (doc_app, doc_lib), (app, lib) = documented[package], enforced[package]
+            lines.append(
+                f"app/{package}: docs say app {sorted(doc_app)}, libraries {sorted(doc_lib)}; "
+                f"LAYERS says app {sorted(app)}, libraries {sorted(lib)}"
+            )
+    assert lines == [], "docs/architecture.md's folders table and LAYERS differ:\n" + "\n".join(
+        lines
+    )
+
+
+def test_the_table_reader_sees_a_changed_cell() -> None:
+    row = "| `app/wire.py` | JSON | `attention`, `figures` | `numpy` |"
+    assert layers_table(row) == {"wire": ({"attention", "figures"}, {"numpy"})}
+    assert layers_table("| `app/paths.py` | where | — | — |") == {"paths": (set(), set())}
+    with pytest.raises(AssertionError, match="names nothing"):
+        layers_table("| `app/paths.py` | where | numpy | — |")

@@ -106,16 +106,18 @@ class Ask:
     def price(self, draws: int = 1) -> Cost:
         """What answering costs: every figure priced from its controls (``draws`` times:
         an ``auto`` embed draws both themes), the main-page state it reads and its runs;
-        refused (PriceError naming the control) when over the budget."""
-        total = Cost(0, 0)
+        refused (PriceError naming the control) when over the budget. The budget is
+        checked against what is held at once (runs go one after another, a block at a
+        time); the cost returned, which admission and Retry-After use, adds the runs' work
+        (the numbers they draw)."""
+        held, largest_run, work = Cost(0, 0), 0, 0
         for fig in self.figures:
             price = figure_price(self.lab.id, fig.name, self.values(fig))
             field = self.lab.keys().get((fig.name, price.field), price.field)
             self._check(price.cost, field, price.reduce)
-            drawn = Cost(price.cost.cells * draws, price.cost.response_bytes * draws)
-            total = total + drawn
+            held = held + Cost(price.cost.cells * draws, price.cost.response_bytes * draws)
             if fig.uses_body:
-                total = total + self._body_cost(fig)
+                held = held + self._body_cost(fig)
         for fig, name, body in self.runs():
             try:
                 p = experiment_params(fig, name, body)  # bounds and the work limit
@@ -123,9 +125,10 @@ class Ask:
                 raise named_error(self.lab, fig, exc) from None
             field = named_error(self.lab, fig, ControlError(_run_field(name), "")).key
             self._check(Cost(held_cells(p), 0), field, field)
-            total = total + Cost(experiment_cells(p), 0)
-        self._check(total, "figures", "the figures asked for")
-        return total
+            largest_run = max(largest_run, held_cells(p))
+            work += experiment_cells(p)
+        self._check(held + Cost(largest_run, 0), "figures", "the figures asked for")
+        return held + Cost(work, 0)
 
     def answer(self, results: Results | None = None) -> dict[str, Any]:
         """The figures, their values as URL text, links and embed snippets."""

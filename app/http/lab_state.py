@@ -10,8 +10,8 @@ attention body a figure reads (``body_of``), how a run is checked and runs
 from __future__ import annotations
 
 import json
-from html import escape
 from collections.abc import Callable, Mapping
+from html import escape
 from typing import Any
 from urllib.parse import urlencode
 

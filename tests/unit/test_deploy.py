@@ -166,3 +166,13 @@ def test_a_disruption_budget_covers_the_pods() -> None:
     selector = docs["Deployment"]["spec"]["selector"]["matchLabels"]
     assert pdb["spec"]["selector"]["matchLabels"] == selector
     assert pdb["spec"]["maxUnavailable"] == 1
+
+
+def test_the_worker_stops_by_itself_before_the_pods_grace_period_ends() -> None:
+    from app.settings import Settings
+
+    pod = documents()["Deployment"]["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in pod["containers"][0].get("env", [])}
+    timeout = int(env.get("ATTENTION_LAB_SHUTDOWN_TIMEOUT") or Settings().shutdown_timeout)
+    # a few seconds left for the process to exit after uvicorn cancels its requests
+    assert timeout + 5 <= pod["terminationGracePeriodSeconds"]

@@ -121,7 +121,9 @@ async def embed(
                           f"embeddable figures: {known_figures()}")  # fmt: skip
     try:
         editable, controls = _options(options)
-        plan = plan_link(state, settings, figures=True)
+        # theme=auto sends the figure in both colour schemes: two builds, priced as two.
+        drawn = 2 if state.get("theme", "auto") == "auto" else 1
+        plan = plan_link(state, settings, figures=drawn)
     except StateError as exc:
         return embed_error_page(request, 400, exc.param, exc.message)
     cost = priced(request, plan.cost)

@@ -202,7 +202,7 @@ async def oembed(
             raise OEmbedError(404, "url", "give the url of a page or an embed of this site")
         base = site_base(request)
         lab_target = parse_lab_url(url, base)
-        if lab_target is not None:  # a lab page or lab embed: app/web/labs.py answers
+        if lab_target is not None:  # a lab page or lab embed: app/web/lab_oembed.py answers
             return lab_oembed(request, *lab_target, base=base, bounds=bounds)
         number, params = parse_url(url, base)
         if number not in FIGURE_NUMBERS:

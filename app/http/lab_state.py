@@ -120,7 +120,8 @@ def theme_of(params: Mapping[str, str]) -> str:
 
 def body_of(params: Mapping[str, str], settings: Settings) -> dict[str, Any]:
     """The main-page attention state a ``uses_body`` figure reads (``preset`` or ``s``;
-    default: the running example), validated and limited as the API does."""
+    default: the running example), validated and limited as the API does, and within
+    the figure limits (``MAX_FIGURE_TOKENS``, ``MAX_FIGURE_WIDTH``): it is drawn."""
     given = {k: params[k] for k in BODY_KEYS if params.get(k)}
     try:
         link = parse_query(given)
@@ -128,7 +129,7 @@ def body_of(params: Mapping[str, str], settings: Settings) -> dict[str, Any]:
         raise ControlError(exc.field, exc.message) from None
     key = "s" if "s" in given else "preset"
     try:
-        check_request(link.body, settings, key)
+        check_request(link.body, settings, key, figures=1)
     except StateError as exc:
         raise ControlError(key, exc.message) from None
     return dict(link.body)

@@ -9,13 +9,13 @@ route: experiment runs (``app.labs.experiments``: cells drawn) and the main-page
 a figure that reads one (``body_figures``: how many of the main page's figures it is
 worth, for ``app.inputs.limits.figures_cost``; it also obeys ``MAX_FIGURE_TOKENS``).
 
-Calibrated by building the largest admissible state of each figure (one worker, this
-machine, ``benchmarks/lab_costs.py``): grid figures cost about 13 µs and 23 answer bytes
-per drawn cell (order's positional encoding at T = 128, d = 512: 65,536 cells, 0.87 s,
+Calibrated by building the largest admissible state of each figure
+(``benchmarks/lab_costs.py``): grid figures cost about 13 µs and 23 answer bytes per
+drawn cell (order's positional encoding at T = 128, d = 512: 65,536 cells, 0.87 s,
 1.5 MB); every other figure without an experiment measured at most 40 ms and 110 KB (the
-stepper at L = 8, the discriminator), priced as a small fixed cost. Keyed by strings, so
-this module needs nothing from ``app.figures``; a unit test checks every figure of
-``LABS`` has a row.
+stepper at L = 8, the discriminator's first build) and is priced as a small fixed cost,
+the stepper by its size. Keyed by strings, so this module needs nothing from
+``app.figures``; a test checks that every figure of ``LABS`` has a row.
 """
 
 from __future__ import annotations
@@ -60,10 +60,16 @@ def _positional(values: Values) -> Price:
     return Price(_grid(t, d) + Cost(curves, curves * 20), "d", "T or d")
 
 
+# Work measured in time, as cells at the rate lab figures are built (2 M cells/s): a
+# figure past INLINE_CELLS (25 ms) leaves the event loop.
+CELLS_PER_MS = 2_000
+
+
 def _stepper(values: Values) -> Price:
-    """B1: every stage of L × L attention, one frame per step (L ≤ 8)."""
+    """B1: every stage of L × L attention, one frame per step: 39 ms and 108 KB at
+    L = 8, growing with L² (the grids of every frame)."""
     size = int(values.get("L", 2))
-    return Price(SMALL + _grid(size, size * 8))
+    return Price(Cost(39 * CELLS_PER_MS * size * size // 64, 110_000 * size * size // 64 + 8_000))
 
 
 def _experiment(_: Values) -> Price:

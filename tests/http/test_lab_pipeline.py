@@ -256,3 +256,12 @@ def test_lab_links_and_redirects_use_the_public_url(make_client: MakeClient) -> 
     moved = client.get("/labs/?x=1", headers=evil, follow_redirects=False)
     assert moved.status_code == 308
     assert moved.headers["location"] == "https://lab.example.edu/labs?x=1"
+
+
+def test_a_lab_page_with_a_state_too_large_to_draw_opens_on_the_default(
+    client: TestClient,
+) -> None:
+    r = client.get(f"/labs/one-query?s={BIG}")
+    assert r.status_code == 200
+    assert "Part of this link could not be used (s:" in r.text
+    assert "more than figures are drawn for (128)" in r.text

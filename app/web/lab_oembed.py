@@ -13,7 +13,9 @@ from fastapi.responses import JSONResponse
 from app.figures.labs import get_lab
 from app.figures.labs.controls import ControlError
 from app.http.lab_state import CONTROLS_HEIGHT, EMBED_HEIGHT, body_of, embed_state, theme_of
+from app.http.pipeline import priced
 from app.http.responses import settings_of
+from app.inputs.limits import Cost
 from app.web.oembed import DEFAULT_WIDTH, OEmbedError, oembed_error, oembed_response
 
 
@@ -46,6 +48,7 @@ def lab_oembed(
             raise OEmbedError(404, "url", f"the URL's {exc.key}: {exc.message}") from None
     except OEmbedError as exc:
         return oembed_error(exc)
+    priced(request, Cost(0, 0))  # a snippet from the checked query: nothing is built
     q = urlencode(query)
     src = f"{base}/embed/labs/{lab.id}/{fig.name}" + (f"?{q}" if q else "")
     title = f"Attention Lab, {fig.entry}: {fig.title}"

@@ -202,6 +202,9 @@ def serve(args: argparse.Namespace) -> int:
         # idle keep-alive connections close after keep_alive seconds.
         limit_concurrency=settings.limit_concurrency,
         timeout_keep_alive=settings.keep_alive,
+        # After SIGTERM running requests get this long, then uvicorn cancels them: a slow
+        # streaming client cannot hold the worker past the pod's grace period.
+        timeout_graceful_shutdown=settings.shutdown_timeout,
     )
     return 0
 

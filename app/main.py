@@ -41,7 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     app.dependency_overrides[get_settings] = lambda: settings
     app.state.settings = settings
-    admission.configure(settings.max_heavy)
+    app.state.gate = admission.new_gate(settings.max_heavy)
     install_error_handlers(app)
     for router in (*api.ROUTERS, *web.ROUTERS):
         app.include_router(router)

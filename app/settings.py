@@ -98,6 +98,15 @@ class Settings(BaseSettings):
     keep_alive: int = Field(
         5, ge=1, le=600, description="Seconds an idle keep-alive connection stays open."
     )
+    shutdown_timeout: int = Field(
+        # Below Kubernetes' default grace period (30 s, terminationGracePeriodSeconds in
+        # deploy/kubernetes.yaml) so the worker ends its own requests before the SIGKILL.
+        20,
+        ge=1,
+        le=3600,
+        description="Seconds a worker lets running requests finish after SIGTERM "
+        "(uvicorn's --timeout-graceful-shutdown); then it closes them, slow streams too.",
+    )
     public_url: str | None = Field(
         None,
         description="The site's public address, e.g. https://lab.example.edu; when set, "

@@ -22,8 +22,9 @@ from app.api.models import (
 )
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
-from app.http.admission import admitted, offload, until_sent
+from app.http.admission import admitted, gate_of, until_sent
 from app.http.body import body_doc, content_length, read_body
+from app.http.pipeline import compute, computes, price
 from app.http.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
 from app.http.routing import LeanRoute
 from app.inputs import presets
@@ -34,7 +35,6 @@ from app.inputs.limits import (
     Cost,
     attention_cost,
     body_cost,
-    check_cost,
     input_cost,
     is_heavy,
     request_shape,
@@ -80,19 +80,19 @@ SOFTMAX_EXAMPLES = {
     responses=POST_ERRORS,
     openapi_extra=body_doc(AttentionRequest, _preset_examples()),
 )
+@computes
 async def attention(request: Request) -> Response:
     """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
     masked scores, the weights, the output and per-row statistics. Blocked cells of
     `masked` are null."""
     settings = settings_of(request)
-    async with admitted(body_cost(content_length(request))) as held:
+    async with admitted(gate_of(request), body_cost(content_length(request))) as held:
         body = await read_body(request, AttentionRequest, settings, input_cost)
         check_limits(body, settings)
         shape = request_shape(body)
-        cost = attention_cost(shape)
-        check_cost(cost, settings, shape.reduce, field=shape.field)
+        cost = price(request, attention_cost(shape), shape.reduce, field=shape.field)
         if held or is_heavy(cost):
-            chunks = await offload(cost, lambda: stages_to_chunks(run(body.to_input())))
+            chunks = await compute(request, cost, lambda: stages_to_chunks(run(body.to_input())))
             return until_sent(JSONChunks(chunks))
         # Small (the usual edit): inline, as offload would; one chunk is sent as it is.
         chunks = stages_to_chunks(run(body.to_input()))
@@ -106,6 +106,7 @@ async def attention(request: Request) -> Response:
     responses=POST_ERRORS,
     openapi_extra=body_doc(SoftmaxRequest, SOFTMAX_EXAMPLES),
 )
+@computes
 async def softmax(request: Request) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
     after multiplying the scores by `stretch` (Figure 12); with `values`, the output
@@ -114,7 +115,7 @@ async def softmax(request: Request) -> Response:
     set to 0, so rows may sum to less than 1). A row with no allowed key is all zeros,
     with a warning naming the row (0-based)."""
     settings = settings_of(request)
-    async with admitted(body_cost(content_length(request))):
+    async with admitted(gate_of(request), body_cost(content_length(request))):
         body = await read_body(
             request, SoftmaxRequest, settings, lambda n: softmax_cost(1, n), "scores"
         )
@@ -126,7 +127,7 @@ async def softmax(request: Request) -> Response:
             extra = Cost(values.size + out, out * BYTES_PER_NUMBER)
             field = "values" if extra.cells > cost.cells else field
             cost = cost + extra
-        check_cost(cost, settings, field)
+        price(request, cost, field)
         masked = body.mask != "none" or body.allowed is not None
         allowed = mask_allowed(body.shape(), body.mask, body.allowed_array()) if masked else None
 
@@ -137,7 +138,7 @@ async def softmax(request: Request) -> Response:
             vector_values = values is not None and values.ndim == 1
             return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
 
-        payload = await offload(cost, encoded)
+        payload = await compute(request, cost, encoded)
         return until_sent(JSONBytes(payload))
 
 

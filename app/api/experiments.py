@@ -7,8 +7,9 @@ the order documented in ``app.labs.experiments``; the same body gives the same b
 **Bounded.** Before any work, ``check_experiment`` prices the body: the cost model's
 ``Cost`` (numbers held at once, response bytes) against the settings' budget, and the
 work (numbers drawn and softmaxed) against ``MAX_CELLS``; over either, the answer is a 422
-naming the field to reduce. The run goes through ``app.http.admission.offload``: in a worker
-thread under the per-worker limit (503 with Retry-After when every slot is taken).
+naming the field to reduce. The run goes through ``app.http.pipeline``: in a worker
+thread under the per-worker limit (503 with Retry-After when every slot is taken); a
+stream holds its slot for its whole life and is refused with 503 before its first byte.
 
 **Progress (for a progress bar and a Cancel button).** Send ``Accept:
 application/x-ndjson`` and the answer streams one JSON object per line:
@@ -25,13 +26,13 @@ import inspect
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
-import anyio.to_thread
 from fastapi import APIRouter, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 from pydantic import BaseModel
 
-from app.http import admission
+from app.http.admission import Slot
 from app.http.body import body_doc, read_body_admitted
+from app.http.pipeline import compute, computes, in_slot, priced, stream
 from app.http.responses import POST_ERRORS, JSONBytes, settings_of
 from app.http.routing import LeanRoute
 from app.inputs.experiments import (
@@ -98,13 +99,14 @@ def check_experiment(p: Params, settings: Settings) -> Cost:
     return Cost(work, cost.response_bytes)
 
 
-async def _ndjson(p: Params) -> AsyncIterator[bytes]:
-    """Progress lines, then the result line. Each block runs in a worker thread under the
-    same limiter as ``offload``'s heavy work, so streams never exceed ``max_heavy``."""
+async def _ndjson(p: Params, slot: Slot | None) -> AsyncIterator[bytes]:
+    """Progress lines, then the result line. The stream holds its slot from before the
+    first byte to the last (``app.http.pipeline.stream``); each block runs in a worker
+    thread under it."""
     yield encode({"progress": {"done": 0, "total": blocks_total(p)}}) + b"\n"
     items = iterate(steps(p))
     while True:
-        item = await anyio.to_thread.run_sync(next, items, None, limiter=admission.GATE.threads)
+        item = await in_slot(slot, next, items, None)
         if item is None:
             return
         if isinstance(item, tuple):
@@ -119,17 +121,12 @@ def _encoded(p: Params) -> bytes:
 
 async def _respond(p: Params, request: Request) -> Response:
     settings: Settings = settings_of(request)
-    cost = check_experiment(p, settings)
+    cost = priced(request, check_experiment(p, settings))
     if NDJSON in request.headers.get("accept", ""):
-        if admission.GATE.running >= admission.GATE.limit:
-            raise admission.BusyError(admission.GATE.limit)  # 503 before the stream starts
-        return StreamingResponse(_ndjson(p), media_type=NDJSON,
-                                 headers={"cache-control": "no-store"})  # fmt: skip
-    return JSONBytes(await admission.offload(cost, _encoded, p))
-
-
-def _script(p: Params) -> Response:
-    return Response(numpy_script(p), media_type="text/x-python; charset=utf-8")
+        # 503 with Retry-After before the first byte when every slot is taken.
+        return await stream(request, cost, lambda slot: _ndjson(p, slot), NDJSON,
+                            headers={"cache-control": "no-store"})  # fmt: skip
+    return JSONBytes(await compute(request, cost, _encoded, p))
 
 
 STREAM_DOC = {
@@ -214,8 +211,16 @@ async def _read(request: Request, model: type[M]) -> M:
     return await read_body_admitted(request, model, settings, lambda n: Cost(n, 0))
 
 
+def _script(p: Params, request: Request) -> Response:
+    """A NumPy script: text from a template (a few KB, no draw runs here)."""
+    text = numpy_script(p)
+    priced(request, Cost(0, len(text)))
+    return Response(text, media_type="text/x-python; charset=utf-8")
+
+
 @_experiment("/score-variance", ScoreVarianceRequest, ScoreVarianceResponse,
              "C1: the variance of q·k over random draws")  # fmt: skip
+@computes
 async def score_variance(request: Request) -> Response:
     """Per width in `d_ks`: `draws` random pairs q, k with i.i.d. N(0, 1) entries and
     s = q·k (drawn as s = ‖q‖·z with ‖q‖² ~ χ²(d_k), z ~ N(0, 1): the same distribution);
@@ -227,6 +232,7 @@ async def score_variance(request: Request) -> Response:
 
 @_experiment("/saturation", SaturationRequest, SaturationResponse,
              "C2: how often softmax goes one-hot")  # fmt: skip
+@computes
 async def saturation(request: Request) -> Response:
     """`trials` trials of one query against `keys` keys (width `d_k`, N(0, 1) entries).
     The same scores give p = softmax(s) and p′ = softmax(s/√d_k); each side reports the
@@ -238,6 +244,7 @@ async def saturation(request: Request) -> Response:
 
 @_experiment("/scaling-table", ScalingTableRequest, ScalingTableResponse,
              "C3: spread, max weight, entropy over d_k")  # fmt: skip
+@computes
 async def scaling_table(request: Request) -> Response:
     """Per width: `draws` draws of one query shared by `keys` keys. The spread (population
     std of a draw's raw scores), the max weight and entropy (bits) of softmax(s) and
@@ -248,18 +255,21 @@ async def scaling_table(request: Request) -> Response:
 
 
 @_script_route("/score-variance/numpy", ScoreVarianceRequest, "C1 as a standalone NumPy script")
+@computes
 async def score_variance_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's score-variance JSON."""
-    return _script((await _read(request, ScoreVarianceRequest)).to_params())
+    return _script((await _read(request, ScoreVarianceRequest)).to_params(), request)
 
 
 @_script_route("/saturation/numpy", SaturationRequest, "C2 as a standalone NumPy script")
+@computes
 async def saturation_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's saturation JSON."""
-    return _script((await _read(request, SaturationRequest)).to_params())
+    return _script((await _read(request, SaturationRequest)).to_params(), request)
 
 
 @_script_route("/scaling-table/numpy", ScalingTableRequest, "C3 as a standalone NumPy script")
+@computes
 async def scaling_table_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's scaling-table JSON."""
-    return _script((await _read(request, ScalingTableRequest)).to_params())
+    return _script((await _read(request, ScalingTableRequest)).to_params(), request)

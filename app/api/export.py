@@ -15,14 +15,15 @@ from fastapi.responses import JSONResponse, Response
 
 from app.export.numpy_snippet import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
-from app.http.admission import admitted, offload
+from app.http.admission import admitted, gate_of
 from app.http.body import body_doc, content_length, read_body
 from app.http.params import link_params, view_params
+from app.http.pipeline import compute, computes, price, priced
 from app.http.responses import POST_ERRORS, SettingsDep
 from app.http.routing import LeanRoute
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError
-from app.inputs.limits import attention_cost, body_cost, check_cost, input_cost, request_shape
+from app.inputs.limits import attention_cost, body_cost, input_cost, request_shape
 from app.inputs.link import LinkState
 from app.inputs.resolve import Plan, Resolved, StateError, make_plan, plan_link, resolve_plan
 from app.inputs.view import ViewState
@@ -81,6 +82,7 @@ def _error(exc: StateError) -> JSONResponse:
 
 
 @router.get("/export", summary="Export a linked state's stages", responses=_RESPONSES)
+@computes
 async def export_link(
     request: Request,
     settings: SettingsDep,
@@ -95,7 +97,7 @@ async def export_link(
         plan = plan_link(state, settings)
     except StateError as exc:
         return _error(exc)
-    return await offload(plan.cost, _export_plan, plan, format)
+    return await compute(request, priced(request, plan.cost), _export_plan, plan, format)
 
 
 def _export_plan(plan: Plan, fmt: str) -> Response:
@@ -111,6 +113,7 @@ def _export_plan(plan: Plan, fmt: str) -> Response:
     responses={**POST_ERRORS, **_RESPONSES},
     openapi_extra=body_doc(AttentionRequest),
 )
+@computes
 async def export_body(
     request: Request,
     settings: SettingsDep,
@@ -119,7 +122,7 @@ async def export_body(
 ) -> Response:
     """The same exports for an `AttentionRequest` body (the body of `POST /api/v1/attention`);
     view parameters (`focus`, `head`, `stretch`, `row`) come from the query."""
-    async with admitted(body_cost(content_length(request))):
+    async with admitted(gate_of(request), body_cost(content_length(request))):
         body = await read_body(request, AttentionRequest, settings, input_cost)
         try:
             _check_format(format)
@@ -132,7 +135,6 @@ async def export_body(
             return _error(exc)
         check_limits(body, settings)  # shape and cost errors reach the API's 422 handler
         shape = request_shape(body)
-        cost = attention_cost(shape)
-        check_cost(cost, settings, shape.reduce, field=shape.field)
+        cost = price(request, attention_cost(shape), shape.reduce, field=shape.field)
         plan = make_plan(link, body, shape, cost, "body")
-        return await offload(cost, _export_plan, plan, format)
+        return await compute(request, cost, _export_plan, plan, format)

@@ -15,13 +15,14 @@ from fastapi.responses import Response
 
 from app.attention import run
 from app.figures import build_figures, check_view
-from app.http.admission import admitted, offload
+from app.http.admission import admitted, gate_of
 from app.http.body import body_doc, content_length, read_body
+from app.http.pipeline import compute, computes, price
 from app.http.responses import POST_ERRORS, JSONBytes, settings_of
 from app.http.routing import LeanRoute
 from app.inputs.body import check_limits
 from app.inputs.errors import FieldError
-from app.inputs.limits import body_cost, check_cost, figures_cost, input_cost, request_shape
+from app.inputs.limits import body_cost, figures_cost, input_cost, request_shape
 from app.inputs.view import FiguresRequest, ViewRequest, check_figure_shape
 from app.settings import Settings
 from app.wire import encode
@@ -73,6 +74,7 @@ def _build(body: FiguresRequest, draw: Draw, gzip_ok: bool) -> Response:
     },
     openapi_extra=body_doc(FiguresRequest),
 )
+@computes
 async def figures(
     request: Request,
     draw: Annotated[
@@ -92,13 +94,13 @@ async def figures(
     labels, the arithmetic of each cell) and, unless `draw=grids`, Plotly data and layout;
     captions, readouts and table alternatives, for the given inputs and view."""
     settings: Settings = settings_of(request)
-    async with admitted(body_cost(content_length(request))):
+    async with admitted(gate_of(request), body_cost(content_length(request))):
         body = await read_body(request, FiguresRequest, settings, input_cost)
         check_limits(body, settings)
         shape = request_shape(body)
         check_figure_shape(shape, settings)
         wanted = body.view.figures if body.view and body.view.figures else None
         cost = figures_cost(shape, len(set(wanted)) if wanted else 11)
-        check_cost(cost, settings, shape.reduce, field=shape.field)
+        price(request, cost, shape.reduce, field=shape.field)
         gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
-        return await offload(cost, _build, body, draw, gzip_ok)
+        return await compute(request, cost, _build, body, draw, gzip_ok)

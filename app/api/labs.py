@@ -10,11 +10,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.http.admission import offload
 from app.http.body import body_doc, read_body_admitted
+from app.http.pipeline import compute, computes, price, priced
 from app.http.responses import POST_ERRORS, JSONBytes, settings_of
 from app.http.routing import LeanRoute
-from app.inputs.limits import check_cost
+from app.inputs.limits import Cost
 from app.inputs.position_cost import (
     CostRequest,
     CostResponse,
@@ -50,6 +50,7 @@ COST_EXAMPLES = {
     responses=POST_ERRORS,
     openapi_extra=body_doc(PositionalRequest, PE_EXAMPLES),
 )
+@computes
 async def positional_encoding(request: Request) -> Response:
     """PE(pos, 2i) = sin(pos / base^(2i/d_model)) and PE(pos, 2i+1) = cos(pos /
     base^(2i/d_model)) for pos = 0 … positions − 1: interleaved sines and cosines, the
@@ -57,13 +58,12 @@ async def positional_encoding(request: Request) -> Response:
     settings = settings_of(request)
     body = await read_body_admitted(request, PositionalRequest, settings)
     body.check_limits(settings)
-    price = positional_cost(body.positions, body.d_model)
-    check_cost(price, settings, "positions")
+    cost = price(request, positional_cost(body.positions, body.d_model), "positions")
 
     def encoded() -> bytes:
         return encode({"pe": sinusoidal(body.positions, body.d_model, body.base)})
 
-    return JSONBytes(await offload(price, encoded))
+    return JSONBytes(await compute(request, cost, encoded))
 
 
 @router.post(
@@ -73,9 +73,12 @@ async def positional_encoding(request: Request) -> Response:
     responses=POST_ERRORS,
     openapi_extra=body_doc(CostRequest, COST_EXAMPLES),
 )
+@computes
 async def cost_of(request: Request) -> Response:
     """Multiply-adds of one multi-head attention layer by term (linear 4·N·d², quadratic
     2·N²·d, crossover at N = 2·d_model), the score table's size, and the parameters of
     one layer and the whole model. Exact integers, computed in constant time."""
     body = await read_body_admitted(request, CostRequest, settings_of(request))
+    # Exact integers in constant time: a few dozen multiplications whatever the sizes.
+    priced(request, Cost(0, 0))
     return JSONBytes(encode(cost_to_dict(cost(body.config()))))

@@ -111,7 +111,10 @@ def run_export(args: argparse.Namespace) -> int:
             params = state_params(text)
         else:
             params = {"preset": args.preset} if args.preset else {}
-        resolved = resolve_link(params, get_settings())
+        # The pipeline's order, as the routes': parse, price (a figure format also obeys
+        # the figure limits and costs its figure) from the shapes, then compute, encode.
+        drawn = 0 if args.format in ("csv", "numpy") else 1
+        resolved = resolve_link(params, get_settings(), figures=drawn)
         data = render(resolved, args.format, args.figure, args.theme)
     except OSError as exc:
         print(f"attention-lab export: --state: {exc}", file=sys.stderr)

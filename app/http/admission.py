@@ -1,23 +1,27 @@
 """Admission control: heavy work leaves the event loop, at most N at a time per worker.
 
-``offload(cost, fn, *args)`` runs ``fn`` inline when ``cost`` is small (a thread hop
-would cost more than the work) and otherwise in a worker thread under the per-worker
-limit ``Settings.max_heavy`` (``ATTENTION_LAB_MAX_HEAVY``). When every slot is taken
-it raises ``BusyError``, which the app's error handlers answer with 503 and ``Retry-After``:
-the request is refused at once, never queued, so ``/healthz`` and small requests never
-wait behind heavy ones, and the worst admissible mix of work is the limit times the
-largest request the cost model accepts.
+The ``Gate`` belongs to the app (``create_app`` puts one on ``app.state.gate``;
+``gate_of(request)`` finds it), so two apps in one process (tests, a second mount) never
+share slots. ``offload(gate, cost, fn, *args)`` runs ``fn`` inline when ``cost`` is small
+(a thread hop would cost more than the work) and otherwise in a worker thread under the
+limit ``Settings.max_heavy`` (``ATTENTION_LAB_MAX_HEAVY``). When every slot is taken it
+raises ``BusyError``, which the app's error handlers answer with 503 and ``Retry-After``:
+refused at once, never queued, so ``/healthz`` and small requests never wait behind heavy
+ones, and the worst admissible mix of work is the limit times the largest request the
+cost model accepts. ``Retry-After`` is estimated from the work in hand: each held slot
+knows its cost and start, and the soonest one to finish (at ``CELLS_PER_SECOND``) sets it.
 
-``admitted(cost)`` takes a slot for a whole block (a route that must read and parse a
-large body before it knows its shapes); ``offload`` inside that block reuses the slot.
-A heavy answer keeps its slot until it has been sent (``until_sent``): the bytes of an
-answer count against the limit as long as they are in memory.
+``admitted(gate, cost)`` takes a slot for a whole block; ``offload`` inside that block
+reuses it. A heavy answer keeps its slot until it has been sent (``until_sent``), and a
+stream holds one for its whole life (``app.http.pipeline.stream``).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -25,6 +29,7 @@ from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.to_thread
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -33,13 +38,19 @@ from app.inputs.limits import Cost, is_heavy
 
 T = TypeVar("T")
 
-RETRY_AFTER_SECONDS = 1
+# How fast one heavy slot gets through work, for Retry-After: cells per second measured
+# for the largest work the cost model admits, the seeded experiments (13.5 M cells of
+# saturation in 0.94 s); lab grids build about 2 M/s, the engine faster. The estimate
+# only tells a client when to come back; it never decides what is admitted.
+CELLS_PER_SECOND = 10_000_000
+MAX_RETRY_AFTER = 60
+NO_COST = Cost(0, 0)
 
 
 class BusyError(Exception):
     """Every heavy slot of this worker is taken: answer 503 with ``Retry-After``."""
 
-    def __init__(self, limit: int, retry_after: int = RETRY_AFTER_SECONDS) -> None:
+    def __init__(self, limit: int, retry_after: int = 1) -> None:
         super().__init__(
             f"the server is busy with {limit} large computation{'s' * (limit != 1)}; "
             f"try again in {retry_after} s"
@@ -48,44 +59,70 @@ class BusyError(Exception):
         self.message = str(self)
 
 
+class Slot:
+    """One held slot: its gate, when it started, how long its work should take; ``kept``
+    when a response took it over (released once sent)."""
+
+    __slots__ = ("gate", "kept", "seconds", "start")
+
+    def __init__(self, gate: Gate, cost: Cost) -> None:
+        self.gate = gate
+        self.kept = False
+        self.start = time.monotonic()
+        self.seconds = cost.cells / CELLS_PER_SECOND
+
+    def release(self) -> None:
+        self.gate.leave(self)
+
+
 class Gate:
     """The per-worker count of heavy computations and the threads that run them.
 
     The event loop is single-threaded, so the counter needs no lock: the check and the
-    increment happen with no ``await`` between them.
+    increment happen with no ``await`` between them. ``peak`` is the most slots ever held
+    at once (tests and benchmarks read it).
     """
 
     def __init__(self, limit: int) -> None:
-        self.configure(limit)
-
-    def configure(self, limit: int) -> None:
         self.limit = max(1, limit)
-        self.running = 0
+        self.held: list[Slot] = []
+        self.peak = 0
+        self.priced = 0  # requests priced by app.http.pipeline (the route walk reads it)
         self.threads = anyio.CapacityLimiter(self.limit)
 
-    def enter(self) -> None:
-        if self.running >= self.limit:
+    @property
+    def running(self) -> int:
+        return len(self.held)
+
+    def retry_after(self) -> int:
+        """Whole seconds until the soonest held slot should be free (1 at least)."""
+        now = time.monotonic()
+        left = min((s.start + s.seconds - now for s in self.held), default=0.0)
+        return min(MAX_RETRY_AFTER, max(1, math.ceil(left)))
+
+    def enter(self, cost: Cost = NO_COST) -> Slot:
+        if len(self.held) >= self.limit:
             metrics.REJECTIONS.inc()
-            raise BusyError(self.limit)
-        self.running += 1
+            raise BusyError(self.limit, self.retry_after())
+        slot = Slot(self, cost)
+        self.held.append(slot)
+        self.peak = max(self.peak, len(self.held))
         metrics.HEAVY_IN_FLIGHT.inc()
+        return slot
 
-    def leave(self) -> None:
-        self.running -= 1
-        metrics.HEAVY_IN_FLIGHT.dec()
-
-
-class _Slot:
-    """One held slot; ``kept`` when a response took it over (released once sent)."""
-
-    __slots__ = ("kept",)
-
-    def __init__(self) -> None:
-        self.kept = False
+    def leave(self, slot: Slot) -> None:
+        if slot in self.held:
+            self.held.remove(slot)
+            metrics.HEAVY_IN_FLIGHT.dec()
 
 
-GATE = Gate(1)
-_slot: ContextVar[_Slot | None] = ContextVar("attention_lab_slot", default=None)
+def gate_of(conn: HTTPConnection) -> Gate:
+    """The app's gate (``create_app`` puts it on ``app.state``)."""
+    gate: Gate = conn.app.state.gate
+    return gate
+
+
+_slot: ContextVar[Slot | None] = ContextVar("attention_lab_slot", default=None)
 
 
 # How long a heavy thread may hold the GIL while the event loop waits for it (Python's
@@ -94,15 +131,15 @@ _slot: ContextVar[_Slot | None] = ContextVar("attention_lab_slot", default=None)
 SWITCH_INTERVAL_SECONDS = 0.001
 
 
-def configure(limit: int) -> None:
-    """Set this worker's limit (``create_app`` calls it with ``Settings.max_heavy``) and
-    shorten the GIL's switch interval so the loop is not starved by heavy threads."""
-    GATE.configure(limit)
+def new_gate(limit: int) -> Gate:
+    """A gate of ``limit`` slots (``create_app`` calls it with ``Settings.max_heavy``);
+    shortens the GIL's switch interval so the loop is not starved by heavy threads."""
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+    return Gate(limit)
 
 
 @asynccontextmanager
-async def admitted(cost: Cost) -> AsyncIterator[bool]:
+async def admitted(gate: Gate, cost: Cost) -> AsyncIterator[bool]:
     """Hold a heavy slot for the block when ``cost`` is heavy; yields whether it is held.
 
     Raises ``BusyError`` when the worker is full. Re-entrant: a block inside another holds
@@ -114,15 +151,14 @@ async def admitted(cost: Cost) -> AsyncIterator[bool]:
     if not is_heavy(cost):
         yield False
         return
-    GATE.enter()
-    slot = _Slot()
+    slot = gate.enter(cost)
     token = _slot.set(slot)
     try:
         yield True
     finally:
         _slot.reset(token)
         if not slot.kept:
-            GATE.leave()
+            slot.release()
 
 
 def until_sent(response: Response) -> Response:
@@ -136,14 +172,15 @@ def until_sent(response: Response) -> Response:
     if slot is None or slot.kept:
         return response
     slot.kept = True
-    return _SentThenReleased(response)
+    return SentThenReleased(response, slot)
 
 
-class _SentThenReleased(Response):
+class SentThenReleased(Response):
     """Sends the wrapped response, then frees the slot (also if the client went away)."""
 
-    def __init__(self, inner: Response) -> None:  # no super().__init__: nothing to render
+    def __init__(self, inner: Response, slot: Slot) -> None:  # nothing to render
         self.inner = inner
+        self.slot = slot
         self.background = None
         self.status_code = inner.status_code
 
@@ -153,19 +190,19 @@ class _SentThenReleased(Response):
         try:
             await self.inner(scope, receive, send)
         finally:
-            GATE.leave()
+            self.slot.release()
 
 
-async def offload(cost: Cost, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+async def offload(gate: Gate, cost: Cost, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)``: inline when small, else in a thread under the limit.
 
     When heavy ``fn`` returns a ``Response``, its slot is held until it has been sent
     (``until_sent``), so the caller must return it."""
-    async with admitted(cost) as heavy:
+    async with admitted(gate, cost) as heavy:
         call = functools.partial(fn, *args, **kwargs)
         if not heavy:
             return call()
-        result = await anyio.to_thread.run_sync(call, limiter=GATE.threads)
+        result = await anyio.to_thread.run_sync(call, limiter=gate.threads)
         if isinstance(result, Response):
             return cast(T, until_sent(result))
         return result

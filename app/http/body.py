@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from app.http.admission import admitted, offload
+from app.http.admission import admitted, gate_of, offload
 from app.inputs.errors import problem
 from app.inputs.limits import INLINE_BODY_BYTES, Cost, body_cost, check_cost
 
@@ -74,7 +74,7 @@ async def read_body(
     numbers = number_bound(raw)
     if budget is not None:
         check_cost(budget(numbers), settings, reduce)
-    return await offload(Cost(numbers, 0), _parse, model, raw)
+    return await offload(gate_of(request), Cost(numbers, 0), _parse, model, raw)
 
 
 async def read_body_admitted(
@@ -85,7 +85,7 @@ async def read_body_admitted(
 ) -> M:
     """``read_body`` holding a heavy slot while a large body is read and parsed; the slot
     is let go with the model in hand (the route prices its own work next)."""
-    async with admitted(body_cost(content_length(request))):
+    async with admitted(gate_of(request), body_cost(content_length(request))):
         return await read_body(request, model, settings, budget)
 
 

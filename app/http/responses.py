@@ -22,6 +22,15 @@ def settings_of(request: Request) -> Settings:
     return settings
 
 
+def site_base(request: Request) -> str:
+    """The site's address without a trailing slash: ``ATTENTION_LAB_PUBLIC_URL`` when set,
+    else the request's scheme and Host (which a client or proxy chooses). Every absolute
+    link the app writes (share links, iframe snippets, oEmbed, redirects) starts here."""
+    settings = getattr(request.app.state, "settings", None)
+    public = getattr(settings, "public_url", None)
+    return str(public or request.base_url).rstrip("/")
+
+
 class JSONBytes(Response):
     media_type = "application/json"
 

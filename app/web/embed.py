@@ -19,15 +19,15 @@ from markupsafe import Markup
 from app.figures import build_figures
 from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
 from app.figures.view_fields import DRAWN_THEMES, DrawnTheme
-from app.http.admission import offload
 from app.http.params import embed_params, link_params
-from app.http.responses import SettingsDep
+from app.http.pipeline import compute, computes, priced
+from app.http.responses import SettingsDep, site_base
 from app.inputs.link import to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.inputs.view import url_defaults
 from app.web.errors import embed_error_page
-from app.web.lab_state import lab_oembed
+from app.web.lab_oembed import lab_oembed
 from app.web.oembed import (
     OEmbedError,
     embed_path,
@@ -35,7 +35,6 @@ from app.web.oembed import (
     oembed_error,
     oembed_response,
     parse_lab_url,
-    site_base,
 )
 from app.web.oembed import parse_site_url as parse_url
 from app.web.templating import templates
@@ -105,6 +104,7 @@ EMBED_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/embed/{figure}", response_class=HTMLResponse, responses=EMBED_RESPONSES)
+@computes
 async def embed(
     figure: str,
     request: Request,
@@ -120,10 +120,13 @@ async def embed(
                           f"embeddable figures: {known_figures()}")  # fmt: skip
     try:
         editable, controls = _options(options)
-        plan = plan_link(state, settings, figures=True)
+        # theme=auto sends the figure in both colour schemes: two builds, priced as two.
+        drawn = 2 if state.get("theme", "auto") == "auto" else 1
+        plan = plan_link(state, settings, figures=drawn)
     except StateError as exc:
         return embed_error_page(request, 400, exc.param, exc.message)
-    return await offload(plan.cost, _embed_page, request, plan, number, editable, controls)
+    cost = priced(request, plan.cost)
+    return await compute(request, cost, _embed_page, request, plan, number, editable, controls)
 
 
 def _embed_page(
@@ -172,6 +175,7 @@ def _bound(name: str, value: str | None) -> int | None:
         503: {"description": "Busy; retry after the seconds in `Retry-After`."},
     },
 )
+@computes
 async def oembed(
     request: Request,
     settings: SettingsDep,
@@ -197,7 +201,7 @@ async def oembed(
             raise OEmbedError(404, "url", "give the url of a page or an embed of this site")
         base = site_base(request)
         lab_target = parse_lab_url(url, base)
-        if lab_target is not None:  # a lab page or lab embed: app/web/labs.py answers
+        if lab_target is not None:  # a lab page or lab embed: app/web/lab_oembed.py answers
             return lab_oembed(request, *lab_target, base=base, bounds=bounds)
         number, params = parse_url(url, base)
         if number not in FIGURE_NUMBERS:
@@ -208,7 +212,8 @@ async def oembed(
             raise OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}") from None
     except OEmbedError as exc:
         return oembed_error(exc)
-    return await offload(plan.cost, _oembed_answer, plan, number, params, base, bounds)
+    cost = priced(request, plan.cost)
+    return await compute(request, cost, _oembed_answer, plan, number, params, base, bounds)
 
 
 def _oembed_answer(

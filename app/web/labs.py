@@ -1,72 +1,31 @@
-"""The lab pages: ``GET /labs`` (index), ``GET /labs/{id}`` (a lab), ``GET
-/labs/{id}/figures.json`` (figure descriptions for the page's script) and ``GET
-/embed/labs/{id}/{figure}`` (one figure for an iframe).
+"""The lab pages: ``GET /labs`` (index) and ``GET /labs/{id}`` (a lab), and the old
+addresses of the lab's JSON, which moved to the API (``app.api.lab_figures``):
+``/labs/{id}/figures.json``, ``/labs/{id}/figures.ndjson`` and ``/labs/{id}/numpy/{figure}``
+answer 308 to ``/api/v1/labs/…`` with the query kept. The lab embed is ``app.web.lab_embed``.
 
-The labs and their figures are data in ``app.figures.labs``; this module parses the URL
-state (``base.figure_values``), hands builders the computations they may use
-(``attention``: a request body -> the engine's Stages, validated and limited as the API
-does) and renders. A bad link never yields a 500: the page opens with the defaults and a
-message naming the key; the JSON answers 422 in the API's error shape; an unknown lab or
-figure is an HTML 404.
+A lab page renders controls and empty figure panels: nothing is built here (the page's
+script asks the API for the figures), so the page only checks its query. A bad link never
+yields a 500: the page opens with the defaults and a message naming the key; an unknown
+lab is an HTML 404.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import Any, Literal
-from urllib.parse import urlencode
+from urllib.parse import quote
 
-import anyio
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
 
-from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
-from app.figures.labs.base import (
-    BODY_KEYS,
-    check_unknown,
-    figure_values,
-    read_values,
-    state_query,
-    with_export,
-)
+from app.figures.labs import LABS, Lab, get_lab
+from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values
 from app.figures.labs.controls import ControlError
-from app.figures.style import theme as theme_named
-from app.http.admission import BusyError, offload
-from app.http.responses import settings_of
-from app.inputs.errors import error_detail
+from app.http.lab_state import body_of, extra_keys, lab_query, theme_of
+from app.http.pipeline import computes, priced
+from app.http.responses import settings_of, site_base
 from app.inputs.limits import Cost
-from app.labs.experiments import (
-    blocks_total,
-    experiment_cells,
-    iterate,
-    steps,
-)
-from app.labs.scripts import numpy_script
 from app.paths import templates_dir
 from app.settings import Settings
-from app.web.errors import embed_error_page
-from app.web.lab_state import (
-    ADMIT_POLL_S,
-    ADMIT_WAIT_S,
-    ANSWER_COST,
-    JSON_KEYS,
-    RESPONSE_BYTES,
-    Results,
-    T,
-    body_cost,
-    body_of,
-    build_one,
-    experiment_params,
-    extra_keys,
-    lab_query,
-    links,
-    named_error,
-    run_key,
-    runner,
-    theme_of,
-    values_text,
-)
 from app.web.templating import templates
 from app.wire import json_block
 
@@ -115,12 +74,15 @@ def _page_state(
 
 
 @router.get("/labs/{lab_id}", response_class=HTMLResponse)
+@computes
 def lab_page(lab_id: str, request: Request) -> HTMLResponse:
-    """One lab: its controls and figures for the state in the query."""
+    """One lab: its controls and empty figure panels for the state in the query (the
+    page's script asks ``/api/v1/labs/{id}/figures``, which prices and builds them)."""
     lab = get_lab(lab_id)
     if lab is None:
         return _not_found(request, f"There is no lab “{lab_id}”.")
     params, problem = _page_state(lab, dict(request.query_params), settings_of(request))
+    priced(request, Cost(0, 0))  # controls and text only: no figure is built here
     theme = params.get("theme", "auto")
     keys = lab.keys()
     values = {f.name: figure_values(lab, f, params) for f in lab.figures}
@@ -151,243 +113,33 @@ def lab_page(lab_id: str, request: Request) -> HTMLResponse:
     return page
 
 
-def _error(key: str, message: str, status: int = 422) -> JSONResponse:
-    body = error_detail(key, message, "invalid_control", ["query", key])
-    return JSONResponse(status_code=status, content=body)
+@router.get("/labs/", response_class=RedirectResponse, status_code=308)
+def index_slash(request: Request) -> RedirectResponse:
+    """``/labs/`` -> ``/labs`` on this site's public address (not the Host header)."""
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"{site_base(request)}/labs{query}", status_code=308)
 
 
-class Ask:
-    """A checked figures request: the lab, the figures asked for and their state."""
-
-    def __init__(self, lab: Lab, request: Request) -> None:
-        params = dict(request.query_params)
-        check_unknown(lab, params, JSON_KEYS | extra_keys(lab))
-        names = [n for n in params.get("figures", "").split(",") if n]
-        unknown = [n for n in names if lab.figure(n) is None]
-        if unknown:
-            raise ControlError("figures", f"the lab has no figure {unknown[0]!r}")
-        self.lab, self.request = lab, request
-        self.figures = [f for f in lab.figures if not names or f.name in names]
-        self.theme: Literal["light", "dark"] = "dark" if params.get("theme") == "dark" else "light"
-        self.preview = params.get("preview") == "1"
-        self.state = {k: v for k, v in params.items() if k not in JSON_KEYS}
-        self.query = lab_query(lab, self.state)  # checks every control's value
-        self.settings: Settings = settings_of(request)
-
-    def runs(self) -> list[tuple[LabFigure, str, dict[str, Any]]]:
-        """The experiment runs the figures need, in order."""
-        out = []
-        for fig in self.figures:
-            if fig.runs is not None:
-                values = figure_values(self.lab, fig, self.state)
-                out += [(fig, name, body) for name, body in fig.runs(values, self.preview)]
-        return out
-
-    def cost(self) -> Cost:
-        """What answering costs (the admission gate's measure): the experiments' cells, and
-        a main-page state's attention for the figures that read one."""
-        cells = 0
-        for fig, name, run_body in self.runs():
-            try:
-                cells += experiment_cells(experiment_params(fig, name, run_body))
-            except ControlError as exc:
-                raise named_error(self.lab, fig, exc) from None
-        total = Cost(cells, RESPONSE_BYTES * len(self.figures))
-        for _ in (f for f in self.figures if f.uses_body):
-            total = total + body_cost(self.state, self.settings)
-        return total
-
-    def answer(self, results: Results | None = None) -> dict[str, Any]:
-        """The figures, their values as URL text, links and embed snippets."""
-        out: dict[str, Any] = {"query": self.query, "figures": {}, "values": {}, "links": {}}
-        for fig in self.figures:
-            out["figures"][fig.name] = with_export(
-                build_one(
-                    self.lab,
-                    fig,
-                    self.state,
-                    self.theme,
-                    self.settings,
-                    preview=self.preview,
-                    results=results,
-                ),
-                self.theme,
-            )
-            values = figure_values(self.lab, fig, self.state)
-            out["values"][fig.name] = values_text(self.lab, fig, values)
-            out["links"][fig.name] = links(self.request, self.lab, fig, self.query)
-        return out
-
-
-def _lab_or_404(lab_id: str) -> Lab | JSONResponse:
-    lab = get_lab(lab_id)
-    if lab is None or lab.status != "ready":
-        return _error("lab_id", f"there is no lab {lab_id!r} with figures", 404)
-    return lab
+def _moved(request: Request, *segments: str) -> RedirectResponse:
+    """308 to the API's address of the same answer (same method, the query kept)."""
+    path = "/api/v1/labs/" + "/".join(quote(s, safe="") for s in segments)
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"{path}{query}", status_code=308)
 
 
 @router.get("/labs/{lab_id}/figures.json")
-async def figures_json(lab_id: str, request: Request) -> Response:
-    """The figures the page asks for (``figures=a,b``; default all), in ``theme`` (light
-    or dark), as a small run with ``preview=1``; plus the canonical query and each
-    figure's link and embed snippet. Runs in the thread pool (a plain ``def``)."""
-    lab = _lab_or_404(lab_id)
-    if isinstance(lab, JSONResponse):
-        return lab
-    try:
-        ask = Ask(lab, request)
-        out = await admitted_run(ask.cost(), ask.answer)
-    except ControlError as exc:
-        return _error(exc.key, exc.message)
-    return Response(json_block(out), media_type="application/json")
-
-
-async def admitted_run(cost: Cost, fn: Callable[..., T], *args: Any) -> T:
-    """``offload`` that waits up to ADMIT_WAIT_S for a heavy slot, then raises BusyError."""
-    waited = 0.0
-    while True:
-        try:
-            return await offload(cost, fn, *args)
-        except BusyError:
-            if waited >= ADMIT_WAIT_S:
-                raise
-            await anyio.sleep(ADMIT_POLL_S)
-            waited += ADMIT_POLL_S
-
-
-def _line(payload: dict[str, Any]) -> bytes:
-    return json_block(payload).encode() + b"\n"
-
-
-def _detail(field: str, msg: str, kind: str) -> dict[str, Any]:
-    return error_detail(field, msg, kind, ["query", field])
-
-
-async def _stream(ask: Ask) -> AsyncIterator[bytes]:
-    """Progress lines while the experiments run (one block at a time, off the event loop
-    under the admission gate; a closed connection stops the run at the next block), then
-    the figures, or a ``detail`` line (a bad value, or the server busy)."""
-    results: Results = {}
-    plans = [(f, n, b, experiment_params(f, n, b)) for f, n, b in ask.runs()]
-    total = sum(blocks_total(p) for *_, p in plans) or 1
-    done = 0
-    yield _line({"progress": {"done": 0, "total": total}})
-    try:
-        for _fig, name, body, p in plans:
-            items = iterate(steps(p))
-            block = Cost(experiment_cells(p) // blocks_total(p), 0)  # small blocks run inline
-            while isinstance(item := await admitted_run(block, next, items, None), tuple):
-                done += 1
-                yield _line({"progress": {"done": done, "total": total}})
-            if item is not None:
-                results[run_key(name, body)] = item
-        yield _line({"result": await admitted_run(ANSWER_COST, ask.answer, results)})
-    except ControlError as exc:
-        yield _line(_detail(exc.key, exc.message, "invalid_control"))
-    except BusyError as exc:
-        yield _line(_detail("body", str(exc), "busy"))
+def figures_json(lab_id: str, request: Request) -> RedirectResponse:
+    """Moved: ``/api/v1/labs/{lab_id}/figures`` (query kept)."""
+    return _moved(request, lab_id, "figures")
 
 
 @router.get("/labs/{lab_id}/figures.ndjson")
-def figures_stream(lab_id: str, request: Request) -> Response:
-    """The same answer as figures.json, after progress lines: ``{"progress": {"done",
-    "total"}}`` per block of the experiments, then ``{"result": …}`` (or ``{"detail":
-    …}``). The page uses it for full runs, to show a progress bar and a Cancel button."""
-    lab = _lab_or_404(lab_id)
-    if isinstance(lab, JSONResponse):
-        return lab
-    try:
-        ask = Ask(lab, request)
-        for fig, name, body in ask.runs():
-            try:
-                experiment_params(fig, name, body)  # refuse before streaming
-            except ControlError as exc:
-                raise named_error(lab, fig, exc) from None
-    except ControlError as exc:
-        return _error(exc.key, exc.message)
-    return StreamingResponse(
-        _stream(ask), media_type="application/x-ndjson", headers={"cache-control": "no-store"}
-    )
+def figures_ndjson(lab_id: str, request: Request) -> RedirectResponse:
+    """Moved: ``/api/v1/labs/{lab_id}/figures.ndjson`` (query kept)."""
+    return _moved(request, lab_id, "figures.ndjson")
 
 
 @router.get("/labs/{lab_id}/numpy/{figure}")
-def numpy_export(lab_id: str, figure: str, request: Request) -> Response:
-    """“Copy as NumPy”: a standalone script (numpy only) that reruns the figure's seeded
-    experiment for this state and prints the numbers the figure shows."""
-    lab = _lab_or_404(lab_id)
-    if isinstance(lab, JSONResponse):
-        return lab
-    fig = lab.figure(figure)
-    if fig is None or (fig.runs is None and fig.numpy is None):
-        return _error("figure", f"{lab_id} has no experiment figure {figure!r}", 404)
-    params = {k: v for k, v in request.query_params.items() if k not in JSON_KEYS}
-    try:
-        check_unknown(lab, params, extra_keys(lab))
-        values = figure_values(lab, fig, params)
-        if fig.numpy is not None:  # a figure without an experiment: its own script
-            settings: Settings = settings_of(request)
-            ctx = FigureContext(
-                theme=theme_named("light"),
-                run=runner(settings, fig, {}),
-                others=read_values(lab, fig, params),
-            )
-            return Response(fig.numpy(values, ctx), media_type="text/x-python; charset=utf-8")
-        assert fig.runs is not None
-        scripts = [numpy_script(experiment_params(fig, n, b)) for n, b in fig.runs(values, False)]
-    except ControlError as exc:
-        return _error(named_error(lab, fig, exc).key, exc.message)
-    return Response("\n".join(scripts), media_type="text/x-python; charset=utf-8")
-
-
-@router.get("/embed/labs/{lab_id}/{figure}", response_class=HTMLResponse)
-def embed(lab_id: str, figure: str, request: Request) -> Response:
-    """One lab figure for an iframe, in the state of the query (page keys or bare control
-    names); ``theme=auto`` sends both colour schemes so it follows the host."""
-    lab = get_lab(lab_id)
-    fig = lab.figure(figure) if lab is not None else None
-    if lab is None or fig is None or lab.status != "ready":
-        known = ", ".join(f"{lb.id}/{f.name}" for lb in LABS for f in lb.figures)
-        return embed_error_page(
-            request, 404, "figure", f"there is no lab figure {lab_id}/{figure}; embeddable: {known}"
-        )
-    params = dict(request.query_params)
-    settings: Settings = settings_of(request)
-    controls = params.pop("controls", "0")
-    if controls not in ("0", "1"):
-        return embed_error_page(request, 400, "controls", "controls must be 1 (show them) or 0")
-    try:
-        theme = theme_of(params)
-        themes: tuple[str, ...] = ("light", "dark") if theme == "auto" else (theme,)
-        specs = {t: build_one(lab, fig, params, t, settings, embed=True) for t in themes}
-        values = figure_values(lab, fig, params, embed=True)
-    except ControlError as exc:
-        return embed_error_page(request, 400, exc.key, exc.message)
-    page_query = state_query(lab, {fig.name: values, **read_values(lab, fig, params, embed=True)})
-    open_url = (
-        f"/labs/{lab.id}" + (f"?{urlencode(page_query)}" if page_query else "") + f"#{fig.name}"
-    )
-    keys = lab.keys()
-    data = {
-        "lab": lab.id,
-        "figure": fig.name,
-        "theme": theme,
-        "specs": specs,
-        # controls=1: the figure's controls; an edit asks figures.json (page keys) again
-        "controls": [dict(c.describe(), key=keys[(fig.name, c.name)]) for c in fig.controls]
-        if controls == "1"
-        else None,
-        "extra": {k: params[k] for k in BODY_KEYS if fig.uses_body and params.get(k)},
-    }
-    context = {
-        "lab": lab,
-        "fig": fig,
-        "spec": next(iter(specs.values())),
-        "theme": theme,
-        "data": Markup(json_block(data)),
-        "open_url": open_url,
-        "controls": controls == "1",
-        "keys": keys,
-        "values": values,
-    }
-    page: Response = templates.TemplateResponse(request, "labs/embed.html", context)
-    return page
+def numpy_export(lab_id: str, figure: str, request: Request) -> RedirectResponse:
+    """Moved: ``/api/v1/labs/{lab_id}/numpy/{figure}`` (query kept)."""
+    return _moved(request, lab_id, "numpy", figure)

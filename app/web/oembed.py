@@ -17,6 +17,7 @@ from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from app.http.responses import site_base
 from app.inputs.errors import error_detail
 from app.inputs.query import path_int
 
@@ -125,14 +126,6 @@ def oembed_response(
         "width": width,
         "height": height,
     }
-
-
-def site_base(request: Request) -> str:
-    """The site's address without a trailing slash: ``ATTENTION_LAB_PUBLIC_URL`` when set,
-    else the request's scheme and Host (which a client or proxy chooses)."""
-    settings = getattr(request.app.state, "settings", None)
-    public = getattr(settings, "public_url", None)
-    return str(public or request.base_url).rstrip("/")
 
 
 def oembed_link(request: Request) -> Markup:

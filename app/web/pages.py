@@ -25,8 +25,10 @@ from app.figures.registry import (
     page_lists,
 )
 from app.http.params import link_params
+from app.http.pipeline import computes, priced
 from app.http.responses import settings_of
 from app.inputs.body import MAX_LABEL_CHARS
+from app.inputs.limits import Cost
 from app.inputs.link import LinkState
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.inputs.resolve import StateError, plan_link
@@ -72,11 +74,15 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
     responses={200: {"description": "The page; a bad link opens the running example with "
                      "a message saying what was wrong.", "content": {"text/html": {}}}},
 )  # fmt: skip
+@computes
 def index(
     request: Request, params: Annotated[dict[str, str], Depends(link_params)]
 ) -> HTMLResponse:
     """The page: matrix editor, toggles and Figures 1–13 for the state in the query."""
     state, problem = load_state(params, settings_of(request))
+    # Priced by plan_link (every figure, from the shapes); nothing runs here: the page's
+    # script asks /api/v1/figures, which admits and builds.
+    priced(request, Cost(0, 0))
     initial = {
         "body": state.body,
         "view": state.view.as_dict(),

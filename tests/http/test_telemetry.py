@@ -102,19 +102,18 @@ def test_metrics_label_unknown_paths_and_assets_with_bounded_names(client: TestC
 
 
 def test_admission_rejections_and_heavy_work_in_flight(client: TestClient) -> None:
-    gate = admission.GATE
+    gate = admission.gate_of(client)
     name = "attention_lab_admission_rejections_total"
     before = sample(client.get("/metrics").text, name)
-    for _ in range(gate.limit):
-        gate.enter()  # other requests hold every slot
+    slots = [gate.enter() for _ in range(gate.limit)]  # other requests hold every slot
     try:
         during = client.get("/metrics").text
         assert sample(during, "attention_lab_heavy_in_flight") == gate.limit
         with pytest.raises(admission.BusyError):
             gate.enter()
     finally:
-        for _ in range(gate.limit):
-            gate.leave()
+        for slot in slots:
+            gate.leave(slot)
     after = client.get("/metrics").text
     assert sample(after, name) - before == 1
     assert sample(after, "attention_lab_heavy_in_flight") == 0

@@ -197,3 +197,13 @@ def test_compose_publishes_on_loopback_unless_told_otherwise() -> None:
     assert published == "${ATTENTION_LAB_BIND:-127.0.0.1}:${ATTENTION_LAB_PORT:-8000}:8000"
     readme = (ROOT / "README.md").read_text()
     assert "ATTENTION_LAB_BIND=0.0.0.0" in readme
+
+
+def test_the_worker_stops_by_itself_before_the_pods_grace_period_ends() -> None:
+    from app.settings import Settings
+
+    pod = documents()["Deployment"]["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in pod["containers"][0].get("env", [])}
+    timeout = int(env.get("ATTENTION_LAB_SHUTDOWN_TIMEOUT") or Settings().shutdown_timeout)
+    # a few seconds left for the process to exit after uvicorn cancels its requests
+    assert timeout + 5 <= pod["terminationGracePeriodSeconds"]

@@ -13,8 +13,14 @@ import numpy as np
 import pytest
 
 from app.attention import AttentionInput, run
-from app.http import admission
-from app.http.admission import BusyError, admitted, offload
+from app.http.admission import (
+    CELLS_PER_SECOND,
+    MAX_RETRY_AFTER,
+    BusyError,
+    Gate,
+    admitted,
+    offload,
+)
 from app.inputs.body import AttentionRequest
 from app.inputs.limits import (
     INLINE_CELLS,
@@ -106,49 +112,71 @@ SMALL = Cost(10, 0)
 
 
 def test_small_work_runs_inline_even_when_every_slot_is_taken() -> None:
-    admission.configure(1)
+    gate = Gate(1)
 
     async def scenario() -> tuple[int, str]:
-        async with admitted(HEAVY):
+        async with admitted(gate, HEAVY):
             pass
-        admission.GATE.enter()  # another request holds the only slot
+        slot = gate.enter()  # another request holds the only slot
         try:
-            return await offload(SMALL, lambda a, b: a + b, 2, b=3), "ok"
+            return await offload(gate, SMALL, lambda a, b: a + b, 2, b=3), "ok"
         finally:
-            admission.GATE.leave()
+            gate.leave(slot)
 
     assert run_async(scenario) == (5, "ok")
 
 
 def test_heavy_work_past_the_limit_is_refused_with_retry_after() -> None:
-    admission.configure(1)
+    gate = Gate(1)
 
     async def scenario() -> None:
-        admission.GATE.enter()
+        slot = gate.enter()
         try:
-            await offload(HEAVY, sum, [1, 2])
+            await offload(gate, HEAVY, sum, [1, 2])
         finally:
-            admission.GATE.leave()
+            gate.leave(slot)
 
     with pytest.raises(BusyError) as caught:
         run_async(scenario)
     assert caught.value.retry_after >= 1
-    assert admission.GATE.running == 0
+    assert gate.running == 0
+
+
+def test_retry_after_is_estimated_from_the_work_in_hand() -> None:
+    gate = Gate(1)
+    slot = gate.enter(Cost(CELLS_PER_SECOND * 7, 0))  # about 7 s of work just started
+    with pytest.raises(BusyError) as caught:
+        gate.enter(HEAVY)
+    assert 6 <= caught.value.retry_after <= 7
+    gate.leave(slot)
+    gate.enter(Cost(CELLS_PER_SECOND * 10_000, 0))
+    with pytest.raises(BusyError) as capped:
+        gate.enter(HEAVY)
+    assert capped.value.retry_after == MAX_RETRY_AFTER
+
+
+def test_two_apps_do_not_share_slots() -> None:
+    from app.main import create_app
+
+    one, two = create_app(Settings(max_heavy=1)), create_app(Settings(max_heavy=1))
+    one.state.gate.enter()
+    assert two.state.gate.running == 0
+    assert two.state.gate.enter() is not None
 
 
 def test_heavy_work_runs_in_a_thread_and_frees_its_slot() -> None:
     import threading
 
-    admission.configure(2)
+    gate = Gate(2)
 
     async def scenario() -> list[Any]:
         loop_thread = threading.get_ident()
-        seen = await offload(HEAVY, threading.get_ident)
+        seen = await offload(gate, HEAVY, threading.get_ident)
         # nested: a block that already holds a slot does not take a second one
-        async with admitted(HEAVY):
-            assert admission.GATE.running == 1
-            nested = await offload(HEAVY, lambda: admission.GATE.running)
-        return [seen != loop_thread, nested, admission.GATE.running]
+        async with admitted(gate, HEAVY):
+            assert gate.running == 1
+            nested = await offload(gate, HEAVY, lambda: gate.running)
+        return [seen != loop_thread, nested, gate.running]
 
     off_loop, nested, after = run_async(scenario)
     assert off_loop
@@ -157,14 +185,14 @@ def test_heavy_work_runs_in_a_thread_and_frees_its_slot() -> None:
 
 
 def test_a_failing_computation_frees_its_slot() -> None:
-    admission.configure(1)
+    gate = Gate(1)
 
     def boom() -> None:
         raise ValueError("boom")
 
     with pytest.raises(ValueError, match="boom"):
-        run_async(offload, HEAVY, boom)
-    assert admission.GATE.running == 0
+        run_async(offload, gate, HEAVY, boom)
+    assert gate.running == 0
 
 
 def test_engine_input_type_is_what_the_cost_model_reads() -> None:
@@ -184,39 +212,39 @@ def test_engine_input_type_is_what_the_cost_model_reads() -> None:
 def test_a_heavy_answer_keeps_its_slot_until_it_is_sent() -> None:
     from starlette.responses import Response
 
-    admission.configure(2)
+    gate = Gate(2)
     during: list[int] = []
 
     async def send(message: Any) -> None:
-        during.append(admission.GATE.running)
+        during.append(gate.running)
 
     async def receive() -> Any:
         return {"type": "http.disconnect"}
 
     async def scenario() -> None:
-        response = await offload(HEAVY, Response, b"x" * 10)
-        assert admission.GATE.running == 1  # computed, not yet sent: still counted
+        response = await offload(gate, HEAVY, Response, b"x" * 10)
+        assert gate.running == 1  # computed, not yet sent: still counted
         scope = {"type": "http", "method": "GET", "path": "/", "headers": []}
         await response(scope, receive, send)
 
     run_async(scenario)
     assert during
     assert all(n == 1 for n in during)
-    assert admission.GATE.running == 0
+    assert gate.running == 0
 
 
 def test_a_slot_is_freed_when_sending_fails() -> None:
     from starlette.responses import Response
 
-    admission.configure(1)
+    gate = Gate(1)
 
     async def broken(message: Any) -> None:
         raise OSError("the client went away")
 
     async def scenario() -> None:
-        response = await offload(HEAVY, Response, b"x")
+        response = await offload(gate, HEAVY, Response, b"x")
         with pytest.raises(OSError, match="went away"):
             await response({"type": "http", "headers": []}, None, broken)  # type: ignore[arg-type]
 
     run_async(scenario)
-    assert admission.GATE.running == 0
+    assert gate.running == 0

@@ -118,6 +118,9 @@ class Control:
 
     def _snap(self, value: float) -> float:
         step, lo, hi = self.step or 1.0, self.lo, self.hi
+        # Into the bounds first: 1e308 / step would overflow round() (a 500, not a clamp).
+        value = max(lo, value) if lo is not None else value
+        value = min(hi, value) if hi is not None else value
         snapped = round(round(value / step) * step, 10)
         snapped = max(lo, snapped) if lo is not None else snapped
         return min(hi, snapped) if hi is not None else snapped

@@ -4,7 +4,7 @@
  * sets <main aria-busy="false"> once drawn, and posts its height to the host page:
  *   { type: "attention-lab:height", figure: "<lab id>/<figure>", height: <px> }
  * With controls=1 the figure's controls are in the embed: an edit asks
- * GET /labs/{id}/figures.json for this figure in the new state (the server checks,
+ * GET /api/v1/labs/{id}/figures for this figure in the new state (the server checks,
  * computes and formats; a bad value is named under the controls) and redraws it.
  */
 
@@ -49,7 +49,7 @@ async function refresh() {
   params.set("theme", theme());
   main.setAttribute("aria-busy", "true");
   try {
-    const answer = await getJSON(`/labs/${data.lab}/figures.json?${params}`, {
+    const answer = await getJSON(`/api/v1/labs/${data.lab}/figures?${params}`, {
       signal: controller.signal,
     });
     showError(null);

@@ -1,6 +1,6 @@
 /**
  * labs/lab.js — the script of every lab page (templates/labs/lab.html). It keeps the URL
- * text of each control, asks GET /labs/{id}/figures.json for the figures an edit affects
+ * text of each control, asks GET /api/v1/labs/{id}/figures for the figures an edit affects
  * (one request in flight per figure: a newer one aborts the older), draws the answers,
  * keeps <main aria-busy> true until every figure shows the latest state, and mirrors the
  * state in the URL. A slider marked data-drag-preview asks for a small run while it
@@ -148,7 +148,8 @@ async function fetchAnswer(name, preview, signal) {
         }, PROGRESS_AFTER_MS)
       : null;
   try {
-    const url = `/labs/${lab.id}/figures.${kind}?${queryFor([name], preview)}`;
+    const path = kind === "json" ? "figures" : "figures.ndjson";
+    const url = `/api/v1/labs/${lab.id}/${path}?${queryFor([name], preview)}`;
     if (kind === "json") return await getJSON(url, { signal });
     return await streamed(await send(url, { signal, accept: NDJSON }), panel);
   } finally {
@@ -367,7 +368,7 @@ function start() {
 
 /** The numpy script of an experiment figure (the server builds it). */
 async function numpyScript(name) {
-  const url = `/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`;
+  const url = `/api/v1/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`;
   return (await send(url, { accept: "text/plain, */*" })).text();
 }
 

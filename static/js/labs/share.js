@@ -1,6 +1,6 @@
 /**
  * labs/share.js — the lab figures' toolbar: Embed and Link copy what the server built
- * (figures.json's `links`), PNG/SVG save the chart at slide size with its entry, title
+ * (the lab API's `links`), PNG/SVG save the chart at slide size with its entry, title
  * and caption, "Copy as NumPy" copies the experiment's script from the API.
  */
 

@@ -1,25 +1,24 @@
 """A lab's state: how its query becomes controls, bodies, runs and links.
 
-The lab routes (``app.web.labs``) and oEmbed (``app.web.embed``) share this: the
-controls a query sets (``lab_query``, ``extra_keys``), the attention body a figure reads
-(``body_of``), what a run costs and how it runs (``build_one``, ``runner``), the links of
-a figure (``links``, ``embed_state``) and the oEmbed answer for a lab URL (``lab_oembed``).
+Shared by both surfaces (the lab API in ``app.api.lab_figures``, the lab page, embed and
+oEmbed in ``app.web``): the controls a query sets (``lab_query``, ``extra_keys``), the
+attention body a figure reads (``body_of``), how a run is checked and runs
+(``experiment_params``, ``build_one``, ``runner``) and the links of a figure (``links``,
+``embed_state``: from ``ATTENTION_LAB_PUBLIC_URL`` when set, never from the Host header).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
-from markupsafe import Markup
 from pydantic import ValidationError
 
 from app.attention import run
-from app.figures.labs import FigureContext, Lab, LabFigure, get_lab
+from app.figures.labs import FigureContext, Lab, LabFigure
 from app.figures.labs.base import (
     BODY_KEYS,
     figure_values,
@@ -28,7 +27,7 @@ from app.figures.labs.base import (
 )
 from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
-from app.http.responses import settings_of
+from app.http.responses import site_base
 from app.inputs.errors import FieldError
 from app.inputs.experiments import (
     MAX_CELLS,
@@ -36,7 +35,6 @@ from app.inputs.experiments import (
     ScalingTableRequest,
     ScoreVarianceRequest,
 )
-from app.inputs.limits import Cost
 from app.inputs.link import parse_query
 from app.inputs.resolve import StateError, check_request
 from app.labs.experiments import (
@@ -45,9 +43,6 @@ from app.labs.experiments import (
     run_experiment,
 )
 from app.settings import Settings
-from app.web.oembed import oembed_error
-
-T = TypeVar("T")
 
 THEMES = ("auto", "light", "dark")
 PAGE_KEYS = {"theme"}  # query keys every lab page understands besides its controls
@@ -58,10 +53,6 @@ CONTROLS_HEIGHT = 240  # an embed with controls=1
 # past its limit rather than queueing it: lab requests wait briefly for a slot instead
 # (polling, off the event loop), so one reader's page never refuses itself.
 ADMIT_WAIT_S = 3.0  # how long a lab request waits for a heavy slot before answering 503
-ADMIT_POLL_S = 0.05
-# Building figures from finished runs: small work, done inline.
-ANSWER_COST = Cost(0, 0)
-RESPONSE_BYTES = 200_000
 
 
 REQUESTS: dict[str, type[ScoreVarianceRequest | SaturationRequest | ScalingTableRequest]] = {
@@ -129,7 +120,8 @@ def theme_of(params: Mapping[str, str]) -> str:
 
 def body_of(params: Mapping[str, str], settings: Settings) -> dict[str, Any]:
     """The main-page attention state a ``uses_body`` figure reads (``preset`` or ``s``;
-    default: the running example), validated and limited as the API does."""
+    default: the running example), validated and limited as the API does, and within
+    the figure limits (``MAX_FIGURE_TOKENS``, ``MAX_FIGURE_WIDTH``): it is drawn."""
     given = {k: params[k] for k in BODY_KEYS if params.get(k)}
     try:
         link = parse_query(given)
@@ -137,20 +129,10 @@ def body_of(params: Mapping[str, str], settings: Settings) -> dict[str, Any]:
         raise ControlError(exc.field, exc.message) from None
     key = "s" if "s" in given else "preset"
     try:
-        check_request(link.body, settings, key)
+        check_request(link.body, settings, key, figures=1)
     except StateError as exc:
         raise ControlError(key, exc.message) from None
     return dict(link.body)
-
-
-def body_cost(params: Mapping[str, str], settings: Settings) -> Cost:
-    """What running the main-page state costs (the cost model's own estimate)."""
-    given = {k: params[k] for k in BODY_KEYS if params.get(k)}
-    try:
-        cost: Cost = check_request(parse_query(given).body, settings, "s")[2]
-    except (FieldError, StateError):
-        return Cost(0, 0)  # the figure reports the error itself
-    return cost
 
 
 def extra_keys(lab: Lab) -> set[str]:
@@ -200,14 +182,23 @@ def lab_query(lab: Lab, params: Mapping[str, str]) -> dict[str, str]:
     return state_query(lab, values, extra)
 
 
+_ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
+
+
+def escape(text: str) -> str:
+    """``text`` safe in an HTML attribute (the same entities as markupsafe, which the
+    neutral layer does not import: snippets stay byte-identical)."""
+    return text.translate(_ATTRIBUTE)
+
+
 def links(request: Request, lab: Lab, fig: LabFigure, query: Mapping[str, str]) -> dict[str, str]:
     """The figure's link (the page, scrolled to it) and its iframe snippet."""
-    base = str(request.base_url).rstrip("/")
+    base = site_base(request)
     q = urlencode(query)
     src = f"{base}/embed/labs/{lab.id}/{fig.name}" + (f"?{q}" if q else "")
     title = f"Attention Lab, {fig.entry}: {fig.title}"
     iframe = (
-        f'<iframe src="{Markup.escape(src)}" title="{Markup.escape(title)}" width="720" '
+        f'<iframe src="{escape(src)}" title="{escape(title)}" width="720" '
         f'height="{EMBED_HEIGHT}" style="border:0;max-width:100%" loading="lazy"></iframe>'
     )
     return {
@@ -227,48 +218,3 @@ def embed_state(lab: Lab, fig: LabFigure, params: Mapping[str, str]) -> dict[str
     if params.get("controls") == "1":
         extra["controls"] = "1"
     return state_query(lab, {fig.name: values}, extra)
-
-
-def lab_oembed(
-    request: Request,
-    lab_id: str,
-    figure: str | None,
-    params: dict[str, str],
-    *,
-    base: str,
-    bounds: tuple[int | None, int | None],
-) -> JSONResponse:
-    """The oEmbed answer for a lab page (its ``#figure``, default the first) or a lab
-    embed URL: the same iframe as the figure's Embed button. Nothing runs; the state is
-    checked (a bad value is a 404 naming ``url``, as for the figures)."""
-    from app.web.oembed import DEFAULT_WIDTH, OEmbedError, oembed_response
-
-    try:
-        lab = get_lab(lab_id)
-        if lab is None or lab.status != "ready":
-            raise OEmbedError(404, "url", f"there is no lab {lab_id!r} with figures to embed")
-        fig = lab.figure(figure) if figure else lab.figures[0]
-        if fig is None:
-            names = ", ".join(f.name for f in lab.figures)
-            raise OEmbedError(404, "url", f"the lab {lab_id} has no figure {figure!r} ({names})")
-        try:
-            theme_of(params)
-            query = embed_state(lab, fig, params)
-            if fig.uses_body:
-                body_of(params, settings_of(request))
-        except ControlError as exc:
-            raise OEmbedError(404, "url", f"the URL's {exc.key}: {exc.message}") from None
-    except OEmbedError as exc:
-        return oembed_error(exc)
-    q = urlencode(query)
-    src = f"{base}/embed/labs/{lab.id}/{fig.name}" + (f"?{q}" if q else "")
-    title = f"Attention Lab, {fig.entry}: {fig.title}"
-    answer = oembed_response(
-        src=src,
-        title=title,
-        size=(DEFAULT_WIDTH, EMBED_HEIGHT + (CONTROLS_HEIGHT if "controls" in query else 0)),
-        provider_url=base + "/",
-        maxwidth=bounds[0],
-        maxheight=bounds[1],
-    )
-    return JSONResponse(answer)

@@ -1,0 +1,127 @@
+"""Every route of the app joins the one request pipeline (``app.http.pipeline``) or is on a
+short list of routes that compute nothing: a new route cannot skip pricing or admission.
+
+Two checks: the walk over ``app.routes`` (every endpoint marked ``@computes``, or
+allowlisted, and the allowlist has no stale entry), and a request to every marked route
+(a sample per route: a new route must add one) that must be priced by the pipeline
+(``Gate.priced`` counts it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.routing import BaseRoute, Mount, Route
+
+from app.http.pipeline import is_marked
+from app.main import create_app
+
+# (method, path) of the routes that compute nothing: probes, documents, data lookups,
+# the lab index and redirects. Keep it short; everything else goes through the pipeline.
+NOT_COMPUTING = {
+    ("GET", "/healthz"),  # the liveness probe: a constant
+    ("GET", "/metrics"),  # a few kB of counters, read on the event loop like /healthz
+    ("GET", "/api/v1/openapi.json"),  # a document built once
+    ("GET", "/api/v1/docs"),  # a static page
+    ("GET", "/api/v1/presets"),  # named examples: data
+    ("GET", "/api/v1/presets/{preset_id}"),
+    ("GET", "/labs"),  # the list of labs
+    ("GET", "/labs/"),  # redirects
+    ("GET", "/labs/{lab_id}/figures.json"),
+    ("GET", "/labs/{lab_id}/figures.ndjson"),
+    ("GET", "/labs/{lab_id}/numpy/{figure}"),
+}
+BODY = {"x": [[1.0, 0.0], [0.0, 1.0]], "w_q": [[1.0, 0.0], [0.0, 1.0]],
+        "w_k": [[1.0, 0.0], [0.0, 1.0]], "w_v": [[1.0, 0.0], [0.0, 1.0]]}  # fmt: skip
+# One admissible request per computing route: (method, url, JSON body or None).
+SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
+    ("POST", "/api/v1/attention"): ("/api/v1/attention", BODY),
+    ("POST", "/api/v1/softmax"): ("/api/v1/softmax", {"scores": [1, 2, 3]}),
+    ("POST", "/api/v1/positional-encoding"): (
+        "/api/v1/positional-encoding",
+        {"positions": 3, "d_model": 4},
+    ),
+    ("POST", "/api/v1/cost"): ("/api/v1/cost", {}),
+    ("GET", "/api/v1/labs/{lab_id}/figures"): ("/api/v1/labs/order/figures", None),
+    ("GET", "/api/v1/labs/{lab_id}/figures.ndjson"): (
+        "/api/v1/labs/why-scale/figures.ndjson?figures=saturation&trials=100",
+        None,
+    ),
+    ("GET", "/api/v1/labs/{lab_id}/numpy/{figure}"): (
+        "/api/v1/labs/why-scale/numpy/saturation",
+        None,
+    ),
+    ("POST", "/api/v1/experiments/score-variance"): (
+        "/api/v1/experiments/score-variance",
+        {"draws": 1000},
+    ),
+    ("POST", "/api/v1/experiments/saturation"): ("/api/v1/experiments/saturation", {}),
+    ("POST", "/api/v1/experiments/scaling-table"): ("/api/v1/experiments/scaling-table", {}),
+    ("POST", "/api/v1/experiments/score-variance/numpy"): (
+        "/api/v1/experiments/score-variance/numpy",
+        {},
+    ),
+    ("POST", "/api/v1/experiments/saturation/numpy"): ("/api/v1/experiments/saturation/numpy", {}),
+    ("POST", "/api/v1/experiments/scaling-table/numpy"): (
+        "/api/v1/experiments/scaling-table/numpy",
+        {},
+    ),
+    ("POST", "/api/v1/figures"): ("/api/v1/figures", BODY),
+    ("GET", "/api/v1/export"): ("/api/v1/export?preset=i-love-llms", None),
+    ("POST", "/api/v1/export"): ("/api/v1/export", BODY),
+    ("GET", "/"): ("/", None),
+    ("GET", "/labs/{lab_id}"): ("/labs/order", None),
+    ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),
+    ("GET", "/embed/{figure}"): ("/embed/6", None),
+    ("GET", "/oembed"): ("/oembed?url=http%3A%2F%2Ftestserver%2Fembed%2F6", None),
+}
+
+
+def walk(routes: list[BaseRoute]) -> Iterator[BaseRoute]:
+    """Every route, included routers opened (FastAPI keeps them as one matcher each)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        yield from walk(inner.routes) if inner is not None else [route]
+
+
+def endpoints() -> list[tuple[str, str, bool]]:
+    """(method, path, marked) of every route of the app; mounts (static files) skipped."""
+    out = []
+    for route in walk(create_app().routes):
+        if isinstance(route, Mount):
+            assert route.path == "/static", f"a mount the walk does not know: {route.path}"
+            continue
+        assert isinstance(route, Route), f"a route the walk cannot read: {route!r}"
+        for method in sorted((route.methods or set()) - {"HEAD"}):
+            out.append((method, route.path, is_marked(route.endpoint)))
+    return out
+
+
+def test_every_route_goes_through_the_pipeline_or_computes_nothing() -> None:
+    found = endpoints()
+    skipping = [(m, p) for m, p, marked in found if not marked and (m, p) not in NOT_COMPUTING]
+    assert skipping == [], "mark these @computes (app.http.pipeline) or allowlist them"
+    stale = NOT_COMPUTING - {(m, p) for m, p, _ in found}
+    assert stale == set()
+    marked_allowlisted = [(m, p) for m, p, marked in found if marked and (m, p) in NOT_COMPUTING]
+    assert marked_allowlisted == []
+
+
+def test_every_computing_route_has_a_sample() -> None:
+    marked = {(m, p) for m, p, is_ in endpoints() if is_}
+    assert marked == set(SAMPLES)
+
+
+@pytest.mark.parametrize("route", sorted(SAMPLES), ids=lambda r: f"{r[0]} {r[1]}")
+def test_a_computing_route_is_priced_by_the_pipeline(route: tuple[str, str]) -> None:
+    client = TestClient(create_app())
+    gate = client.app.state.gate  # type: ignore[attr-defined]
+    url, body = SAMPLES[route]
+    before = gate.priced
+    r = client.request(route[0], url, json=body)
+    assert r.status_code == 200, r.text[:300]
+    assert gate.priced == before + 1
+    assert gate.running == 0

@@ -90,10 +90,10 @@ def test_d2_anchor_from_the_script(client: TestClient, tmp_path: Path) -> None:
 
 
 def test_d3_pad_first_script_matches_the_engine(client: TestClient, tmp_path: Path) -> None:
-    from app.figures.labs.masks import _pad_first_body
+    from app.figures.labs.masks.empty_row import pad_first_body
 
     out = script_output(client, "masks", "empty-row", tmp_path)
-    api = client.post("/api/v1/attention", json=_pad_first_body()).json()
+    api = client.post("/api/v1/attention", json=pad_first_body()).json()
     assert out["empty_rows"] == [0]
     close(out["weights"], api["weights"])
     close(out["output"], api["output"])

@@ -197,7 +197,7 @@ def test_e1_a_non_permutation_is_a_422_naming_perm(client: TestClient, bad: str)
 
 
 def test_e1_reorder_buttons_set_the_listed_permutations(client: TestClient) -> None:
-    from app.figures.labs.order import PERMS
+    from app.figures.labs.order.shuffle import PERMS
 
     html = client.get("/labs/order").text
     for value, label in PERMS:

@@ -1,5 +1,5 @@
-"""Small pieces the Labs II figures (masks, order, heads, cost) share: number formats, a
-weights/values grid, and a grid entry. PURE."""
+"""Small pieces several labs share: a preset's body, number formats, a chart without the
+mode bar and a weights/values grid. PURE."""
 
 from __future__ import annotations
 
@@ -9,10 +9,18 @@ from typing import Any
 import numpy as np
 
 from app.figures.grid import grid
+from app.inputs.presets import get_preset
 
 Json = dict[str, Any]
 
 MINUS = "−"
+
+
+def preset_body(name: str) -> dict[str, Any]:
+    """A copy of a preset's request body (the fixtures of LABS.md are presets)."""
+    found = get_preset(name)
+    assert found is not None, name
+    return dict(found["body"])
 
 
 def fmt(x: float, dp: int = 2) -> str:
@@ -32,11 +40,6 @@ def chart(data: list[Json], layout: Json) -> Json:
     """A Plotly chart without the mode bar: the share toolbar already offers PNG and SVG,
     and the bar's buttons inside the panel's role="img" box would be nested controls."""
     return {"data": data, "layout": layout, "config": {"displayModeBar": False}}
-
-
-def item(desc: Json, heading: str = "", badge: str = "") -> Json:
-    """One number grid of a figure, with a heading above it and an optional badge."""
-    return {"desc": desc, "heading": heading, "badge": badge}
 
 
 def matrix_grid(

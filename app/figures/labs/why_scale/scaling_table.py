@@ -1,6 +1,6 @@
-"""Lab `why-scale` (LABS.md §5), entries C3 (the scaling table over d_k) and C4 (the flat
-line under the width-scaling model). PURE; C3's seeded run arrives through
-``ctx.run["experiment"]``, C4 runs the engine's softmax stage directly."""
+"""C3, the scaling table over d_k: the measured score variance, raw and scaled, from
+one seeded run (``ctx.run["experiment"]``). PURE.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +8,15 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from app.attention import softmax_stage
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
-from app.figures.labs.controls import choice, integer, multi, number, steps
-from app.figures.labs.why_scale import POW2, SEED_MAX, thousands
+from app.figures.labs.controls import choice, integer, multi, steps
+from app.figures.labs.why_scale.common import POW2, SEED_MAX, thousands
 
 KEYS = [2, 4, 8, 16, 32, 64, 128]
+
+
 TABLE_DRAWS = [50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000]
-
-
-# ---------------------------------------------------------------- C3 the scaling table
 
 
 def table_runs(v: Mapping[str, Any], preview: bool) -> list[tuple[str, Json]]:
@@ -206,105 +202,5 @@ SCALING_TABLE = LabFigure(
             "per-draw",
             [("per-draw", "per draw (averaged)"), ("pooled", "pooled")],
         ),
-    ),
-)
-
-
-# ---------------------------------------------------------------- C4 the flat line
-
-PATTERN = np.array([2.0, 1.0, 0.0])
-ITEMS = ["item 0", "item 1", "item 2"]
-
-
-def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    t, d, g = ctx.theme, int(v["d"]), float(v["gap"])
-    exps = np.linspace(0, 10, 81)
-    lead = [float(softmax_stage(PATTERN, math.sqrt(2**e)).max_weight[0]) for e in exps]
-    flat = softmax_stage(PATTERN)
-    at = softmax_stage(PATTERN, math.sqrt(d))
-    x = exps.tolist()
-    data = [
-        charts.line(
-            x,
-            lead,
-            t.roles["k"],
-            "unscaled: softmax((2, 1, 0)·√d)",
-            hover=[
-                f"d = {2**e:.4g}: leading weight {w:.6f}" for e, w in zip(exps, lead, strict=True)
-            ],
-        ),
-        charts.line(
-            x,
-            [float(flat.max_weight[0])] * len(x),
-            t.roles["q"],
-            "scaled: softmax(2, 1, 0)",
-            hover=[f"leading weight {flat.max_weight[0]:.6f}"] * len(x),
-        ),
-        charts.line(
-            [math.log2(d)] * 2,
-            [float(at.max_weight[0]), float(flat.max_weight[0])],
-            t.fg,
-            f"d = {d}",
-            mode="markers",
-            marker={"size": 11, "symbol": "diamond"},
-        ),
-    ]
-    layout = charts.layout(
-        t,
-        320,
-        charts.value_axis(t, "log₂ d", [0, 10], dtick=1),
-        charts.value_axis(t, "leading weight", [0, 1.05], dtick=0.25),
-        **charts.legend(t),
-    )
-    cells = [
-        [f"{float(a):.3f}", f"{float(b):.3f}"]
-        for a, b in zip(at.weights[0], flat.weights[0], strict=True)
-    ]
-    eg = math.exp(g)
-    caption = (
-        f"At d = {d} the raw scores are (2, 1, 0)·√{d} = "
-        f"({', '.join(f'{x:.2f}' for x in PATTERN * math.sqrt(d))}); unscaled, the "
-        f"weights are {', '.join(f'{w:.3f}' for w in at.weights[0])}. Divided by √{d} "
-        f"they are {', '.join(f'{w:.3f}' for w in flat.weights[0])} at every width — in "
-        "this model. With random vectors the scaled weights fluctuate from draw to draw (C3)."
-    )
-    return lab_figure(
-        FLAT_LINE,
-        caption=caption,
-        plot={"data": data, "layout": layout},
-        alt="Leading weight against log₂ d: unscaled rises toward 1, scaled stays at "
-        f"{flat.max_weight[0]:.3f}.",
-        tables=[table(f"The three weights at d = {d}", ["unscaled", "scaled"], ITEMS, cells)],
-        readout=[
-            f"a gap of {g:g} in the scores: one weight is e^{g:g} = {eg:,.4f} times the other",
-            f"stretch √{d} = {math.sqrt(d):.4f}",
-        ],
-        quotes=[
-            {
-                "source": "The queries/keys/values notes",
-                "text": "dividing by the square root "
-                "of the key length “holds the three weights at 0.665, 0.245 and 0.090 at every "
-                "width”; “with keys of length two, the divisor is about 1.414, so a raw score of 2 "
-                "becomes 1.414.”",
-            },
-            {"source": "The course module", "text": "at d_k = 128, “gaps of 20 are common”."},
-        ],
-    )
-
-
-FLAT_LINE = LabFigure(
-    name="flat-line",
-    entry="C4",
-    title="The flat line, the stretch and the typical size",
-    intro="A model of width alone: at width d the raw scores are (2, 1, 0)·√d. Unscaled, "
-    "softmax sees them stretched; scaled, it sees (2, 1, 0) at every width. This model is "
-    "our reconstruction of the notes' synthetic figure.",
-    teaching="Scaling removes the growth that comes from width alone; without it the same "
-    "pattern hardens into a one-hot.",
-    build=build_flat_line,
-    badges=("reconstructed",),
-    controls=(
-        steps("d", "Width d", 64, POW2),
-        number("gap", "Gap g between two scores", 20, 0, 30, 0.5, extra={"slider": True}),
     ),
 )

@@ -111,7 +111,8 @@ _PRESETS.update(
     }
 )
 
-# ---- Labs II (LABS.md E1 and F1): appended, so the presets above keep their order.
+# ---- The order and heads labs (LABS.md E1 and F1): appended, so the presets above keep
+# their order.
 
 # E1 (ours): "The" and "the" share one embedding, so only order tells them apart.
 _DOG_BIT_MAN_X = {"the": [0, 0, 1, 1], "dog": [0, 1, 0, 1], "bit": [1, 0, 0, 1],

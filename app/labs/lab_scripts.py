@@ -1,10 +1,9 @@
-"""Copy as NumPy for the Labs II figures: a standalone script (numpy and the standard
-library only) per figure that recomputes, for the figure's state, the numbers it shows
-and prints them as JSON. The scripts spell the computation out for a reader (masks,
-softmax, attention with heads and W^O, positional encoding, cost formulas); their inputs
-are the state's numbers written as literals. The HTTP tests run them in a subprocess and
-compare their output with the figure's numbers.
-"""
+"""Copy as NumPy for the masks, order, heads and cost figures: a standalone script (numpy
+and the standard library only) per figure that recomputes, for the figure's state, the
+numbers it shows and prints them as JSON. The scripts spell the computation out for a
+reader (masks, softmax, attention with heads and W^O, positional encoding, cost
+formulas); their inputs are the state's numbers written as literals. The HTTP tests run
+them in a subprocess and compare their output with the figure's numbers."""
 
 from __future__ import annotations
 

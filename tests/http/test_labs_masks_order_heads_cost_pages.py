@@ -1,5 +1,6 @@
-"""Labs II pages over HTTP: /labs/{masks,order,heads,cost}, their figures.json for the
-default state and for edited states, embeds, and the numbers each entry D1–G3 shows."""
+"""The masks, order, heads and cost labs over HTTP: /labs/{masks,order,heads,cost}, their
+figures.json for the default state and for edited states, embeds, and the numbers each
+entry D1–G3 shows."""
 
 from __future__ import annotations
 

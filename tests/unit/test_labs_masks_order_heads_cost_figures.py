@@ -1,5 +1,5 @@
-"""The Labs II figure descriptions (masks, order, heads, cost) for their default states and
-edited ones: every Plotly chart builds as a plotly.graph_objects.Figure (a misspelt
+"""The figure descriptions of the masks, order, heads and cost labs for their default states
+and edited ones: every Plotly chart builds as a plotly.graph_objects.Figure (a misspelt
 attribute fails), every grid has labels for each row and column, and nothing is NaN."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Labs II API: /positional-encoding, /cost, `positional` on /attention and the presets
-dog-bit-man and four-heads (LABS.md §2). Each 422 names the field; OpenAPI documents all."""
+"""The order, heads and cost labs' API: /positional-encoding, /cost, `positional` on
+/attention and the presets dog-bit-man and four-heads (LABS.md §2). Each 422 names the
+field; OpenAPI documents all."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from app.api.models import AttentionResponse
 from app.inputs.position_cost import CostResponse, PositionalResponse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from labs2_fixtures import FIXTURES, four_head_patterns
+from lab_fixtures import FIXTURES, four_head_patterns
 
 PE, COST, ATT = "/api/v1/positional-encoding", "/api/v1/cost", "/api/v1/attention"
 

@@ -1,4 +1,5 @@
-"""The Labs II fixtures (LABS.md §6-§9), copied into ``data/labs2-fixtures.json``."""
+"""The fixtures of the masks, order, heads and cost labs (LABS.md §6-§9), copied into
+``data/lab-fixtures.json``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import numpy as np
 
 FIXTURES: dict[str, Any] = json.loads(
-    (Path(__file__).parent / "data" / "labs2-fixtures.json").read_text(encoding="utf-8")
+    (Path(__file__).parent / "data" / "lab-fixtures.json").read_text(encoding="utf-8")
 )
 
 

@@ -1,7 +1,7 @@
-"""Copy as NumPy for the Labs II figures: GET /labs/{id}/numpy/{figure} answers a standalone
-script for the state in the query; each script is RUN here in a subprocess (numpy only)
-and its numbers are compared with the figure's own (grids at full precision, within
-1e-12; counts exactly)."""
+"""Copy as NumPy for the masks, order, heads and cost figures: GET /labs/{id}/numpy/{figure}
+answers a standalone script for the state in the query; each script is RUN here in a
+subprocess (numpy only) and its numbers are compared with the figure's own (grids at full
+precision, within 1e-12; counts exactly)."""
 
 from __future__ import annotations
 

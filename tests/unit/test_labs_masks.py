@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from labs2_fixtures import FIXTURES
+from lab_fixtures import FIXTURES
 
 from app.attention import softmax_stage
 from app.labs import masks

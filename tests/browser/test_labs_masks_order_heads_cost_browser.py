@@ -1,6 +1,7 @@
-"""The Labs II pages in Chromium (masks D1–D3, order E1–E3, heads F1–F3, cost G1–G3): every
-entry's controls change its numbers, by mouse and keyboard; no console errors; no
-sideways scroll at 375 px; dark mode; axe-core finds nothing serious; screenshots."""
+"""The masks, order, heads and cost labs in Chromium (masks D1–D3, order E1–E3, heads F1–F3,
+cost G1–G3): every entry's controls change its numbers, by mouse and keyboard; no console
+errors; no sideways scroll at 375 px; dark mode; axe-core finds nothing serious;
+screenshots."""
 
 from __future__ import annotations
 
@@ -261,7 +262,7 @@ def test_dark_phone_and_desktop_layouts(
                 assert all(p and p.lower() not in ("#fff", "#ffffff", "white") for p in paper)
             scroll = page.evaluate("document.documentElement.scrollWidth")
             assert scroll <= width, f"{lab} scrolls sideways at {width} px: {scroll}"
-            page.screenshot(path=str(artifacts / f"labs2-{lab}-{scheme}-{width}.png"),
+            page.screenshot(path=str(artifacts / f"lab-{lab}-{scheme}-{width}.png"),
                             full_page=True)  # fmt: skip
             assert errors == [], errors
         finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from labs2_fixtures import FIXTURES
+from lab_fixtures import FIXTURES
 
 from app.labs.cost import Config, check, cost, flops, params
 

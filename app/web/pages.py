@@ -28,9 +28,9 @@ from app.http.params import link_params
 from app.http.responses import settings_of
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState
-from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.inputs.resolve import StateError, plan_link
 from app.inputs.view import ViewState, url_defaults
+from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.settings import Settings
 from app.web.templating import templates
 

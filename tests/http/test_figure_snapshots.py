@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from app.figures import BUILDERS
 from app.figures.labs import LABS
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 Snapshot = Callable[[str, Any], None]
 

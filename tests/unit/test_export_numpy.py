@@ -14,8 +14,8 @@ from app.attention import run, softmax_stage
 from app.export import stage_matrices
 from app.export.numpy_snippet import TEXTBOOK_ROW, numpy_snippet
 from app.inputs.body import AttentionRequest
-from app.inputs.presets import get_preset
 from app.inputs.view import ViewState
+from app.presets import get_preset
 
 _NAME = re.compile(r"^(\w+) =$", re.MULTILINE)
 

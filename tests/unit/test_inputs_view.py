@@ -11,7 +11,6 @@ from app.attention import run
 from app.figures import check_view
 from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
-from app.inputs.presets import RUNNING_EXAMPLE
 from app.inputs.view import (
     STRETCH_MAX,
     STRETCH_MIN,
@@ -19,6 +18,7 @@ from app.inputs.view import (
     ViewState,
     default_focus,
 )
+from app.presets import RUNNING_EXAMPLE
 
 APP = Path(__file__).resolve().parents[2] / "app"
 

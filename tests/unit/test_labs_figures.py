@@ -40,7 +40,7 @@ def experiment(name: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx(body: dict[str, Any] | None = None, preview: bool = False) -> FigureContext:
-    from app.inputs.presets import RUNNING_EXAMPLE
+    from app.presets import RUNNING_EXAMPLE
 
     return FigureContext(theme=theme("light"), preview=preview,
                          run={"attention": attention, "experiment": experiment},

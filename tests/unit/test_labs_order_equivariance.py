@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from app.attention import AttentionInput, Stages, run
 from app.inputs.body import AttentionRequest
-from app.inputs.presets import get_preset
 from app.labs.positional import sinusoidal
+from app.presets import get_preset
 
 DOG = ("The", "dog", "bit", "the", "man")
 TOL = 1e-12  # the spec's per-entry tolerance: equal in arithmetic, not in summation order

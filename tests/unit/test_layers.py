@@ -25,7 +25,17 @@ FRAMEWORKS = {"fastapi", "starlette", "uvicorn", "anyio", "jinja2", "markupsafe"
 
 # What the export and both surfaces build on: the pure packages, the inputs and the small
 # top-level modules (settings, paths, the wire encoder, the one Jinja environment).
-BELOW_EXPORT = {"attention", "figures", "labs", "inputs", "settings", "paths", "wire", "templating"}
+BELOW_EXPORT = {
+    "attention",
+    "figures",
+    "labs",
+    "presets",
+    "inputs",
+    "settings",
+    "paths",
+    "wire",
+    "templating",
+}
 HTTP = {"fastapi", "starlette", "anyio"}
 HTML = {"jinja2", "markupsafe"}
 
@@ -33,10 +43,12 @@ HTML = {"jinja2", "markupsafe"}
 LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "attention": ({"attention"}, PURE_THIRD_PARTY),
     "labs": ({"labs"}, PURE_THIRD_PARTY),
-    # Lab figures draw lab computations and open on the presets (pure data, no imports).
-    "figures": ({"figures", "attention", "labs", "inputs.presets"}, PURE_THIRD_PARTY),
+    # Lab figures draw lab computations and open on the presets (pure data, no imports);
+    # never app.inputs, which builds on the figures.
+    "figures": ({"figures", "attention", "labs", "presets"}, PURE_THIRD_PARTY),
+    "presets": (set(), set()),
     "inputs": (
-        {"inputs", "attention", "figures", "labs", "settings"},
+        {"inputs", "attention", "figures", "labs", "presets", "settings"},
         {"numpy", "pydantic", "orjson"},
     ),
     "export": ({"export"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
@@ -149,6 +161,8 @@ def test_every_package_has_a_row() -> None:
         ("app/web/x.py", "from app.api.models import HeadOut", "imports app.api.models"),
         ("app/http/x.py", "from app.api.models import HeadOut", "imports app.api.models"),
         ("app/labs/x.py", "from app.attention import run", "imports app.attention"),
+        ("app/figures/x.py", "from app.inputs.view import View", "imports app.inputs.view"),
+        ("app/presets.py", "from app.figures import fmt", "imports app.figures"),
     ],
 )
 def test_the_check_catches_a_forbidden_import(file: str, source: str, needle: str) -> None:
@@ -162,7 +176,7 @@ def test_allowed_imports_pass() -> None:
     assert violations(ROOT / "app/figures/x.py", source) == []
 
 
-@pytest.mark.parametrize("package", ["app.attention", "app.figures", "app.labs"])
+@pytest.mark.parametrize("package", ["app.attention", "app.figures", "app.labs", "app.presets"])
 def test_importing_a_pure_package_loads_no_framework(package: str) -> None:
     # What the source check cannot see: an import made at run time, by a dependency.
     frameworks = sorted(FRAMEWORKS | {"pydantic", "orjson", "httpx"})

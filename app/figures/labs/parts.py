@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from app.figures.grid import grid
-from app.inputs.presets import get_preset
+from app.presets import get_preset
 
 Json = dict[str, Any]
 

@@ -12,7 +12,7 @@ import numpy as np
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice
 from app.figures.labs.parts import fmt, matrix_grid
-from app.inputs.presets import (
+from app.presets import (
     FOUR_HEADS_NAMES,
     FOUR_HEADS_TOKENS,
     get_preset,

@@ -11,11 +11,11 @@ from typing import Any
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, matrix, toggle
 from app.figures.labs.parts import fmt, matrix_grid
-from app.inputs.presets import (
+from app.labs import lab_scripts
+from app.presets import (
     RUNNING_EXAMPLE,
     W_O_TWO_HEADS,
 )
-from app.labs import lab_scripts
 
 SPLITS = (("1", "1 head of width 4"), ("2", "2 heads of width 2"), ("4", "4 heads of width 1"))
 

@@ -15,8 +15,8 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import choice, toggle
 from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
 from app.figures.labs.parts import fmt, matrix_grid
-from app.inputs.presets import RUNNING_EXAMPLE
 from app.labs import lab_scripts, masks
+from app.presets import RUNNING_EXAMPLE
 
 PAD_TOKENS = ("<pad>", "I", "love", "LLMs")
 

@@ -13,7 +13,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import toggle
 from app.figures.labs.order.common import TOL, permuted_body, row_text
 from app.figures.labs.parts import fmt, matrix_grid
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 
 def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:

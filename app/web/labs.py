@@ -22,19 +22,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from markupsafe import Markup
 
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
-from app.figures.labs.base import (
-    BODY_KEYS,
-    check_unknown,
-    figure_values,
-    read_values,
-    state_query,
-    with_export,
-)
-from app.figures.labs.controls import ControlError
+from app.figures.labs.base import BODY_KEYS, state_query, with_export
 from app.figures.style import theme as theme_named
 from app.http.admission import BusyError, offload
 from app.http.responses import settings_of
 from app.inputs.errors import error_detail
+from app.inputs.lab_controls import ControlError, check_unknown, figure_values, read_values
 from app.inputs.limits import Cost
 from app.labs.experiments import (
     blocks_total,

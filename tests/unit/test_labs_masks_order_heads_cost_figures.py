@@ -13,9 +13,10 @@ import plotly.graph_objects as go
 import pytest
 
 from app.figures.labs import get_lab
-from app.figures.labs.base import FigureContext, figure_values, read_values
+from app.figures.labs.base import FigureContext
 from app.figures.style import theme
 from app.inputs.body import AttentionRequest
+from app.inputs.lab_controls import figure_values, read_values
 from app.wire import encode
 
 STATES = {

@@ -109,8 +109,9 @@ def test_e1_swap_exchanges_two_positions_and_outputs_still_travel(
     """E1's settle: a swap of positions i and j of any order is that order with the two
     entries exchanged; the figure then finds every output unchanged (no positions)."""
     from app.figures.labs import get_lab
-    from app.figures.labs.base import FigureContext, figure_values
+    from app.figures.labs.base import FigureContext
     from app.figures.style import theme
+    from app.inputs.lab_controls import figure_values
 
     lab = get_lab("order")
     assert lab is not None

@@ -1,4 +1,5 @@
-"""What a lab is: its figures, each figure's controls, and how a URL query becomes values.
+"""What a lab is: its figures, each figure's controls, and how values are written in a URL
+(``state_query``; ``app.inputs.lab_controls`` reads a query back into values).
 
 PURE (standard library and ``app.figures`` only). A ``Lab`` is data: id, title, one-line
 summary, status (``ready`` or ``coming``) and its ``LabFigure``s. A figure's ``build``
@@ -18,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.figures.labs.controls import Control, ControlError
+from app.figures.labs.controls import Control
 from app.figures.style import CONFIG, Theme
 
 Json = dict[str, Any]
@@ -91,34 +92,6 @@ class Lab:
         }
 
 
-def figure_values(
-    lab: Lab, fig: LabFigure, params: Mapping[str, str], embed: bool = False
-) -> dict[str, Any]:
-    """The figure's control values from a query (defaults where absent); ControlError
-    names the key of the first bad value. An embed also reads bare names."""
-    keys = lab.keys()
-    values: dict[str, Any] = {}
-    for c in fig.controls:
-        key = keys[(fig.name, c.name)]
-        text = params.get(key)
-        if text is None and embed:
-            text, key = params.get(c.name), c.name
-        values[c.name] = c.default if text is None else c.parse(text, key)
-    return fig.settle(values) if fig.settle is not None else values
-
-
-def read_values(
-    lab: Lab, fig: LabFigure, params: Mapping[str, str], embed: bool = False
-) -> dict[str, dict[str, Any]]:
-    """The values of the figures ``fig`` reads (figure -> control -> value)."""
-    out: dict[str, dict[str, Any]] = {}
-    for name in fig.reads:
-        other = lab.figure(name)
-        if other is not None:
-            out[name] = figure_values(lab, other, params, embed=embed)
-    return out
-
-
 def state_query(
     lab: Lab, values: Mapping[str, Mapping[str, Any]], extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -133,17 +106,6 @@ def state_query(
                 out[keys[(f.name, c.name)]] = c.encode(value)
     out.update(extra or {})
     return out
-
-
-def known_keys(lab: Lab) -> set[str]:
-    return set(lab.keys().values())
-
-
-def check_unknown(lab: Lab, params: Mapping[str, str], allowed: set[str]) -> None:
-    """ControlError for a query key this lab does not know (a typo in a link)."""
-    for key in params:
-        if key not in known_keys(lab) and key not in allowed:
-            raise ControlError(key, f"the lab {lab.title!r} has no control {key!r}")
 
 
 def lab_figure(

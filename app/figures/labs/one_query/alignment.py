@@ -181,7 +181,18 @@ ALIGNMENT = LabFigure(
     "on every key, even the one pointing the other way.",
     build=build_alignment,
     controls=(
-        vector("q", "Query q", (1, 0), -2, 2, 0.05, labels=("x", "y"), extra={"snap": True}),
+        vector(
+            "q",
+            "Query q",
+            (1, 0),
+            -2,
+            2,
+            0.05,
+            labels=("x", "y"),
+            extra={"snap": True},
+            hint="Dragged or typed, q snaps to steps of 0.05 within −2…2; entries beyond "
+            "±1,000,000 are refused.",
+        ),
         toggle("scale", "Divide by √d_k", True),
     ),
 )

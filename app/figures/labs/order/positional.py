@@ -11,7 +11,7 @@ import numpy as np
 
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure
-from app.figures.labs.controls import Control, ControlError, integer, number
+from app.figures.labs.controls import Control, integer, number
 from app.figures.labs.order.common import dim_names
 from app.figures.labs.parts import chart, matrix_grid, preset_body
 from app.labs import lab_scripts
@@ -52,11 +52,8 @@ MAX_CURVES = 8
 
 
 def _chosen_dims(dims: Sequence[float]) -> list[int]:
-    """The dimensions the learner asked to draw (whole numbers, at most MAX_CURVES)."""
-    if any(not float(j).is_integer() for j in dims):
-        raise ControlError("dims", "must be whole numbers (dimensions count from 0)")
-    if len(dims) > MAX_CURVES:
-        raise ControlError("dims", f"at most {MAX_CURVES} dimensions at a time")
+    """The dimensions the learner asked to draw (the control allows whole numbers, at
+    most MAX_CURVES of them)."""
     return [int(j) for j in dims]
 
 
@@ -148,7 +145,7 @@ POSITIONAL = LabFigure(
             0,
             511,
             1,
-            extra={"single": True},
+            extra={"single": True, "whole": True, "most": MAX_CURVES},
             hint="Dimensions past d − 1 are left out; 2i is a sine, 2i+1 its cosine.",
         ),
         integer("T", "Positions T", 5, 1, 128),

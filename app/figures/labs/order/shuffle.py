@@ -12,7 +12,7 @@ import numpy as np
 
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
-from app.figures.labs.controls import Control, ControlError, choice, toggle
+from app.figures.labs.controls import Control, choice, toggle
 from app.figures.labs.order.common import TOL, dim_names, permuted_body, row_text
 from app.figures.labs.parts import chart, fmt, matrix_grid, preset_body
 from app.figures.style import arrow
@@ -48,15 +48,9 @@ SWAPS = (
 
 
 def settle_shuffle(v: dict[str, Any]) -> dict[str, Any]:
-    """``perm`` must hold 0…4 once each (whole numbers); a chosen ``swap`` exchanges the
-    tokens at those two positions of the current order, then resets itself."""
+    """A chosen ``swap`` exchanges the tokens at those two positions of the current order
+    ``perm`` (0…4 once each: the control's ``permutation`` rule), then resets itself."""
     entries = v["perm"]
-    if any(not float(p).is_integer() for p in entries) or sorted(int(p) for p in entries) != list(
-        IDENTITY
-    ):
-        raise ControlError(
-            "perm", "must list the positions 0, 1, 2, 3 and 4 once each (a permutation)"
-        )
     perm = [int(p) for p in entries]
     if v["swap"]:
         i, j = (int(p) for p in v["swap"].split(","))
@@ -226,7 +220,7 @@ SHUFFLE = LabFigure(
             labels=tuple(f"position {i}" for i in IDENTITY),
             hint="Type any permutation of 0…4, use the buttons, or swap two positions.",
             # one text field ("2,0,1,4,3"); the presets are buttons (templates/labs/order.html)
-            extra={"presets": PERMS, "single": True},
+            extra={"presets": PERMS, "single": True, "permutation": True},
         ),
         choice("swap", "Swap the tokens at", "", SWAPS, extra={"hidden": True}),
         toggle("positional", "Add sinusoidal positions", False),

@@ -22,8 +22,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from markupsafe import Markup
 
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
-from app.figures.labs.base import BODY_KEYS, state_query, with_export
+from app.figures.labs.base import BODY_KEYS, state_query
 from app.figures.style import theme as theme_named
+from app.figures.to_plotly import with_export
 from app.http.admission import BusyError, offload
 from app.http.responses import settings_of
 from app.inputs.errors import error_detail

@@ -157,25 +157,3 @@ def grid_item(desc: Json, heading: str = "", badge: str = "") -> Json:
     """One number grid of a lab figure: the grid renderer's description, a heading above
     it and an optional badge (e.g. "symmetric")."""
     return {"desc": desc, "heading": heading, "badge": badge}
-
-
-GRIDS_PER_ROW = 3
-
-
-def with_export(fig: Json, theme_name: str) -> Json:
-    """A figure drawn only as number grids gets ``export``: the same grids as a Plotly
-    figure, by the one converter (app.figures.to_plotly), for its PNG and SVG buttons."""
-    if fig.get("plot") is not None or not fig.get("grids"):
-        return fig
-    from app.figures.to_plotly import convert
-
-    items = [{"grid": g["desc"]} for g in fig["grids"]]
-    gap = [{"op": " "}, {"op": " "}]  # room for the next grid's row labels
-    rows = []
-    for i in range(0, len(items), GRIDS_PER_ROW):
-        row: list[Json] = []
-        for item in items[i : i + GRIDS_PER_ROW]:
-            row += [*gap, item] if row else [item]
-        rows.append(row)
-    drawn = convert({"panels": rows}, theme_name)
-    return {**fig, "export": {"data": drawn["data"], "layout": drawn["layout"]}}

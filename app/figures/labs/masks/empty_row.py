@@ -34,27 +34,34 @@ def pad_first_body() -> dict[str, Any]:
     }
 
 
-def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    theme = ctx.theme.name
+def _d1_case_allowed(v: Mapping[str, Any], d1: Mapping[str, Any]) -> Any:
+    """On D1's S: key k0 padded with causal on, or D1's own combination."""
+    n = int(d1["L"])
+    if v["case"] == "pad-key0":
+        return masks.causal(n, n) & masks.padding(n, [j == 0 for j in range(n)])
+    return d1_allowed(d1)
+
+
+def _example(v: Mapping[str, Any], ctx: FigureContext) -> tuple[Any, ...]:
+    """(row labels, column labels, masked scores, allowed, warnings, weights) of the case."""
     if v["case"] == "pad-first":
         stages = ctx.run["attention"](pad_first_body())
         h = stages.head
-        rows, cols = stages.tokens, stages.key_tokens
-        masked_scores, allowed, warnings = h.scaled, stages.allowed, list(stages.warnings)
-        weights = h.weights
-    else:  # on D1's S: key k0 padded with causal on, or D1's own combination
-        d1 = shared(ctx, v)
-        n = int(d1["L"])
-        rows, cols = queries(n), keys(n)
-        if v["case"] == "pad-key0":
-            allowed = masks.causal(n, n) & masks.padding(n, [j == 0 for j in range(n)])
-        else:
-            allowed = d1_allowed(d1)
-        st = softmax_stage(scores_of(d1), allowed=allowed)
-        masked_scores, warnings, weights = st.scores, list(st.warnings), st.weights
-    empty = [i for i in range(len(rows)) if not allowed[i].any()]
-    r = empty[0] if empty else 0
-    outline = {"rows": empty, "cols": [], "cells": []}
+        return (stages.tokens, stages.key_tokens, h.scaled, stages.allowed,
+                list(stages.warnings), h.weights)  # fmt: skip
+    d1 = shared(ctx, v)
+    n = int(d1["L"])
+    allowed = _d1_case_allowed(v, d1)
+    st = softmax_stage(scores_of(d1), allowed=allowed)
+    return queries(n), keys(n), st.scores, allowed, list(st.warnings), st.weights
+
+
+def _grids(
+    v: Mapping[str, Any], theme: str, labels: tuple[Any, Any], weights: Any, finite: Any,
+    allowed: Any, outline: Json,
+) -> list[Json]:  # fmt: skip
+    """The guarded weights, and (with ``large``) the weights under a −1e9 mask."""
+    rows, cols = labels
     grids = [
         grid_item(
             matrix_grid(
@@ -71,8 +78,6 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             "weights, guarded (the engine): the empty row is all zeros",
         )
     ]
-    # The large-finite variant: −1e9 instead of −∞, a uniform row.
-    finite = softmax_stage(np.where(allowed, masked_scores, LARGE_NEGATIVE))
     if v["large"]:
         grids.append(
             grid_item(
@@ -89,6 +94,30 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 "weights with −1e9 instead of −∞: the empty row is uniform",
             )
         )
+    return grids
+
+
+QUOTES = [
+    {
+        "source": "the course module",
+        "text": "“Every row must keep at least one "
+        "allowed key, or the softmax computes 0/0 = NaN.”",
+    },
+    {
+        "source": "the queries/keys/values notes",
+        "text": "implementations “guard that row or accept a useless output”.",
+    },
+]
+
+
+def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    rows, cols, masked_scores, allowed, warnings, weights = _example(v, ctx)
+    empty = [i for i in range(len(rows)) if not allowed[i].any()]
+    r = empty[0] if empty else 0
+    outline = {"rows": empty, "cols": [], "cells": []}
+    # The large-finite variant: −1e9 instead of −∞, a uniform row.
+    finite = softmax_stage(np.where(allowed, masked_scores, LARGE_NEGATIVE))
+    grids = _grids(v, ctx.theme.name, (rows, cols), weights, finite, allowed, outline)
     n = len(cols)
     naive = [
         [
@@ -124,17 +153,7 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         ],
         table_view=True,
         warnings=[f"The engine's warning, verbatim: “{w}”" for w in warnings],
-        quotes=[
-            {
-                "source": "the course module",
-                "text": "“Every row must keep at least one "
-                "allowed key, or the softmax computes 0/0 = NaN.”",
-            },
-            {
-                "source": "the queries/keys/values notes",
-                "text": "implementations “guard that row or accept a useless output”.",
-            },
-        ],
+        quotes=QUOTES,
     )
 
 
@@ -144,12 +163,7 @@ def numpy_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> str:
         allowed = masks.causal(4, 4) & masks.padding(4, [True, False, False, False])
         return lab_scripts.empty_row_attention(pad_first_body(), allowed)
     d1 = shared(ctx, v)
-    n = int(d1["L"])
-    if v["case"] == "pad-key0":
-        allowed = masks.causal(n, n) & masks.padding(n, [j == 0 for j in range(n)])
-    else:
-        allowed = d1_allowed(d1)
-    return lab_scripts.empty_row_scores(d1["S"], allowed)
+    return lab_scripts.empty_row_scores(d1["S"], _d1_case_allowed(v, d1))
 
 
 EMPTY_ROW = LabFigure(

@@ -29,13 +29,8 @@ def _vec4(x: np.ndarray) -> str:
     return "(" + ", ".join(f4(float(a)) for a in x) + ")"
 
 
-def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    t = ctx.theme
-    k = [list(r) for r in v["k"]]
-    values = k if v["tied"] else [list(r) for r in v["v"]]
-    body = {**WHO, "q": [list(v["q"])], "k": k, "v": values, "scale": bool(v["scale"])}
-    stages = ctx.run["attention"](body)
-    h = stages.head
+def _tables(h: Any, values: Any, scale: bool) -> list[Json]:
+    """Each key's q·k, scaled score, e^s, α and α·v; then the output ζ."""
     raw, scaled, w = h.scores[0], h.scaled[0], h.weights[0]
     exps = h.exps[0] * np.exp(h.exp_shift[0])
     vv = np.asarray(values, dtype=np.float64)
@@ -49,24 +44,18 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         ]
         for j in range(3)
     ]
-    zeta = _vec4(h.output[0])
-    entropy, top = float(h.row_entropy[0]), math.log2(3)
-    div = "÷√d_k" if v["scale"] else "÷1 (off)"
+    div = "÷√d_k" if scale else "÷1 (off)"
     main = table(
         f"One query against three keys (4 decimals); {div}",
         ["q·k", div, "e^s", "α", "α·v"],
         list(WHO_NAMES),
         rows,
     )
-    out = table("The output ζ = Σ α·v", ["value"], ["ζ"], [[zeta]])
-    bars = charts.bars(
-        WHO_NAMES,
-        w.tolist(),
-        [f4(float(x)) for x in w],
-        [f"{n}: α = {x:.10g}" for n, x in zip(WHO_NAMES, w, strict=True)],
-        t.roles["weights"],
-        t,
-    )
+    return [main, table("The output ζ = Σ α·v", ["value"], ["ζ"], [[_vec4(h.output[0])]])]
+
+
+def _gauge(t: Any, entropy: float, top: float) -> tuple[Json, Json, Json]:
+    """The entropy bar, the dashed line at its maximum and that line's label."""
     gauge = {
         "type": "bar",
         "orientation": "h",
@@ -102,6 +91,20 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         "xanchor": "right",
         "font": {"color": t.muted, "size": 11},
     }
+    return gauge, mark, note
+
+
+def _plot(t: Any, w: Any, entropy: float, top: float) -> Json:
+    """α as bars above, the entropy gauge below."""
+    bars = charts.bars(
+        WHO_NAMES,
+        w.tolist(),
+        [f4(float(x)) for x in w],
+        [f"{n}: α = {x:.10g}" for n, x in zip(WHO_NAMES, w, strict=True)],
+        t.roles["weights"],
+        t,
+    )
+    gauge, mark, note = _gauge(t, entropy, top)
     lay = charts.layout(
         t,
         380,
@@ -112,6 +115,16 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         shapes=[mark],
         annotations=[note],
     )
+    return {"data": [bars, gauge], "layout": lay}
+
+
+def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    k = [list(r) for r in v["k"]]
+    values = k if v["tied"] else [list(r) for r in v["v"]]
+    body = {**WHO, "q": [list(v["q"])], "k": k, "v": values, "scale": bool(v["scale"])}
+    h = ctx.run["attention"](body).head
+    w = h.weights[0]
+    entropy, top = float(h.row_entropy[0]), math.log2(3)
     spread = float(w.max() - w.min())
     close = (
         "barely separate" if spread < 0.1 else "separate" if spread < 0.5 else "separate clearly"
@@ -124,18 +137,18 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
     readout = [
         f"√d_k = √3 = {math.sqrt(3):.4f}" if v["scale"] else "scaling off: divisor 1",
-        f"ζ = {zeta}",
+        f"ζ = {_vec4(h.output[0])}",
         f"entropy {entropy:.4f} of {top:.4f} bits",
     ]
     return lab_figure(
         WORKED_QUERY,
         caption=caption,
         readout=readout,
-        tables=[main, out],
+        tables=_tables(h, values, bool(v["scale"])),
         table_view=True,
         alt=f"α bars {', '.join(f'{n} {f4(float(x))}' for n, x in zip(WHO_NAMES, w, strict=True))}"
         f" and an entropy gauge at {entropy:.4f} of {top:.4f} bits.",
-        plot={"data": [bars, gauge], "layout": lay},
+        plot=_plot(ctx.theme, w, entropy, top),
         quotes=[
             {
                 "source": "the textbook chapter",

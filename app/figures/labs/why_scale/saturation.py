@@ -42,11 +42,24 @@ def saturation_runs(v: Mapping[str, Any], preview: bool) -> list[tuple[str, Json
     return main + [("saturation", _saturation_body(v, d, preview)) for d in others]
 
 
-def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    t = ctx.theme
-    (name, body), *_ = saturation_runs(v, ctx.preview)
-    res = ctx.run["experiment"](name, body)
-    thr, trials = float(v["threshold"]), int(body["trials"])
+def _note(text: str, x: str, y: str, t: Any) -> Json:
+    """A panel's title, above its top-left corner."""
+    return {
+        "text": text,
+        "x": 0,
+        "y": 1.0,
+        "xref": f"{x} domain",
+        "yref": f"{y} domain",
+        "showarrow": False,
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "font": {"color": t.fg},
+    }
+
+
+def _histograms(res: Json, t: Any, thr: float) -> tuple[list[Json], list[Json], list[Json]]:
+    """The two histograms of p_max (unscaled above, scaled below), the threshold lines
+    and the panels' titles."""
     data = []
     for n, (key, label, colour) in enumerate(
         (("unscaled", "unscaled", t.roles["k"]), ("scaled", "scaled ÷ √d_k", t.roles["q"]))
@@ -75,22 +88,14 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         for x, y in (("x", "y"), ("x2", "y2"))
     ]
     notes = [
-        {
-            "text": title,
-            "x": 0,
-            "y": 1.0,
-            "xref": f"{x} domain",
-            "yref": f"{y} domain",
-            "showarrow": False,
-            "xanchor": "left",
-            "yanchor": "bottom",
-            "font": {"color": t.fg},
-        }
-        for title, x, y in (
-            ("unscaled: softmax(s)", "x", "y"),
-            ("scaled: softmax(s/√d_k)", "x2", "y2"),
-        )
+        _note("unscaled: softmax(s)", "x", "y", t),
+        _note("scaled: softmax(s/√d_k)", "x2", "y2", t),
     ]
+    return data, shapes, notes
+
+
+def _shares(v: Mapping[str, Any], ctx: FigureContext, res: Json) -> list[tuple[int, float, float]]:
+    """(d_k, unscaled share, scaled share) saturated per width of SWEEP (with ``sweep``)."""
     shares: list[tuple[int, float, float]] = []
     if v.get("sweep"):
         for d in SWEEP:
@@ -103,6 +108,66 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 (d, float(r["unscaled"]["saturated_fraction"]),
                  float(r["scaled"]["saturated_fraction"]))
             )  # fmt: skip
+    return shares
+
+
+def _caption(v: Mapping[str, Any], res: Json, trials: int, shares: list[Any], preview: bool) -> str:
+    u, s, thr = res["unscaled"], res["scaled"], float(v["threshold"])
+    caption = (
+        f"{thousands(trials)} trials at d_k = {int(v['dk'])} with {int(v['keys'])} keys: "
+        f"unscaled, {100 * float(u['saturated_fraction']):.1f} % of the trials put more "
+        f"than {thr:g} on one key; scaled, {100 * float(s['saturated_fraction']):.1f} %."
+        + (" A preview; release the slider for the full run." if preview else "")
+    )
+    if shares:
+        first, last = shares[0], shares[-1]
+        caption += (
+            f" Across d_k = {first[0]} … {last[0]} (same seed), the unscaled share goes from "
+            f"{100 * first[1]:.1f} % to {100 * last[1]:.1f} %; the scaled share is at most "
+            f"{100 * max(r[2] for r in shares):.1f} %."
+        )
+    return caption
+
+
+def _cells(res: Json) -> list[list[str]]:
+    """The table's rows, unscaled then scaled."""
+    cells = []
+    for side in (res["unscaled"], res["scaled"]):
+        g = side["mean_saturated_p_one_minus_p"]
+        cells.append(
+            [
+                f"{100 * float(side['saturated_fraction']):.1f} %",
+                f"{float(side['mean_p_max']):.4f}",
+                "none saturated" if g is None else f"{g:.4f}",
+            ]
+        )
+    return cells
+
+
+def _quotes(res: Json, trials: int, seed: int) -> list[Json]:
+    return [
+        {
+            "source": "The course module measured",
+            "text": "over 500 random trials at d_k = 128 "
+            "with 64 keys, 35 % of the unscaled trials push p_max above 0.99; scaled, 0 %. In the "
+            "saturated trials p_max(1 − p_max) = 0.0020 (a mean).",
+        },
+        {
+            "source": "This run measured",
+            "kind": "run",
+            "text": f"unscaled: {side_text(res['unscaled'])}; "
+            f"scaled: {side_text(res['scaled'])} ({thousands(trials)} trials, seed {seed}).",
+        },
+    ]
+
+
+def _plot(
+    v: Mapping[str, Any], ctx: FigureContext, res: Json, shares: list[Any]
+) -> tuple[Json, Any]:
+    """The chart (histograms, and the sweep panel below them with ``sweep``) and the
+    sweep's table (None without it)."""
+    t = ctx.theme
+    data, shapes, notes = _histograms(res, t, float(v["threshold"]))
     # Without the sweep: two histograms; with it, a third panel below them.
     top, middle = ([0.58, 0.94], [0, 0.36]) if not shares else ([0.77, 0.97], [0.43, 0.63])
     extra: Json = {}
@@ -112,19 +177,7 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         data += sweep_data
         shapes.append(axes.pop("marker"))
         extra = axes
-        notes.append(
-            {
-                "text": "share saturated (dashed: scaled)",
-                "x": 0,
-                "y": 1.0,
-                "xref": "x3 domain",
-                "yref": "y3 domain",
-                "showarrow": False,
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "font": {"color": t.fg},
-            }
-        )
+        notes.append(_note("share saturated (dashed: scaled)", "x3", "y3", t))
     layout = charts.layout(
         t,
         700 if shares else 440,
@@ -137,49 +190,20 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         bargap=0,
         **extra,
     )
+    return {"data": data, "layout": layout}, sweep_tab
+
+
+def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    (name, body), *_ = saturation_runs(v, ctx.preview)
+    res = ctx.run["experiment"](name, body)
+    thr, trials = float(v["threshold"]), int(body["trials"])
+    shares = _shares(v, ctx, res)
+    plot, sweep_tab = _plot(v, ctx, res, shares)
     u, s = res["unscaled"], res["scaled"]
-    caption = (
-        f"{thousands(trials)} trials at d_k = {int(v['dk'])} with {int(v['keys'])} keys: "
-        f"unscaled, {100 * float(u['saturated_fraction']):.1f} % of the trials put more "
-        f"than {thr:g} on one key; scaled, {100 * float(s['saturated_fraction']):.1f} %."
-        + (" A preview; release the slider for the full run." if ctx.preview else "")
-    )
-    if shares:
-        first, last = shares[0], shares[-1]
-        caption += (
-            f" Across d_k = {first[0]} … {last[0]} (same seed), the unscaled share goes from "
-            f"{100 * first[1]:.1f} % to {100 * last[1]:.1f} %; the scaled share is at most "
-            f"{100 * max(r[2] for r in shares):.1f} %."
-        )
-    rows = ["unscaled", "scaled"]
-    cells = []
-    for side in (u, s):
-        g = side["mean_saturated_p_one_minus_p"]
-        cells.append(
-            [
-                f"{100 * float(side['saturated_fraction']):.1f} %",
-                f"{float(side['mean_p_max']):.4f}",
-                "none saturated" if g is None else f"{g:.4f}",
-            ]
-        )
-    quotes = [
-        {
-            "source": "The course module measured",
-            "text": "over 500 random trials at d_k = 128 "
-            "with 64 keys, 35 % of the unscaled trials push p_max above 0.99; scaled, 0 %. In the "
-            "saturated trials p_max(1 − p_max) = 0.0020 (a mean).",
-        },
-        {
-            "source": "This run measured",
-            "kind": "run",
-            "text": f"unscaled: {side_text(u)}; "
-            f"scaled: {side_text(s)} ({thousands(trials)} trials, seed {int(v['seed'])}).",
-        },
-    ]
     return lab_figure(
         SATURATION,
-        caption=caption,
-        plot={"data": data, "layout": layout},
+        caption=_caption(v, res, trials, shares, ctx.preview),
+        plot=plot,
         alt="Histograms of the largest weight per trial, unscaled above and scaled below"
         + (
             "; below them, the share of saturated trials against log₂ d_k, unscaled and scaled."
@@ -190,13 +214,13 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             table(
                 f"Saturation at p_max > {thr:g}",
                 ["saturated", "mean p_max", "mean p(1 − p), saturated"],
-                rows,
-                cells,
+                ["unscaled", "scaled"],
+                _cells(res),
             ),
             *([sweep_tab] if sweep_tab else []),
         ],
         readout=[f"unscaled: {side_text(u)}", f"scaled: {side_text(s)}"],
-        quotes=quotes,
+        quotes=_quotes(res, trials, int(v["seed"])),
         run={"trials": trials, "preview": ctx.preview},
     )
 

@@ -31,15 +31,10 @@ def _looks_at(weights: Any, row: int) -> str:
     return " and ".join(parts)
 
 
-def build_four_heads(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    theme = ctx.theme.name
-    found = get_preset("four-heads")
-    assert found is not None
-    stages = ctx.run["attention"](found["body"])
+def _grids(v: Mapping[str, Any], stages: Any, chosen: Any, theme: str) -> list[Json]:
+    """The chosen heads' weights: one grid per head, or stacked as one tensor."""
     tokens = list(FOUR_HEADS_TOKENS)
-    row = int(v["row"])
-    chosen = range(4) if v["head"] == "all" else [int(v["head"]) - 1]
-    outline = {"rows": [row], "cols": [], "cells": []}
+    outline = {"rows": [int(v["row"])], "cols": [], "cells": []}
     if v["stack"] == "tensor":
         tensor = np.concatenate([stages.heads[h].weights for h in chosen], axis=0)
         rows = [f"h{h + 1} · {t}" for h in chosen for t in tokens]
@@ -78,6 +73,29 @@ def build_four_heads(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             )
             for h in chosen
         ]
+    return grids
+
+
+QUOTES = [
+    {
+        "source": "the course module",
+        "text": "“The four tables stack into one tensor, a layer per head.”",
+    },
+    {
+        "source": "the textbook chapter",
+        "text": "nobody assigns heads their jobs; training finds them.",
+    },
+]
+
+
+def build_four_heads(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    found = get_preset("four-heads")
+    assert found is not None
+    stages = ctx.run["attention"](found["body"])
+    tokens = list(FOUR_HEADS_TOKENS)
+    row = int(v["row"])
+    chosen = range(4) if v["head"] == "all" else [int(v["head"]) - 1]
+    grids = _grids(v, stages, chosen, ctx.theme.name)
     readout = [
         f"head {h + 1} ({FOUR_HEADS_NAMES[h]}): “{tokens[row]}” looks at "
         f"{_looks_at(stages.heads[h].weights, row)}"
@@ -102,16 +120,7 @@ def build_four_heads(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             )
             for h in chosen
         ],
-        quotes=[
-            {
-                "source": "the course module",
-                "text": "“The four tables stack into one tensor, a layer per head.”",
-            },
-            {
-                "source": "the textbook chapter",
-                "text": "nobody assigns heads their jobs; training finds them.",
-            },
-        ],
+        quotes=QUOTES,
     )
 
 

@@ -23,13 +23,11 @@ SPLITS = (("1", "1 head of width 4"), ("2", "2 heads of width 2"), ("4", "4 head
 IDENTITY = [[1.0 if i == j else 0.0 for j in range(4)] for i in range(4)]
 
 
-def build_split_concat(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    theme = ctx.theme.name
-    h = int(v["heads"])
-    w_o = IDENTITY if v["wo_identity"] else [list(r) for r in v["w_o"]]
-    stages = ctx.run["attention"]({**RUNNING_EXAMPLE, "heads": h, "w_o": w_o})
+def _grids(stages: Any, theme: str, identity: bool) -> tuple[list[Json], list[str]]:
+    """Each head's weights, the concatenation and the output after W^O; and the
+    concatenation's column names (head · column)."""
     tokens = list(stages.tokens)
-    width = stages.concat.shape[1] // h
+    width = stages.concat.shape[1] // len(stages.heads)
     grids = [
         grid_item(
             matrix_grid(f"weights-h{i + 1}", "A", hd.weights, tokens, tokens, theme),
@@ -68,10 +66,20 @@ def build_split_concat(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 role="z",
             ),
             "identity W^O: the output is the concatenation"
-            if v["wo_identity"]
+            if identity
             else "concat × W^O: mixed back to model width",
         )
     )
+    return grids, cols
+
+
+def build_split_concat(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    h = int(v["heads"])
+    w_o = IDENTITY if v["wo_identity"] else [list(r) for r in v["w_o"]]
+    stages = ctx.run["attention"]({**RUNNING_EXAMPLE, "heads": h, "w_o": w_o})
+    tokens = list(stages.tokens)
+    width = stages.concat.shape[1] // h
+    grids, cols = _grids(stages, ctx.theme.name, bool(v["wo_identity"]))
     caption = (
         f"{h} head{'s' * (h != 1)} of width {width}: each sees only its own {width} columns "
         f"of Q, K and V and divides by √{width} = {fmt(math.sqrt(width), 3)}. "

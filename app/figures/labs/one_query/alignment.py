@@ -75,25 +75,24 @@ def _answer(q: tuple[float, ...], raw: np.ndarray, w: np.ndarray) -> str:
     )
 
 
-def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    t = ctx.theme
-    q = tuple(float(x) for x in v["q"])
-    keys = [list(k) for k in ALIGN_KEYS]
-    stages = ctx.run["attention"](
-        {"q": [list(q)], "k": keys, "v": keys, "tokens": ["q"], "scale": bool(v["scale"])}
-    )
-    h = stages.head
-    raw, scaled, w = h.scores[0], h.scaled[0], h.weights[0]
+def _plane_axes(t: Any) -> tuple[Json, Json]:
+    """The plane of the arrows: square, −RANGE…RANGE both ways, above the bars."""
+    x1 = charts.value_axis(t, "", [-RANGE, RANGE], domain=[0, 1], dtick=1, zeroline=True,
+                           zerolinecolor=t.grid, anchor="y", constrain="domain")  # fmt: skip
+    y1 = charts.value_axis(t, "", [-RANGE, RANGE], domain=[0.42, 1], dtick=1, zeroline=True,
+                           zerolinecolor=t.grid, scaleanchor="x", anchor="x",
+                           constrain="domain")  # fmt: skip
+    return x1, y1
+
+
+def _plot(t: Any, q: tuple[float, ...], raw: Any, w: Any, labels: list[str]) -> Json:
+    """The keys and q as arrows (q draggable by its tip) above the weights as bars."""
     arrows = [
         a
         for n, (x, y) in zip(ALIGN_NAMES, ALIGN_KEYS, strict=True)
         for a in _arrow(x, y, t.roles["k"], n, t)
     ]
     arrows += _arrow(q[0], q[1], t.roles["q"], "q", t, below=True)
-    labels = [
-        f"{n} ({signed(a, 0)}, {signed(b, 0)})"
-        for n, (a, b) in zip(ALIGN_NAMES, ALIGN_KEYS, strict=True)
-    ]
     bars_trace = charts.bars(
         labels,
         w.tolist(),
@@ -119,32 +118,25 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         "y1": q[1],
         "line": {"color": t.roles["q"], "width": 4},
     }
-    x1 = charts.value_axis(
-        t,
-        "",
-        [-RANGE, RANGE],
-        domain=[0, 1],
-        dtick=1,
-        zeroline=True,
-        zerolinecolor=t.grid,
-        anchor="y",
-        constrain="domain",
-    )
-    y1 = charts.value_axis(
-        t,
-        "",
-        [-RANGE, RANGE],
-        domain=[0.42, 1],
-        dtick=1,
-        zeroline=True,
-        zerolinecolor=t.grid,
-        scaleanchor="x",
-        anchor="x",
-        constrain="domain",
-    )
+    x1, y1 = _plane_axes(t)
     x2 = charts.label_axis(t, labels) | {"anchor": "y2"}
     y2 = charts.value_axis(t, "weight", [0, 1.15], domain=[0, 0.3], dtick=0.5, anchor="x2")
     layout = charts.layout(t, 560, x1, y1, xaxis2=x2, yaxis2=y2, annotations=arrows, shapes=[shaft])
+    return {"data": [bars_trace], "layout": layout, "config": {"edits": {"shapePosition": True}}}
+
+
+def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    q = tuple(float(x) for x in v["q"])
+    keys = [list(k) for k in ALIGN_KEYS]
+    stages = ctx.run["attention"](
+        {"q": [list(q)], "k": keys, "v": keys, "tokens": ["q"], "scale": bool(v["scale"])}
+    )
+    h = stages.head
+    raw, scaled, w = h.scores[0], h.scaled[0], h.weights[0]
+    labels = [
+        f"{n} ({signed(a, 0)}, {signed(b, 0)})"
+        for n, (a, b) in zip(ALIGN_NAMES, ALIGN_KEYS, strict=True)
+    ]
     divisor = f"÷ √2 = {f4(h.divisor)}" if v["scale"] else "not divided (scaling off)"
     rows = [
         [signed(float(r)), signed(float(s)), f3(float(x))]
@@ -158,7 +150,7 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         alt="Three keys and the query drawn as arrows from the origin; weights "
         + ", ".join(f"{n} {f3(float(x))}" for n, x in zip(ALIGN_NAMES, w, strict=True))
         + ".",
-        plot={"data": [bars_trace], "layout": layout, "config": {"edits": {"shapePosition": True}}},
+        plot=_plot(ctx.theme, q, raw, w, labels),
         tables=[table("Scores and weights", ["q·k", "scaled", "weight"], labels, rows)],
         readout=[f"output (V = K): ({f3(float(h.output[0][0]))}, {f3(float(h.output[0][1]))})"],
         reveal={

@@ -16,13 +16,8 @@ from app.figures.labs.parts import fmt, matrix_grid
 from app.presets import RUNNING_EXAMPLE
 
 
-def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    theme = ctx.theme.name
-    positional = "sinusoidal" if v["positional"] else "none"
-    body = {**RUNNING_EXAMPLE, "positional": positional}
-    runs = [("I love LLMs", ctx.run["attention"](body))]
-    if v["reverse"]:
-        runs.append(("LLMs love I", ctx.run["attention"](permuted_body(body, [2, 1, 0]))))
+def _grids(runs: list[tuple[str, Any]], theme: str) -> list[Json]:
+    """Each run's scores and weights."""
     grids = []
     for title, st in runs:
         h = st.head
@@ -54,6 +49,11 @@ def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 f"“{title}”: weights",
             )
         )
+    return grids
+
+
+def _matched(runs: list[tuple[str, Any]]) -> tuple[list[list[str]], list[str], float]:
+    """Each token's output in both runs, its badge, and the largest difference."""
     rows, readout = [], []
     worst = 0.0
     for token in RUNNING_EXAMPLE["tokens"]:
@@ -67,6 +67,17 @@ def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             readout.append(f"{token}: {badge}")
         else:
             rows.append([row_text(a), "—", "—"])
+    return rows, readout, worst
+
+
+def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    positional = "sinusoidal" if v["positional"] else "none"
+    body = {**RUNNING_EXAMPLE, "positional": positional}
+    runs = [("I love LLMs", ctx.run["attention"](body))]
+    if v["reverse"]:
+        runs.append(("LLMs love I", ctx.run["attention"](permuted_body(body, [2, 1, 0]))))
+    grids = _grids(runs, ctx.theme.name)
+    rows, readout, worst = _matched(runs)
     if len(runs) == 1:
         caption = "Switch on the reversal to run “LLMs love I” beside the original."
     elif worst <= TOL:

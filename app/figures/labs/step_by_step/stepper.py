@@ -28,6 +28,36 @@ from app.figures.labs.step_by_step.stepper_lines import (
 )
 
 
+def _ghost_quote(ghost: Any, tok: list[str]) -> Json:
+    """Where the first token's weight would go without the causal mask."""
+    top = int(np.argmax(ghost.weights[0]))
+    said = (
+        " (the module: “nearly all of token 1's weight would go to token 2”)"
+        if len(tok) == 2
+        else ""
+    )
+    return {
+        "source": "Without the mask",
+        "kind": "run",
+        "text": f"{tok[0]} would put {float(ghost.weights[0, top]):.6f} of its weight "
+        f"on {tok[top]}{said}.",
+    }
+
+
+def _rounding_quote(h: Any, focus: int) -> Json:
+    """The output from unrounded weights, against the 3-decimal weights'."""
+    w = h.weights[focus]
+    rounded = np.round(w, 3) @ h.v
+    return {
+        "source": "Rounding",
+        "kind": "run",
+        "text": "The outputs use the unrounded weights ("
+        + ", ".join(f"{x:.6f}" for x in w)
+        + f"): {vec(h.output[focus])} to 4 figures. Multiplying by the 3-decimal "
+        f"weights instead gives {vec(rounded)}, which can differ in the last digit.",
+    }
+
+
 def _frame(step: int, h: Any, ghost: Any, tok: list[str], t: Any, v: Mapping[str, Any]) -> Json:
     """One step of the player: its grids (the cells in use outlined), its narration and
     the arithmetic line of the highlighted cell (the focus row's diagonal cell, or the
@@ -74,31 +104,9 @@ def _frame(step: int, h: Any, ghost: Any, tok: list[str], t: Any, v: Mapping[str
         add("ghost", "without the mask", ghost.weights[:1], tok[:1], keys,
             heading=f"Ghost: {tok[0]}'s weights without the mask", badge="unmasked", role="weights",
             hover=[[arith_lines(4, ghost, 0, j, scale) for j in range(L)]])  # fmt: skip
-        top = int(np.argmax(ghost.weights[0]))
-        said = (
-            " (the module: “nearly all of token 1's weight would go to token 2”)" if L == 2 else ""
-        )
-        quotes.append(
-            {
-                "source": "Without the mask",
-                "kind": "run",
-                "text": f"{tok[0]} would put {float(ghost.weights[0, top]):.6f} of its weight "
-                f"on {tok[top]}{said}.",
-            }
-        )
+        quotes.append(_ghost_quote(ghost, tok))
     if step == 5:
-        w = h.weights[focus]
-        rounded = np.round(w, 3) @ h.v
-        quotes.append(
-            {
-                "source": "Rounding",
-                "kind": "run",
-                "text": "The outputs use the unrounded weights ("
-                + ", ".join(f"{x:.6f}" for x in w)
-                + f"): {vec(h.output[focus])} to 4 figures. Multiplying by the 3-decimal "
-                f"weights instead gives {vec(rounded)}, which can differ in the last digit.",
-            }
-        )
+        quotes.append(_rounding_quote(h, focus))
     lines = narration_lines(step, h, tok, mask, scale)
     shown = shown_lines(lines, focus)
     more = "" if len(shown) == len(lines) else " The other rows are in the tables."

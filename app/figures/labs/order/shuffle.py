@@ -112,6 +112,43 @@ def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
     return chart(points, layout)
 
 
+def _grids(before: Any, after: Any, tokens_after: list[str], theme: str) -> list[Json]:
+    """The outputs in order and shuffled."""
+    cols = dim_names(before.shape[1])
+    grids = [
+        grid_item(
+            matrix_grid(
+                "output",
+                "Z",
+                before,
+                DOG_TOKENS,
+                cols,
+                theme,
+                dp=3,
+                row_title="token",
+                col_title="output column",
+            ),
+            "Attention(X): the sentence in order",
+        ),
+        grid_item(
+            matrix_grid(
+                "output-shuffled",
+                "Z",
+                after,
+                tokens_after,
+                cols,
+                theme,
+                dp=3,
+                role="z",
+                row_title="token",
+                col_title="output column",
+            ),
+            "Attention(PX): the shuffled sentence",
+        ),
+    ]
+    return grids
+
+
 def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     theme = ctx.theme.name
     perm = list(v["perm"])
@@ -122,7 +159,6 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     expected = base.output[perm]  # P · Attention(X)
     diff = np.abs(moved.output - expected)
     worst = float(diff.max())
-    cols = dim_names(base.output.shape[1])
     rows_out, badges = [], []
     for new, old in enumerate(perm):
         same = bool(diff[new].max() <= TOL)
@@ -141,37 +177,7 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     if perm == list(range(5)):
         caption = "No shuffle yet: choose one. " + caption
     tokens_after = [DOG_TOKENS[i] for i in perm]
-    grids = [
-        grid_item(
-            matrix_grid(
-                "output",
-                "Z",
-                base.output,
-                DOG_TOKENS,
-                cols,
-                theme,
-                dp=3,
-                row_title="token",
-                col_title="output column",
-            ),
-            "Attention(X): the sentence in order",
-        ),
-        grid_item(
-            matrix_grid(
-                "output-shuffled",
-                "Z",
-                moved.output,
-                tokens_after,
-                cols,
-                theme,
-                dp=3,
-                role="z",
-                row_title="token",
-                col_title="output column",
-            ),
-            "Attention(PX): the shuffled sentence",
-        ),
-    ]
+    grids = _grids(base.output, moved.output, tokens_after, theme)
     return lab_figure(
         SHUFFLE,
         plot=_travel(perm, badges, ctx.theme),

@@ -82,11 +82,35 @@ def _density(t: Any, w: Json, draws: int, scale: bool, fixed: bool) -> Json:
 def _se_band(t: Any, plot: Json, widths: list[Json], draws: int) -> None:
     """Below the histogram: var/d_k per width, the shaded band 1 ± 2 SE, and the course
     module's values where it measured the same width."""
-    module = dict(zip(MODULE_WIDTHS, MODULE_VAR, strict=True))
     xs = [math.log2(int(w["d_k"])) for w in widths]
     ys = [float(w["var_over_d_k"]) for w in widths]
     ses = [se_var_over_dk(int(w["d_k"]), draws) for w in widths]
-    shapes = [
+    data = _band_points(t, widths, xs, ys, ses)
+    spread = max(max(abs(y - 1) for y in ys), max(2 * se for se in ses), 0.005) * 1.4
+    lo, hi = min(xs) - 0.6, max(xs) + 0.6
+    plot["data"] += data
+    layout = plot["layout"]
+    layout["height"] = 520
+    layout["yaxis"]["domain"] = [0.46, 1]
+    layout["xaxis"]["anchor"] = "y"
+    layout["xaxis2"] = charts.value_axis(
+        t,
+        "d_k (band: 1 ± 2 SE)",
+        [lo, hi],
+        anchor="y2",
+        tickmode="array",
+        tickvals=xs,
+        ticktext=[str(int(w["d_k"])) for w in widths],
+    )
+    layout["yaxis2"] = charts.value_axis(
+        t, "var/d_k", [1 - spread, 1 + spread], domain=[0, 0.26], anchor="x2"
+    )
+    layout["shapes"] = [*layout.get("shapes", []), *_band_shapes(t, xs, ses)]
+
+
+def _band_shapes(t: Any, xs: list[float], ses: list[float]) -> list[Json]:
+    """The shaded band 1 ± 2 SE at each width."""
+    return [
         {
             "type": "rect",
             "xref": "x2",
@@ -102,6 +126,13 @@ def _se_band(t: Any, plot: Json, widths: list[Json], draws: int) -> None:
         }
         for x, se in zip(xs, ses, strict=True)
     ]
+
+
+def _band_points(
+    t: Any, widths: list[Json], xs: list[float], ys: list[float], ses: list[float]
+) -> list[Json]:
+    """This run's var/d_k per width, and the course module's where it measured the same."""
+    module = dict(zip(MODULE_WIDTHS, MODULE_VAR, strict=True))
     hover = [
         f"d_k = {int(w['d_k'])}: var/d_k = {y:.4f}, band 1 ± {2 * se:.4f}"
         for w, y, se in zip(widths, ys, ses, strict=True)
@@ -134,26 +165,23 @@ def _se_band(t: Any, plot: Json, widths: list[Json], draws: int) -> None:
                 marker={"size": 10, "symbol": "x", "color": t.roles["k"]},
             )
         )
-    spread = max(max(abs(y - 1) for y in ys), max(2 * se for se in ses), 0.005) * 1.4
-    lo, hi = min(xs) - 0.6, max(xs) + 0.6
-    plot["data"] += data
-    layout = plot["layout"]
-    layout["height"] = 520
-    layout["yaxis"]["domain"] = [0.46, 1]
-    layout["xaxis"]["anchor"] = "y"
-    layout["xaxis2"] = charts.value_axis(
-        t,
-        "d_k (band: 1 ± 2 SE)",
-        [lo, hi],
-        anchor="y2",
-        tickmode="array",
-        tickvals=xs,
-        ticktext=[str(int(w["d_k"])) for w in widths],
-    )
-    layout["yaxis2"] = charts.value_axis(
-        t, "var/d_k", [1 - spread, 1 + spread], domain=[0, 0.26], anchor="x2"
-    )
-    layout["shapes"] = [*layout.get("shapes", []), *shapes]
+    return data
+
+
+def _per_width(widths: list[Json], draws: int) -> tuple[list[str], list[list[str]], list[str]]:
+    """The table's rows and cells per width, and the measured var/d_k for the quote."""
+    rows, cells, measured = [], [], []
+    module = dict(zip(MODULE_WIDTHS, MODULE_VAR, strict=True))
+    for w in widths:
+        k = int(w["d_k"])
+        se = se_var_over_dk(k, draws)
+        ratio = float(w["var_over_d_k"])
+        rows.append(f"d_k = {k}")
+        src = f"{module[k]:.4f}" if k in module else "—"
+        inside = "yes" if abs(ratio - 1) <= 2 * se else "no"
+        cells.append([f"{ratio:.4f}", f"± {se:.4f}", inside, src])
+        measured.append(f"{ratio:.4f} (d_k = {k})")
+    return rows, cells, measured
 
 
 def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -163,17 +191,7 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     shown = next(w for w in result["widths"] if int(w["d_k"]) == d_k)
     plot = _density(ctx.theme, shown, draws, scale, bool(v["fixed"]))
     _se_band(ctx.theme, plot, list(result["widths"]), draws)
-    rows, cells, measured = [], [], []
-    module = dict(zip(MODULE_WIDTHS, MODULE_VAR, strict=True))
-    for w in result["widths"]:
-        k = int(w["d_k"])
-        se = se_var_over_dk(k, draws)
-        ratio = float(w["var_over_d_k"])
-        rows.append(f"d_k = {k}")
-        src = f"{module[k]:.4f}" if k in module else "—"
-        inside = "yes" if abs(ratio - 1) <= 2 * se else "no"
-        cells.append([f"{ratio:.4f}", f"± {se:.4f}", inside, src])
-        measured.append(f"{ratio:.4f} (d_k = {k})")
+    rows, cells, measured = _per_width(list(result["widths"]), draws)
     root = math.sqrt(d_k)
     readout = [
         f"mean {float(shown['mean']):.4f}",

@@ -22,12 +22,10 @@ PATTERN = np.array([2.0, 1.0, 0.0])
 ITEMS = ["item 0", "item 1", "item 2"]
 
 
-def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    t, d, g = ctx.theme, int(v["d"]), float(v["gap"])
+def _plot(t: Any, d: int, flat: Any, at: Any) -> Json:
+    """The leading weight against log₂ d, unscaled and scaled, with d marked."""
     exps = np.linspace(0, 10, 81)
     lead = [float(softmax_stage(PATTERN, math.sqrt(2**e)).max_weight[0]) for e in exps]
-    flat = softmax_stage(PATTERN)
-    at = softmax_stage(PATTERN, math.sqrt(d))
     x = exps.tolist()
     data = [
         charts.line(
@@ -62,6 +60,25 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         charts.value_axis(t, "leading weight", [0, 1.05], dtick=0.25),
         **charts.legend(t),
     )
+    return {"data": data, "layout": layout}
+
+
+QUOTES = [
+    {
+        "source": "The queries/keys/values notes",
+        "text": "dividing by the square root "
+        "of the key length “holds the three weights at 0.665, 0.245 and 0.090 at every "
+        "width”; “with keys of length two, the divisor is about 1.414, so a raw score of 2 "
+        "becomes 1.414.”",
+    },
+    {"source": "The course module", "text": "at d_k = 128, “gaps of 20 are common”."},
+]
+
+
+def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    t, d, g = ctx.theme, int(v["d"]), float(v["gap"])
+    flat = softmax_stage(PATTERN)
+    at = softmax_stage(PATTERN, math.sqrt(d))
     cells = [
         [f"{float(a):.3f}", f"{float(b):.3f}"]
         for a, b in zip(at.weights[0], flat.weights[0], strict=True)
@@ -77,7 +94,7 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     return lab_figure(
         FLAT_LINE,
         caption=caption,
-        plot={"data": data, "layout": layout},
+        plot=_plot(t, d, flat, at),
         alt="Leading weight against log₂ d: unscaled rises toward 1, scaled stays at "
         f"{flat.max_weight[0]:.3f}.",
         tables=[table(f"The three weights at d = {d}", ["unscaled", "scaled"], ITEMS, cells)],
@@ -85,16 +102,7 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             f"a gap of {g:g} in the scores: one weight is e^{g:g} = {eg:,.4f} times the other",
             f"stretch √{d} = {math.sqrt(d):.4f}",
         ],
-        quotes=[
-            {
-                "source": "The queries/keys/values notes",
-                "text": "dividing by the square root "
-                "of the key length “holds the three weights at 0.665, 0.245 and 0.090 at every "
-                "width”; “with keys of length two, the divisor is about 1.414, so a raw score of 2 "
-                "becomes 1.414.”",
-            },
-            {"source": "The course module", "text": "at d_k = 128, “gaps of 20 are common”."},
-        ],
+        quotes=QUOTES,
     )
 
 

@@ -88,13 +88,8 @@ def _log_log(n: int, d: int, factor: int, t: Any) -> list[Json]:
     ]
 
 
-def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
-    t = ctx.theme
-    n, d, h = int(v["n"]), int(v["d_model"]), int(v["heads"])
-    c = cost.cost(cost.Config(n=n, d_model=d, heads=h))
-    factor = 2 if v["x2"] else 1
-    f = c.flops
-    unit = "FLOPs (multiply and add counted apart)" if factor == 2 else "multiply-adds"
+def _layout(t: Any, unit: str) -> Json:
+    """The stacked bar above, the log-log chart against N below."""
     layout = charts.layout(
         t,
         520,
@@ -112,6 +107,16 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         **charts.legend(t),
     )
     layout["legend"]["y"] = -0.18
+    return layout
+
+
+def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    t = ctx.theme
+    n, d, h = int(v["n"]), int(v["d_model"]), int(v["heads"])
+    c = cost.cost(cost.Config(n=n, d_model=d, heads=h))
+    factor = 2 if v["x2"] else 1
+    f = c.flops
+    unit = "FLOPs (multiply and add counted apart)" if factor == 2 else "multiply-adds"
     wins = (
         "the quadratic terms"
         if f.quadratic > f.linear
@@ -138,7 +143,7 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         caption=caption,
         alt=f"A stacked bar of the four terms and a log-log chart of 4·N·d² and 2·N²·d against "
         f"N, crossing at N = {count(c.crossover_n)}.",
-        plot=chart(_stacked(f, factor, t) + _log_log(n, d, factor, t), layout),
+        plot=chart(_stacked(f, factor, t) + _log_log(n, d, factor, t), _layout(t, unit)),
         readout=[
             f"d_k = d_model / h = {c.heads.d_k}",
             f"crossover N = {count(c.crossover_n)}",

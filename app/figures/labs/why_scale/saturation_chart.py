@@ -12,13 +12,8 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, table
 
 
-def sweep_chart(
-    v: Mapping[str, Any], ctx: FigureContext, shares: list[tuple[int, float, float]]
-) -> tuple[list[Json], Json, Json]:
-    """The share saturated against log₂ d_k, unscaled and scaled: traces on x3/y3, the
-    axes, and the table alternative."""
-    t, thr, d_k = ctx.theme, float(v["threshold"]), int(v["dk"])
-    xs = [math.log2(d) for d, _, _ in shares]
+def _share_lines(t: Any, shares: list[tuple[int, float, float]], xs: list[float]) -> list[Json]:
+    """The share saturated per width: unscaled solid, scaled dashed (on x3/y3)."""
     data = []
     for n, (label, colour) in enumerate(
         (("unscaled", t.roles["k"]), ("scaled ÷ √d_k", t.roles["q"]))
@@ -43,6 +38,17 @@ def sweep_chart(
                 "showlegend": False,
             }
         )
+    return data
+
+
+def sweep_chart(
+    v: Mapping[str, Any], ctx: FigureContext, shares: list[tuple[int, float, float]]
+) -> tuple[list[Json], Json, Json]:
+    """The share saturated against log₂ d_k, unscaled and scaled: traces on x3/y3, the
+    axes, and the table alternative."""
+    t, thr, d_k = ctx.theme, float(v["threshold"]), int(v["dk"])
+    xs = [math.log2(d) for d, _, _ in shares]
+    data = _share_lines(t, shares, xs)
     axes = {
         "xaxis3": charts.value_axis(
             t,

@@ -30,6 +30,34 @@ def table_runs(v: Mapping[str, Any], preview: bool) -> list[tuple[str, Json]]:
     return [("scaling-table", body)]
 
 
+def _scaling_layout(t: Any, top: float) -> Json:
+    """Entropy against log₂ d_k above (the maximum dashed), spread against √d_k below."""
+    mark = {
+        "type": "line",
+        "xref": "x domain",
+        "yref": "y",
+        "x0": 0,
+        "x1": 1,
+        "y0": top,
+        "y1": top,
+        "line": {"color": t.fg, "dash": "dash", "width": 1},
+    }
+    layout = charts.layout(
+        t,
+        560,
+        charts.value_axis(t, "log₂ d_k", None, anchor="y", dtick=1),
+        charts.value_axis(t, "entropy (bits)", [0, top * 1.08], domain=[0.6, 1], anchor="x"),
+        xaxis2=charts.value_axis(t, "√d_k", None, anchor="y2", rangemode="tozero"),
+        yaxis2=charts.value_axis(
+            t, "spread (population std)", None, domain=[0, 0.4], anchor="x2", rangemode="tozero"
+        ),
+        shapes=[mark],
+        **charts.legend(t),
+    )
+    layout["legend"]["y"] = -0.18
+    return layout
+
+
 def _scaling_plot(t: Any, rows: list[Json], top: float, which: str) -> Json:
     x = [math.log2(int(r["d_k"])) for r in rows]
     roots = [math.sqrt(int(r["d_k"])) for r in rows]
@@ -76,30 +104,38 @@ def _scaling_plot(t: Any, rows: list[Json], top: float, which: str) -> Json:
             f"d_k = {q['d_k']}: {side} entropy {q[f'{side}_entropy_bits']:.4f} bits" for q in r
         ]
         tr["hovertemplate"] = "%{customdata}<extra></extra>"
-    mark = {
-        "type": "line",
-        "xref": "x domain",
-        "yref": "y",
-        "x0": 0,
-        "x1": 1,
-        "y0": top,
-        "y1": top,
-        "line": {"color": t.fg, "dash": "dash", "width": 1},
-    }
-    layout = charts.layout(
-        t,
-        560,
-        charts.value_axis(t, "log₂ d_k", None, anchor="y", dtick=1),
-        charts.value_axis(t, "entropy (bits)", [0, top * 1.08], domain=[0.6, 1], anchor="x"),
-        xaxis2=charts.value_axis(t, "√d_k", None, anchor="y2", rangemode="tozero"),
-        yaxis2=charts.value_axis(
-            t, "spread (population std)", None, domain=[0, 0.4], anchor="x2", rangemode="tozero"
-        ),
-        shapes=[mark],
-        **charts.legend(t),
-    )
-    layout["legend"]["y"] = -0.18
-    return {"data": data, "layout": layout}
+    return {"data": data, "layout": _scaling_layout(t, top)}
+
+
+def _quotes(rows: list[Json], seed: int) -> list[Json]:
+    """The chapter's table, this run's, and why two spreads are shown."""
+    return [
+        {
+            "source": "The textbook chapter printed",
+            "text": "averaged over 200 random draws with "
+            "eight keys: a maximum entropy of 3 bits; a population std of 8 samples “runs low by a "
+            "predictable factor of about 0.90”, which is why d_k = 4 reads 1.756 rather than 2; "
+            "pooled spreads 2.04, 4.01, 8.06, 16.2 and 31.7; at d_k = 1024 the raw weights put "
+            "“96 per cent” on one key; “each fourfold rise in d_k doubles the spread”, and the "
+            "scaled column “barely moves”.",
+        },
+        {
+            "source": "This run measured",
+            "kind": "run",
+            "text": "; ".join(
+                f"d_k = {r['d_k']}: spread {r['spread']:.3f}, pooled {r['pooled_spread']:.3f}, raw "
+                f"max weight {r['raw_max_weight']:.3f}"
+                for r in rows
+            )
+            + f" (seed {seed}).",
+        },
+        {
+            "source": "Why both spreads",
+            "text": "0.90 is the expected population std of 8 "
+            "independent standard normals. Here the keys share one query, whose length varies, "
+            "so at small d_k the per-draw spread runs a little lower still.",
+        },
+    ]
 
 
 def build_scaling_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -138,33 +174,7 @@ def build_scaling_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         f"{first['raw_max_weight']:.3f} to {last['raw_max_weight']:.3f}; the scaled maximum "
         f"goes from {first['scaled_max_weight']:.3f} to {last['scaled_max_weight']:.3f}."
     )
-    quotes = [
-        {
-            "source": "The textbook chapter printed",
-            "text": "averaged over 200 random draws with "
-            "eight keys: a maximum entropy of 3 bits; a population std of 8 samples “runs low by a "
-            "predictable factor of about 0.90”, which is why d_k = 4 reads 1.756 rather than 2; "
-            "pooled spreads 2.04, 4.01, 8.06, 16.2 and 31.7; at d_k = 1024 the raw weights put "
-            "“96 per cent” on one key; “each fourfold rise in d_k doubles the spread”, and the "
-            "scaled column “barely moves”.",
-        },
-        {
-            "source": "This run measured",
-            "kind": "run",
-            "text": "; ".join(
-                f"d_k = {r['d_k']}: spread {r['spread']:.3f}, pooled {r['pooled_spread']:.3f}, raw "
-                f"max weight {r['raw_max_weight']:.3f}"
-                for r in rows
-            )
-            + f" (seed {int(v['seed'])}).",
-        },
-        {
-            "source": "Why both spreads",
-            "text": "0.90 is the expected population std of 8 "
-            "independent standard normals. Here the keys share one query, whose length varies, "
-            "so at small d_k the per-draw spread runs a little lower still.",
-        },
-    ]
+    quotes = _quotes(rows, int(v["seed"]))
     return lab_figure(
         SCALING_TABLE,
         caption=caption,

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from markupsafe import Markup
 
+from app.export.numpy_scripts import figure_script, has_script, numpy_script
 from app.figures.labs import LABS, FigureContext, Lab, LabFigure, get_lab
 from app.figures.labs.base import BODY_KEYS, state_query
 from app.figures.style import theme as theme_named
@@ -36,7 +37,6 @@ from app.labs.experiments import (
     iterate,
     steps,
 )
-from app.labs.scripts import numpy_script
 from app.paths import templates_dir
 from app.settings import Settings
 from app.web.errors import embed_error_page
@@ -312,20 +312,22 @@ def numpy_export(lab_id: str, figure: str, request: Request) -> Response:
     if isinstance(lab, JSONResponse):
         return lab
     fig = lab.figure(figure)
-    if fig is None or (fig.runs is None and fig.numpy is None):
+    if fig is None or (fig.runs is None and not has_script(fig)):
         return _error("figure", f"{lab_id} has no experiment figure {figure!r}", 404)
     params = {k: v for k, v in request.query_params.items() if k not in JSON_KEYS}
     try:
         check_unknown(lab, params, extra_keys(lab))
         values = figure_values(lab, fig, params)
-        if fig.numpy is not None:  # a figure without an experiment: its own script
+        if has_script(fig):  # a figure without an experiment: its own script
             settings: Settings = settings_of(request)
             ctx = FigureContext(
                 theme=theme_named("light"),
                 run=runner(settings, fig, {}),
                 others=read_values(lab, fig, params),
             )
-            return Response(fig.numpy(values, ctx), media_type="text/x-python; charset=utf-8")
+            return Response(
+                figure_script(fig, values, ctx), media_type="text/x-python; charset=utf-8"
+            )
         assert fig.runs is not None
         scripts = [numpy_script(experiment_params(fig, n, b)) for n, b in fig.runs(values, False)]
     except ControlError as exc:

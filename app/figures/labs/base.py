@@ -62,8 +62,9 @@ class LabFigure:
     reads: tuple[str, ...] = ()
     # Makes parsed values agree with each other (a matrix resized to a length control).
     settle: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-    # "Copy as NumPy" of a figure without an experiment: (values, ctx) -> a script.
-    numpy: Callable[[Mapping[str, Any], FigureContext], str] | None = None
+    # "Copy as NumPy" of a figure without an experiment: the name of its script, written by
+    # app.export.numpy_scripts.labs (SCRIPTS[numpy](values, ctx)).
+    numpy: str | None = None
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from typing import Any
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import steps, toggle
-from app.figures.labs.cost.common import BASE, HEADS, POWERS, TERMS, config_of, short_number
+from app.figures.labs.cost.common import BASE, HEADS, POWERS, TERMS, short_number
 from app.figures.labs.parts import chart, count
-from app.labs import cost, lab_scripts
+from app.labs import cost
 
 
 def _stacked(f: cost.Flops, factor: int, t: Any) -> list[Json]:
@@ -175,12 +175,7 @@ FLOPS = LabFigure(
     teaching="The projections, linear in N, dominate short sequences. Past N = 2·d_model, "
     "the quadratic scores and weighted sum take over.",
     build=build_flops,
-    numpy=lambda v, ctx: lab_scripts.cost(
-        "G1",
-        "flops",
-        [config_of(n=int(v["n"]), d_model=int(v["d_model"]), heads=int(v["heads"]))],
-        "N, d_model and h of the figure; the rest the base model's",
-    ),
+    numpy="flops",
     badges=("reconstructed",),
     controls=(
         steps("n", "Sequence length N", BASE.n, POWERS),

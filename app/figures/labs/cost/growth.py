@@ -10,9 +10,9 @@ from typing import Any
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import steps, toggle
-from app.figures.labs.cost.common import BASE, byte_text, config_of
+from app.figures.labs.cost.common import BASE, byte_text
 from app.figures.labs.parts import chart, count
-from app.labs import cost, lab_scripts
+from app.labs import cost
 
 
 def build_growth(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -87,12 +87,7 @@ GROWTH = LabFigure(
     teaching="The score table is n × n. Four times the context means sixteen times the cells "
     "and the quadratic work.",
     build=build_growth,
-    numpy=lambda v, ctx: lab_scripts.cost(
-        "G3",
-        "growth",
-        [config_of(n=s) for s in ([int(v["n"]), 4 * int(v["n"])] if v["x4"] else [int(v["n"])])],
-        "N (and 4 N with x4); all tables = score_table_bytes x h x layers",
-    ),
+    numpy="growth",
     controls=(
         steps("n", "Sequence length N", 512, tuple(2**k for k in range(7, 18))),
         toggle("x4", "×4: compare with four times the context", False),

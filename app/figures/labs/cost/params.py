@@ -8,9 +8,9 @@ from typing import Any
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, steps, toggle
-from app.figures.labs.cost.common import BASE, HEADS, config_of
+from app.figures.labs.cost.common import BASE, HEADS
 from app.figures.labs.parts import chart, count
-from app.labs import cost, lab_scripts
+from app.labs import cost
 
 
 def build_params(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -83,17 +83,7 @@ PARAMS = LabFigure(
     teaching="Per layer, the feed-forward block outweighs attention, and h does not change "
     "the count.",
     build=build_params,
-    numpy=lambda v, ctx: lab_scripts.cost(
-        "G2",
-        "params",
-        [
-            config_of(
-                **{k: int(v[k]) for k in ("d_model", "heads", "d_ff", "vocab", "layers")},
-                biases=bool(v["biases"]),
-            )
-        ],
-        "the figure's sizes",
-    ),
+    numpy="params",
     controls=(
         integer("vocab", "Vocabulary size", BASE.vocab, 1000, 100_000),
         steps("d_model", "d_model", BASE.d_model, (64, 128, 256, 512, 1024)),

@@ -11,7 +11,6 @@ from typing import Any
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, matrix, toggle
 from app.figures.labs.parts import fmt, matrix_grid
-from app.labs import lab_scripts
 from app.presets import (
     RUNNING_EXAMPLE,
     W_O_TWO_HEADS,
@@ -127,11 +126,7 @@ SPLIT_CONCAT = LabFigure(
     teaching="Each head sees only its slice of columns and divides by its own √d_k. "
     "Concatenation lays the outputs side by side, and W^O mixes them back to model width.",
     build=build_split_concat,
-    numpy=lambda v, ctx: lab_scripts.split_concat(
-        RUNNING_EXAMPLE,
-        int(v["heads"]),
-        IDENTITY if v["wo_identity"] else [list(r) for r in v["w_o"]],
-    ),
+    numpy="split-concat",
     controls=(
         choice("heads", "Heads h", "2", SPLITS),
         toggle("wo_identity", "W^O = identity (h·d_v = d_model = 4)", False),

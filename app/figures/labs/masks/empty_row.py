@@ -15,7 +15,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import choice, toggle
 from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
 from app.figures.labs.parts import fmt, matrix_grid
-from app.labs import lab_scripts, masks
+from app.labs import masks
 from app.presets import RUNNING_EXAMPLE
 
 PAD_TOKENS = ("<pad>", "I", "love", "LLMs")
@@ -34,7 +34,7 @@ def pad_first_body() -> dict[str, Any]:
     }
 
 
-def _d1_case_allowed(v: Mapping[str, Any], d1: Mapping[str, Any]) -> Any:
+def d1_case_allowed(v: Mapping[str, Any], d1: Mapping[str, Any]) -> Any:
     """On D1's S: key k0 padded with causal on, or D1's own combination."""
     n = int(d1["L"])
     if v["case"] == "pad-key0":
@@ -51,7 +51,7 @@ def _example(v: Mapping[str, Any], ctx: FigureContext) -> tuple[Any, ...]:
                 list(stages.warnings), h.weights)  # fmt: skip
     d1 = shared(ctx, v)
     n = int(d1["L"])
-    allowed = _d1_case_allowed(v, d1)
+    allowed = d1_case_allowed(v, d1)
     st = softmax_stage(scores_of(d1), allowed=allowed)
     return queries(n), keys(n), st.scores, allowed, list(st.warnings), st.weights
 
@@ -157,15 +157,6 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
 
 
-def numpy_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> str:
-    """D3's script: the padded running example through attention, or the shared S."""
-    if v["case"] == "pad-first":
-        allowed = masks.causal(4, 4) & masks.padding(4, [True, False, False, False])
-        return lab_scripts.empty_row_attention(pad_first_body(), allowed)
-    d1 = shared(ctx, v)
-    return lab_scripts.empty_row_scores(d1["S"], _d1_case_allowed(v, d1))
-
-
 EMPTY_ROW = LabFigure(
     name="empty-row",
     entry="D3",
@@ -176,7 +167,7 @@ EMPTY_ROW = LabFigure(
     "answer, so implementations must guard it: the sources say NaN, this engine gives "
     "zeros and a warning.",
     build=build_empty_row,
-    numpy=numpy_empty_row,
+    numpy="empty-row",
     badges=("our example",),
     controls=(
         choice(

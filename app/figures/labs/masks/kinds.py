@@ -24,7 +24,7 @@ from app.figures.labs.masks.common import (
     settle_d1,
 )
 from app.figures.labs.parts import fmt, matrix_grid
-from app.labs import lab_scripts, masks
+from app.labs import masks
 
 
 def _mask_grid(name: str, allowed: Any, form: str, theme: str, label: str) -> Json:
@@ -170,7 +170,7 @@ MASK_KINDS = LabFigure(
     teaching="Each mask states a rule: no peeking ahead, ignore padding, stay local. Adding "
     "their −∞ entries intersects what each allows.",
     build=build_mask_kinds,
-    numpy=lambda v, ctx: lab_scripts.mask_kinds(v),
+    numpy="mask-kinds",
     badges=("reconstructed",),
     controls=(
         toggle("causal", "Causal (key j only when j ≤ i)", True),

@@ -13,7 +13,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import choice
 from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
 from app.figures.labs.parts import chart, fmt, matrix_grid
-from app.labs import lab_scripts, masks
+from app.labs import masks
 
 ORDER_CHOICES = (("both", "both"), ("before", "before (correct)"), ("after", "after (wrong)"))
 
@@ -143,7 +143,7 @@ MASK_ORDER = LabFigure(
     teaching="Masking before softmax renormalises over the allowed keys. Masking after "
     "discards weight: rows stop summing to one, and the outputs shrink.",
     build=build_mask_order,
-    numpy=lambda v, ctx: lab_scripts.mask_order(shared(ctx, v), v["mask"]),
+    numpy="mask-order",
     badges=("reconstructed",),
     controls=(
         choice("order", "Order", "both", ORDER_CHOICES),

@@ -14,7 +14,6 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import Control, integer, number
 from app.figures.labs.order.common import dim_names
 from app.figures.labs.parts import chart, matrix_grid, preset_body
-from app.labs import lab_scripts
 from app.labs.positional import sinusoidal
 
 WIDTHS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
@@ -134,7 +133,7 @@ POSITIONAL = LabFigure(
     teaching="Position vectors make the same word at two positions two different inputs, so "
     "a shuffle now changes the outputs. Low dimensions oscillate fast, high ones slowly.",
     build=build_positional,
-    numpy=lambda v, ctx: lab_scripts.positional(int(v["T"]), int(v["d"]), float(v["base"])),
+    numpy="positional-encoding",
     controls=(
         integer("d", "Width d", 4, 2, 512, extra={"slider": True}),
         Control(

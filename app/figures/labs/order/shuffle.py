@@ -16,7 +16,6 @@ from app.figures.labs.controls import Control, choice, toggle
 from app.figures.labs.order.common import TOL, dim_names, permuted_body, row_text
 from app.figures.labs.parts import chart, fmt, matrix_grid, preset_body
 from app.figures.style import arrow
-from app.labs import lab_scripts
 
 DOG_TOKENS = ("The", "dog", "bit", "the", "man")
 
@@ -209,9 +208,7 @@ SHUFFLE = LabFigure(
     teaching="Without positions, self-attention sees a set: outputs travel with their tokens, "
     "unchanged, so word order is invisible. The precise word is equivariant, not invariant.",
     build=build_shuffle,
-    numpy=lambda v, ctx: lab_scripts.shuffle(
-        preset_body("dog-bit-man"), v["perm"], bool(v["positional"])
-    ),
+    numpy="shuffle",
     badges=("our example",),
     controls=(
         Control(

@@ -10,7 +10,7 @@ import numpy as np
 
 from app.attention import run
 from app.inputs.body import AttentionRequest
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 from app.wire import stages_to_chunks
 
 VARIANTS = 256  # bodies per case, each with its own X (a cycle longer than any cache hit)

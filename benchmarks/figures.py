@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.attention import AttentionInput, run
 from app.figures import View, build_figures
-from app.inputs.presets import RUNNING_EXAMPLE as R
+from app.presets import RUNNING_EXAMPLE as R
 from app.wire import encode
 
 

@@ -18,8 +18,9 @@ import time
 from typing import Any
 
 from app.figures.labs import LABS
-from app.figures.labs.base import state_query, with_export
+from app.figures.labs.base import state_query
 from app.figures.labs.controls import Control
+from app.figures.to_plotly import with_export
 from app.http.lab_state import build_one
 from app.inputs.lab_cost import figure_price
 from app.settings import Settings

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
+from app import presets
 from app.api.models import (
     AttentionResponse,
     PresetDetail,
@@ -27,7 +28,6 @@ from app.http.body import body_doc, content_length, read_body
 from app.http.pipeline import compute, computes, price
 from app.http.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
 from app.http.routing import LeanRoute
-from app.inputs import presets
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import problem
 from app.inputs.limits import (

@@ -30,6 +30,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
+from app.export.numpy_scripts import numpy_script
 from app.http.admission import Slot
 from app.http.body import body_doc, read_body_admitted
 from app.http.pipeline import compute, computes, in_slot, priced, stream
@@ -57,7 +58,6 @@ from app.labs.experiments import (
     run_experiment,
     steps,
 )
-from app.labs.scripts import numpy_script
 from app.settings import Settings
 from app.wire import encode
 

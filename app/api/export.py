@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.export.numpy_snippet import numpy_snippet
+from app.export.numpy_scripts import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.http.admission import admitted, gate_of
 from app.http.body import body_doc, content_length, read_body

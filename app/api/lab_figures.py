@@ -19,9 +19,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from app.export.numpy_scripts import figure_script, has_script, numpy_script
 from app.figures.labs import FigureContext, Lab, get_lab
-from app.figures.labs.base import check_unknown, figure_values, read_values
-from app.figures.labs.controls import ControlError
 from app.figures.style import theme as theme_named
 from app.http.lab_answer import Ask, PriceError, control_detail, progress_lines
 from app.http.lab_state import (
@@ -34,8 +33,8 @@ from app.http.lab_state import (
 )
 from app.http.pipeline import compute, computes, priced, stream
 from app.http.responses import error_doc, settings_of
+from app.inputs.lab_controls import ControlError, check_unknown, figure_values, read_values
 from app.inputs.lab_cost import figure_price
-from app.labs.scripts import numpy_script
 from app.wire import json_block
 
 router = APIRouter(prefix="/api/v1/labs", tags=["labs"])
@@ -132,16 +131,16 @@ async def lab_numpy(lab_id: LabId, figure: str, request: Request) -> Response:
     if isinstance(lab, JSONResponse):
         return lab
     fig = lab.figure(figure)
-    if fig is None or (fig.runs is None and fig.numpy is None):
+    if fig is None or (fig.runs is None and not has_script(fig)):
         return _error("figure", f"{lab_id} has no experiment figure {figure!r}", 404)
     params = {k: v for k, v in request.query_params.items() if k not in JSON_KEYS}
     settings = settings_of(request)
 
     def script() -> str:
-        if fig.numpy is not None:  # a figure without an experiment: its own script
+        if has_script(fig):  # a figure without an experiment: its own script
             ctx = FigureContext(theme=theme_named("light"), run=runner(settings, fig, {}),
                                 others=read_values(lab, fig, params))  # fmt: skip
-            return fig.numpy(values, ctx)
+            return figure_script(fig, values, ctx)
         assert fig.runs is not None
         runs = fig.runs(values, False)
         return "\n".join(numpy_script(experiment_params(fig, n, b)) for n, b in runs)

@@ -1,5 +1,6 @@
-"""Exports of a computation: every stage as JSON, as CSV files in a zip, as a NumPy snippet,
-and one figure as a self-contained HTML file.
+"""Exports of a computation: every stage as JSON, as CSV files in a zip, as a NumPy script
+(``numpy_scripts``: every "Copy as NumPy" the app writes), and one figure as a
+self-contained HTML file.
 
 ``stage_matrices`` lists the matrices once (names, labels, values); each format renders
 that list, so JSON, CSV and the snippet always agree on names and order.

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from app.export.html import figure_html
-from app.export.numpy_snippet import numpy_snippet
+from app.export.numpy_scripts import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.figures import build_figures
 from app.figures.registry import FIGURE_NUMBERS, known_figures

@@ -3,7 +3,8 @@
 Which figures exist, their titles and builders: ``app.figures.registry`` (the one list).
 
 PURE: imports numpy, the standard library, ``app.attention`` and, for the lab figures,
-``app.labs`` and the presets (tests/unit/test_layers.py walks the imports).
+``app.labs`` and ``app.presets`` (pure data), never ``app.inputs``
+(tests/unit/test_layers.py walks the imports).
 ``build_figures(stages, view)`` returns the body of ``POST /api/v1/figures`` (documented
 in app/api/figures.py) except ``state``, which the route echoes. Every number a figure
 prints is formatted here; the browser draws grids with static/js/grid.js, charts with

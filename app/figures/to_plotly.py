@@ -9,6 +9,13 @@ A description's ``panels`` is a list of rows; each row a list of items: ``{"grid
 within a row, items sit left to right with widths in proportion to their columns. Its
 ``steps`` (Figure 3) become Plotly ``frames``: each step reveals the first ``show[name]``
 cells of a grid in reading order and outlines ``marks[name]``.
+
+Plotly reads text as its own pseudo-HTML (``<a href>``, ``<b>``, ``&entities;``), so every
+label and string the conversion hands it (tick labels, cell text, hover text, names) goes
+through ``plain`` here, once, for the main figures and the labs alike: an exported SVG
+never carries live markup, while the description itself (what the grid renderer draws
+with ``textContent``) keeps the labels exact. ``with_export`` gives a lab figure drawn
+only as grids its Plotly twin for the PNG and SVG buttons.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
+from app.figures.context import label_text
 from app.figures.grid import SCALES
 from app.figures.style import (
     FONT_FAMILY,
@@ -34,6 +42,19 @@ OP_UNITS = 1.6  # width of "×" or "=" in columns
 ARROW_UNITS = 3.2
 TITLE_PX = 44  # room above each row for the grids' names and shapes
 ROW_GAP_PX = 30
+
+
+GRIDS_PER_ROW = 3  # a lab figure's grids, side by side in its export
+
+
+def plain(text: Any) -> Any:
+    """Text (or nested lists of it) with the markup characters replaced by look-alikes
+    (``app.figures.context.label_text``); numbers and None pass through."""
+    if isinstance(text, str):
+        return label_text(text)
+    if isinstance(text, list):
+        return [plain(x) for x in text]
+    return text
 
 
 def _label_html(label: str) -> str:
@@ -66,8 +87,8 @@ def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
     rows, cols = g["shape"]
     lo, mid, hi = SCALES[t.name][g["scale"]]
     z = g["values"]
-    text = g["text"]
-    hover = g["hover"] or text
+    text = plain(g["text"])
+    hover = plain(g["hover"]) or text
     if reveal is not None:
         keep = _shown(reveal, cols)
         z = [[v if keep(i, j) else None for j, v in enumerate(r)] for i, r in enumerate(z)]
@@ -87,7 +108,7 @@ def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
         "ygap": 1 if rows <= 24 else 0,
         "xaxis": f"x{sfx}",
         "yaxis": f"y{sfx}",
-        "name": g["label"],
+        "name": plain(g["label"]),
         "hoverongaps": False,
     }
     if hover is not None:
@@ -111,8 +132,8 @@ def _units(item: Json) -> float:
 def _axes(t: Theme, g: Json, n: int, xdom: list[float], ydom: list[float]) -> Json:
     rows, cols = g["shape"]
     sfx = "" if n == 1 else str(n)
-    xv, xt = ticks(g["cols"])
-    yv, yt = ticks(g["rows"])
+    xv, xt = ticks(plain(g["cols"]))
+    yv, yt = ticks(plain(g["rows"]))
     common = {"type": "linear", "tickmode": "array", "showgrid": False, "zeroline": False,
               "ticks": "", "color": t.fg, "fixedrange": True, "ticklabeloverflow": "allow",
               "tickfont": {"size": 11 if max(rows, cols) <= 12 else 9}}  # fmt: skip
@@ -193,3 +214,20 @@ def convert(fig: Json, theme_name: str) -> Json:
         fig["frames"] = frames
         fig["data"], fig["layout"] = frames[-1]["data"], frames[-1]["layout"]
     return fig
+
+
+def with_export(fig: Json, theme_name: str) -> Json:
+    """A lab figure drawn only as number grids gets ``export``: the same grids as a Plotly
+    figure, by this converter, for its PNG and SVG buttons (rows of GRIDS_PER_ROW)."""
+    if fig.get("plot") is not None or not fig.get("grids"):
+        return fig
+    items = [{"grid": g["desc"]} for g in fig["grids"]]
+    gap = [{"op": " "}, {"op": " "}]  # room for the next grid's row labels
+    rows = []
+    for i in range(0, len(items), GRIDS_PER_ROW):
+        row: list[Json] = []
+        for item in items[i : i + GRIDS_PER_ROW]:
+            row += [*gap, item] if row else [item]
+        rows.append(row)
+    drawn = convert({"panels": rows}, theme_name)
+    return {**fig, "export": {"data": drawn["data"], "layout": drawn["layout"]}}

@@ -18,8 +18,8 @@ from typing import Any, Literal
 from starlette.requests import Request
 
 from app.figures.labs import Lab, LabFigure
-from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values, with_export
-from app.figures.labs.controls import ControlError
+from app.figures.labs.base import BODY_KEYS
+from app.figures.to_plotly import with_export
 from app.http.admission import Slot
 from app.http.lab_state import (
     JSON_KEYS,
@@ -36,6 +36,7 @@ from app.http.lab_state import (
 from app.http.pipeline import in_slot
 from app.http.responses import settings_of
 from app.inputs.errors import FieldError, error_detail
+from app.inputs.lab_controls import ControlError, check_unknown, figure_values
 from app.inputs.lab_cost import BODY_FIGURES, figure_price
 from app.inputs.limits import Cost, CostError, check_cost
 from app.inputs.link import parse_query

@@ -19,13 +19,7 @@ from pydantic import ValidationError
 
 from app.attention import run
 from app.figures.labs import FigureContext, Lab, LabFigure
-from app.figures.labs.base import (
-    BODY_KEYS,
-    figure_values,
-    read_values,
-    state_query,
-)
-from app.figures.labs.controls import ControlError
+from app.figures.labs.base import BODY_KEYS, state_query
 from app.figures.style import theme as theme_named
 from app.http.responses import site_base
 from app.inputs.errors import FieldError
@@ -35,6 +29,7 @@ from app.inputs.experiments import (
     ScalingTableRequest,
     ScoreVarianceRequest,
 )
+from app.inputs.lab_controls import ControlError, figure_values, read_values
 from app.inputs.link import parse_query
 from app.inputs.resolve import StateError, check_request
 from app.labs.experiments import (

@@ -1,6 +1,7 @@
 """What a request, link, embed or CLI call asks for, before any work is done.
 
-``presets`` (named examples), ``body`` (the attention request body, matrix types, size
+The named examples are data below this package and the figures: ``app.presets``.
+``body`` (the attention request body, matrix types, size
 limits, the token label limit), ``softmax`` (the softmax endpoint's body), ``view`` (the
 ONE view model: focus, head, stretch, row, theme), ``link`` (the URL codec), ``query``
 (strict URL numbers), ``limits`` (the cost model: every computing route estimates a

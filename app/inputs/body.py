@@ -24,8 +24,8 @@ from pydantic import (
 
 from app.attention import AttentionInput
 from app.inputs.errors import FieldError
-from app.inputs.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.labs.positional import sinusoidal
+from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.settings import Settings
 
 VALUE_LIMIT = 1e6

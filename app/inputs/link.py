@@ -20,8 +20,8 @@ from urllib.parse import urlencode
 import orjson
 
 from app.inputs.errors import FieldError
-from app.inputs.presets import DEFAULT_PRESET, get_preset
 from app.inputs.view import ViewState
+from app.presets import DEFAULT_PRESET, get_preset
 
 MAX_LINK_CHARS = 1_000_000
 MAX_LINK_DEPTH = 8

@@ -27,21 +27,34 @@ def is_whole(text: str, max_digits: int = MAX_DIGITS) -> bool:
 def query_int(text: str, name: str, max_digits: int = MAX_DIGITS) -> int:
     """A whole number ≥ 0 written in ASCII digits, or FieldError naming ``name``."""
     if not is_whole(text, max_digits):
-        shown = text[:20] + ("…" if len(text) > 20 else "")
         raise FieldError(
-            name, f"{name} must be a whole number of at most {max_digits} digits, got {shown!r}"
+            name,
+            f"{name} must be a whole number of at most {max_digits} digits, got {shown(text)!r}",
         )
     return int(text)
 
 
+def decimal(text: str) -> float | None:
+    """THE number grammar of a URL: ``text`` as a finite float when it is an ASCII decimal
+    such as ``8``, ``-0.5``, ``.5`` or ``1e2`` (no spaces, ``_``, hex, ``inf`` or ``nan``,
+    at most ``MAX_NUMBER_CHARS`` characters), else None. Page parameters and lab controls
+    both read their numbers here."""
+    if len(text) > MAX_NUMBER_CHARS or not _DECIMAL.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def shown(text: str) -> str:
+    """The start of a refused text, for a message (never the whole of a long input)."""
+    return text[:20] + ("…" if len(text) > 20 else "")
+
+
 def query_float(text: str, name: str) -> float:
     """A finite decimal such as ``8``, ``-0.5`` or ``1e2``, or FieldError naming ``name``."""
-    value = math.nan
-    if len(text) <= MAX_NUMBER_CHARS and _DECIMAL.fullmatch(text):
-        value = float(text)
-    if not math.isfinite(value):
-        shown = text[:20] + ("…" if len(text) > 20 else "")
-        raise FieldError(name, f"{name} must be a finite decimal number, got {shown!r}")
+    value = decimal(text)
+    if value is None:
+        raise FieldError(name, f"{name} must be a finite decimal number, got {shown(text)!r}")
     return value
 
 

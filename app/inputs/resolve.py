@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app import presets
 from app.attention import AttentionInput, InputError, Stages, run
-from app.inputs import presets
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError, error_detail, validation_detail
 from app.inputs.limits import (

@@ -2,7 +2,7 @@
 
 Every experiment draws from ``numpy.random.default_rng(seed)`` (PCG64) in the order
 written below, so the same parameters give the same numbers, bit for bit, on the same
-numpy; ``app.labs.scripts`` writes the same procedure as a standalone script.
+numpy; ``app.export.numpy_scripts.experiments`` writes the same procedure as a standalone script.
 
 **One draw rule.** A query q with d_k i.i.d. N(0, 1) entries against n keys k_j with
 i.i.d. N(0, 1) entries gives scores s_j = q·k_j. Given q, the s_j are independent

@@ -20,8 +20,7 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from app.figures.labs import LABS, Lab, LabFigure, get_lab
-from app.figures.labs.base import BODY_KEYS, figure_values, read_values, state_query
-from app.figures.labs.controls import ControlError
+from app.figures.labs.base import BODY_KEYS, state_query
 from app.http.lab_answer import Ask, PriceError
 from app.http.lab_state import (
     ADMIT_WAIT_S,
@@ -30,6 +29,7 @@ from app.http.lab_state import (
     theme_of,
 )
 from app.http.pipeline import compute, computes, priced
+from app.inputs.lab_controls import ControlError, figure_values, read_values
 from app.web.errors import embed_error_page
 from app.web.templating import templates
 from app.wire import json_block

@@ -11,10 +11,10 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 
 from app.figures.labs import get_lab
-from app.figures.labs.controls import ControlError
 from app.http.lab_state import CONTROLS_HEIGHT, EMBED_HEIGHT, body_of, embed_state, theme_of
 from app.http.pipeline import priced
 from app.http.responses import settings_of
+from app.inputs.lab_controls import ControlError
 from app.inputs.limits import Cost
 from app.web.oembed import DEFAULT_WIDTH, OEmbedError, oembed_error, oembed_response
 

@@ -18,11 +18,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
 
 from app.figures.labs import LABS, Lab, get_lab
-from app.figures.labs.base import BODY_KEYS, check_unknown, figure_values
-from app.figures.labs.controls import ControlError
+from app.figures.labs.base import BODY_KEYS
 from app.http.lab_state import body_of, extra_keys, lab_query, theme_of
 from app.http.pipeline import computes, priced
 from app.http.responses import settings_of, site_base
+from app.inputs.lab_controls import ControlError, check_unknown, figure_values
 from app.inputs.limits import Cost
 from app.paths import templates_dir
 from app.settings import Settings

@@ -30,9 +30,9 @@ from app.http.responses import settings_of
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.limits import Cost
 from app.inputs.link import LinkState
-from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.inputs.resolve import StateError, plan_link
 from app.inputs.view import ViewState, url_defaults
+from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.settings import Settings
 from app.web.templating import templates
 

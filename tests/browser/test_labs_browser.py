@@ -17,7 +17,7 @@ from playwright.sync_api import Error as PlaywrightError
 from app.attention import run
 from app.figures.labs import LABS as REGISTRY
 from app.inputs.body import AttentionRequest
-from app.inputs.presets import get_preset
+from app.presets import get_preset
 
 pytestmark = pytest.mark.browser
 

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route, ex
 from app.attention import run
 from app.figures.context import label_text
 from app.inputs.body import AttentionRequest
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 pytestmark = pytest.mark.browser
 

@@ -26,7 +26,7 @@ from playwright.sync_api import Page
 from app.attention import Stages, run
 from app.inputs.body import AttentionRequest
 from app.inputs.link import parse_query
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from app.attention import run
 from app.figures import View, build_figures
 from app.figures.view_fields import STRETCH
 from app.inputs.body import AttentionRequest
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 pytestmark = pytest.mark.browser
 

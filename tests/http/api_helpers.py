@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from fastapi.testclient import TestClient
 
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 JSON = {"content-type": "application/json"}
 

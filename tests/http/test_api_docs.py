@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.inputs.presets import RUNNING_EXAMPLE
 from app.paths import static_dir
+from app.presets import RUNNING_EXAMPLE
 from app.web.docs import SWAGGER_UI_VERSION
 
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app.api.models import AttentionResponse, HeadOut, SoftmaxResponse
 from app.attention import run
 from app.inputs.body import AttentionRequest
-from app.inputs.presets import W_O_TWO_HEADS, preset_ids
+from app.presets import W_O_TWO_HEADS, preset_ids
 from app.wire import encode, stages_to_chunks, stages_to_dict
 
 HEAD_FIELDS = set(HeadOut.model_fields)

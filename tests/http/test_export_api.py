@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from app.attention import run
 from app.inputs.body import AttentionRequest
 from app.inputs.link import encode_body
-from app.inputs.presets import get_preset
+from app.presets import get_preset
 
 
 def preset_body(name: str) -> dict[str, object]:

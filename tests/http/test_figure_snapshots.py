@@ -26,7 +26,7 @@ from snapshot_views import SAME, digest, readable
 
 from app.figures import BUILDERS
 from app.figures.labs import LABS
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 Snapshot = Callable[[str, Any], None]
 SNAPSHOTS = Path(__file__).resolve().parents[1] / "snapshots"

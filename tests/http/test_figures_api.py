@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.inputs.presets import RUNNING_EXAMPLE, get_preset
+from app.presets import RUNNING_EXAMPLE, get_preset
 
 
 def post(client: TestClient, body: dict[str, Any]) -> Any:

@@ -15,8 +15,8 @@ from app.figures import FIGURE_NUMBERS
 from app.figures.registry import FIGURES, focus_figures_text, page_lists
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState, encode_body, to_query
-from app.inputs.presets import RUNNING_EXAMPLE
 from app.inputs.view import ViewState, url_defaults
+from app.presets import RUNNING_EXAMPLE
 from app.web.assets import IMMUTABLE, REVALIDATE, asset_hash
 
 

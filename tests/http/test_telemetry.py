@@ -102,21 +102,22 @@ def test_metrics_label_unknown_paths_and_assets_with_bounded_names(client: TestC
 
 
 def test_admission_rejections_and_heavy_work_in_flight(client: TestClient) -> None:
+    # Deltas: the series are per process, and other tests' apps share this process.
     gate = admission.gate_of(client)
-    name = "attention_lab_admission_rejections_total"
-    before = sample(client.get("/metrics").text, name)
+    rejected, running = "attention_lab_admission_rejections_total", "attention_lab_heavy_in_flight"
+    before = client.get("/metrics").text
     slots = [gate.enter() for _ in range(gate.limit)]  # other requests hold every slot
     try:
         during = client.get("/metrics").text
-        assert sample(during, "attention_lab_heavy_in_flight") == gate.limit
+        assert sample(during, running) - sample(before, running) == gate.limit
         with pytest.raises(admission.BusyError):
             gate.enter()
     finally:
         for slot in slots:
             gate.leave(slot)
     after = client.get("/metrics").text
-    assert sample(after, name) - before == 1
-    assert sample(after, "attention_lab_heavy_in_flight") == 0
+    assert sample(after, rejected) - sample(before, rejected) == 1
+    assert sample(after, running) == sample(before, running)
 
 
 def test_metrics_can_be_switched_off(make_client: MakeClient) -> None:

@@ -11,7 +11,7 @@ from engine_spec import arr, run_example
 
 from app.attention import AttentionInput, Stages, run
 from app.figures import View, build_figures
-from app.inputs.presets import RUNNING_EXAMPLE as R
+from app.presets import RUNNING_EXAMPLE as R
 
 
 def stages(**over: Any) -> Stages:

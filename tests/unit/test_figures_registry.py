@@ -22,7 +22,7 @@ from app.figures.registry import (
     page_lists,
     title,
 )
-from app.inputs.presets import RUNNING_EXAMPLE
+from app.presets import RUNNING_EXAMPLE
 
 FIGURES_DIR = Path(app.figures.__file__).parent
 LIVE = [f for f in FIGURES if f.builder is not None]

@@ -12,8 +12,8 @@ from app.figures import check_view
 from app.figures.view_fields import STRETCH
 from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
-from app.inputs.presets import RUNNING_EXAMPLE
 from app.inputs.view import ViewRequest, ViewState, default_focus
+from app.presets import RUNNING_EXAMPLE
 
 STRETCH_MIN, STRETCH_MAX = STRETCH.low, STRETCH.high
 

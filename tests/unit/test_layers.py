@@ -7,8 +7,7 @@ what its package may import instead. Two more rules keep the surfaces apart: no 
 module (one that defines ``router``) is imported by another module of the app except its
 package's ``__init__`` and ``app.main``, and ``app.api`` and ``app.web`` never import each
 other: what both need is in ``app.http``. Finally the package-level import graph (an edge
-from a package to each other package one of its modules imports) has no cycle, with one
-named exception (``CYCLE_EXCEPTION``).
+from a package to each other package one of its modules imports) has no cycle.
 """
 
 from __future__ import annotations
@@ -29,7 +28,17 @@ FRAMEWORKS = {"fastapi", "starlette", "uvicorn", "anyio", "jinja2", "markupsafe"
 
 # What the export and both surfaces build on: the pure packages, the inputs and the small
 # top-level modules (settings, paths, the wire encoder, the one Jinja environment).
-BELOW_EXPORT = {"attention", "figures", "labs", "inputs", "settings", "paths", "wire", "templating"}
+BELOW_EXPORT = {
+    "attention",
+    "figures",
+    "labs",
+    "presets",
+    "inputs",
+    "settings",
+    "paths",
+    "wire",
+    "templating",
+}
 HTTP = {"fastapi", "starlette", "anyio"}
 HTML = {"jinja2", "markupsafe"}
 
@@ -37,10 +46,12 @@ HTML = {"jinja2", "markupsafe"}
 LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "attention": ({"attention"}, PURE_THIRD_PARTY),
     "labs": ({"labs"}, PURE_THIRD_PARTY),
-    # Lab figures draw lab computations and open on the presets (pure data, no imports).
-    "figures": ({"figures", "attention", "labs", "inputs.presets"}, PURE_THIRD_PARTY),
+    # Lab figures draw lab computations and open on the presets (pure data, no imports);
+    # never app.inputs, which builds on the figures.
+    "figures": ({"figures", "attention", "labs", "presets"}, PURE_THIRD_PARTY),
+    "presets": (set(), set()),
     "inputs": (
-        {"inputs", "attention", "figures", "labs", "settings"},
+        {"inputs", "attention", "figures", "labs", "presets", "settings"},
         {"numpy", "pydantic", "orjson"},
     ),
     "export": ({"export"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
@@ -63,13 +74,6 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "main": ({"api", "web", "http", "settings", "paths"}, {"fastapi"}),
     "cli": ({"settings", "export", "web"}, {"pydantic", "uvicorn"}),
 }
-
-
-# The one import that closes a cycle today, named so that no other cycle can hide behind it:
-# the lab figures open on the presets (app.inputs.presets, pure data), while app.inputs
-# resolves links into figures. Issue 16 moves the presets below figures; when they have
-# moved, delete this (test_the_cycle_exception_is_still_needed says so).
-CYCLE_EXCEPTION = ("figures", "app.inputs.presets")
 
 
 def package_of(path: Path) -> str:
@@ -132,7 +136,7 @@ Edges = dict[str, dict[str, list[str]]]  # package -> imported package -> ["file
 
 
 def package_graph(sources: Mapping[Path, str]) -> Edges:
-    """Which package imports which (one package to another), with where, minus the exception."""
+    """Which package imports which (one package to another), with where."""
     graph: Edges = {}
     for path, source in sources.items():
         package = package_of(path)
@@ -140,12 +144,8 @@ def package_graph(sources: Mapping[Path, str]) -> Edges:
             parts = module.split(".")
             if parts[0] != "app" or len(parts) < 2 or parts[1] in (package, "__version__"):
                 continue
-            exempt = (package, module) == CYCLE_EXCEPTION or (
-                package == CYCLE_EXCEPTION[0] and module.startswith(CYCLE_EXCEPTION[1] + ".")
-            )
-            if not exempt:
-                where = f"{path.relative_to(ROOT)}:{line}"
-                graph.setdefault(package, {}).setdefault(parts[1], []).append(where)
+            where = f"{path.relative_to(ROOT)}:{line}"
+            graph.setdefault(package, {}).setdefault(parts[1], []).append(where)
     return graph
 
 
@@ -195,17 +195,6 @@ def test_the_package_import_graph_has_no_cycle() -> None:
     assert found == [], "import cycles between app packages:\n" + "\n".join(found)
 
 
-def test_the_cycle_exception_is_still_needed() -> None:
-    package, module = CYCLE_EXCEPTION
-    used = [
-        path
-        for path in MODULES
-        if package_of(path) == package
-        and any(m == module or m.startswith(f"{module}.") for _, m in imports_of(path.read_text()))
-    ]
-    assert used, f"no app/{package} module imports {module} any more: delete CYCLE_EXCEPTION"
-
-
 def test_the_cycle_check_catches_a_synthetic_cycle() -> None:
     sources = {
         ROOT / "app/labs/a.py": "from app.attention.pipeline import run\n",
@@ -220,12 +209,13 @@ def test_the_cycle_check_catches_a_synthetic_cycle() -> None:
     ]
 
 
-def test_the_exception_covers_exactly_its_one_edge() -> None:
+def test_the_cycle_check_names_a_two_package_cycle() -> None:
     inputs_to_figures = {ROOT / "app/inputs/r.py": "from app.figures import build_figures\n"}
-    allowed = {ROOT / "app/figures/l.py": "from app.inputs.presets import RUNNING_EXAMPLE\n"}
-    other = {ROOT / "app/figures/l.py": "from app.inputs.body import AttentionRequest\n"}
-    assert cycles(package_graph(inputs_to_figures | allowed)) == []
-    assert cycles(package_graph(inputs_to_figures | other)) == [
+    figures_to_inputs = {
+        ROOT / "app/figures/l.py": "from app.inputs.body import AttentionRequest\n"
+    }
+    assert cycles(package_graph(inputs_to_figures)) == []
+    assert cycles(package_graph(inputs_to_figures | figures_to_inputs)) == [
         "figures -> inputs -> figures (figures->inputs: app/figures/l.py:1; "
         "inputs->figures: app/inputs/r.py:1)"
     ]
@@ -246,6 +236,8 @@ def test_every_package_has_a_row() -> None:
         ("app/web/x.py", "from app.api.models import HeadOut", "imports app.api.models"),
         ("app/http/x.py", "from app.api.models import HeadOut", "imports app.api.models"),
         ("app/labs/x.py", "from app.attention import run", "imports app.attention"),
+        ("app/figures/x.py", "from app.inputs.view import View", "imports app.inputs.view"),
+        ("app/presets.py", "from app.figures import fmt", "imports app.figures"),
     ],
 )
 def test_the_check_catches_a_forbidden_import(file: str, source: str, needle: str) -> None:
@@ -259,7 +251,7 @@ def test_allowed_imports_pass() -> None:
     assert violations(ROOT / "app/figures/x.py", source) == []
 
 
-@pytest.mark.parametrize("package", ["app.attention", "app.figures", "app.labs"])
+@pytest.mark.parametrize("package", ["app.attention", "app.figures", "app.labs", "app.presets"])
 def test_importing_a_pure_package_loads_no_framework(package: str) -> None:
     # What the source check cannot see: an import made at run time, by a dependency.
     frameworks = sorted(FRAMEWORKS | {"pydantic", "orjson", "httpx"})

@@ -10,14 +10,16 @@ one-line summary, entries, status and figures. The routes in ``app/web/labs.py``
 
 How to add a lab (or turn a coming one into a page)
 ---------------------------------------------------
-1. Write ``app/figures/labs/<id>.py`` (module name with ``_`` for ``-``): for each figure a
-   builder ``build(values, ctx) -> lab_figure(...)`` and a ``LabFigure`` naming it, its
-   entry (``"D1"``), title, intro, teaching point, controls (controls.py: number, integer,
-   toggle, choice, steps, vector, matrix, multi) and badges ("reconstructed", "our
-   example"). Builders are pure: they format every number; computations the route owns
-   (attention, experiments) arrive through ``ctx.run``.
-2. Add its ``Lab(...)`` with ``status="ready"`` to ``LABS`` below (replacing the coming
-   entry), and a picture ``static/img/labs/<id>.svg`` for the index.
+1. Write a package ``app/figures/labs/<id>/`` (name with ``_`` for ``-``), one module per
+   figure holding its builder ``build(values, ctx) -> lab_figure(...)`` and a
+   ``LabFigure`` naming it, its entry (``"D1"``), title, intro, teaching point, controls
+   (controls.py: number, integer, toggle, choice, steps, vector, matrix, multi) and
+   badges ("reconstructed", "our example"). Builders are pure: they format every
+   number; computations the route owns (attention, experiments) arrive through
+   ``ctx.run``.
+2. Define its ``FIGURES`` and ``LAB = Lab(...)`` with ``status="ready"`` in the package's
+   ``__init__.py``, list it in ``LABS`` below, and add a picture
+   ``static/img/labs/<id>.svg`` for the index.
 3. Optional: ``templates/labs/<id>.html`` extending ``labs/lab.html`` for prose around the
    figures (block ``lab_intro``). The generic page already renders every control, figure,
    share toolbar, table alternative, quotation and badge.
@@ -26,59 +28,20 @@ How to add a lab (or turn a coming one into a page)
 
 from __future__ import annotations
 
-from app.figures.labs import one_query, one_query_maps, step_by_step, why_scale, why_scale_more
+from app.figures.labs import cost, heads, masks, one_query, order, step_by_step, why_scale
 from app.figures.labs.base import FigureContext, Lab, LabFigure, lab_figure
-from app.figures.labs.labs2 import LABS_II
 
 __all__ = ["LABS", "FigureContext", "Lab", "LabFigure", "get_lab", "lab_figure"]
 
+# Index order. Each lab's entry (id, title, summary, figures) lives in its package.
 LABS: tuple[Lab, ...] = (
-    Lab(
-        id="one-query",
-        title="One query, by hand",
-        summary="Turn three scores into weights and an output, aim a query, read entropy, "
-        "compare one map with two.",
-        entries="A1–A5",
-        status="ready",
-        figures=(
-            one_query.SOFTMAX_TABLE,
-            one_query.ALIGNMENT,
-            one_query.WORKED_QUERY,
-            one_query_maps.DISCRIMINATE,
-            one_query_maps.TWO_MAPS,
-        ),
-        intro="One query at a time, every number in view: scores become exponentials, "
-        "weights and a weighted average of the values.",
-    ),
-    Lab(
-        id="step-by-step",
-        title="The whole computation, step by step",
-        summary="Step two tokens through scores, scale, mask, softmax and output; read one "
-        "position's equations.",
-        entries="B1–B2",
-        status="ready",
-        figures=(step_by_step.STEPPER, step_by_step.PER_POSITION),
-        intro="Two tokens through scores, scale, mask, softmax and the weighted sum, then "
-        "one position's equations on any example.",
-    ),
-    Lab(
-        id="why-scale",
-        title="Why scale by √d_k",
-        summary="Run seeded experiments: score variance, saturation, a scaling table and a "
-        "flat line.",
-        entries="C1–C4",
-        status="ready",
-        figures=(
-            why_scale.SCORE_HISTOGRAM,
-            why_scale.SATURATION,
-            why_scale_more.SCALING_TABLE,
-            why_scale_more.FLAT_LINE,
-        ),
-        intro="For random q and k, q·k has mean 0 and variance d_k, so raw scores grow like "
-        "√d_k, softmax saturates and its gradient term p(1 − p) vanishes. Dividing by √d_k "
-        "restores unit variance. Every experiment here is seeded: a link reruns it exactly.",
-    ),
-    *LABS_II,
+    one_query.LAB,
+    step_by_step.LAB,
+    why_scale.LAB,
+    masks.LAB,
+    order.LAB,
+    heads.LAB,
+    cost.LAB,
 )
 
 

@@ -1,4 +1,5 @@
-"""What a lab is: its figures, each figure's controls, and how a URL query becomes values.
+"""What a lab is: its figures, each figure's controls, and how values are written in a URL
+(``state_query``; ``app.inputs.lab_controls`` reads a query back into values).
 
 PURE (standard library and ``app.figures`` only). A ``Lab`` is data: id, title, one-line
 summary, status (``ready`` or ``coming``) and its ``LabFigure``s. A figure's ``build``
@@ -18,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.figures.labs.controls import Control, ControlError
+from app.figures.labs.controls import Control
 from app.figures.style import CONFIG, Theme
 
 Json = dict[str, Any]
@@ -61,8 +62,9 @@ class LabFigure:
     reads: tuple[str, ...] = ()
     # Makes parsed values agree with each other (a matrix resized to a length control).
     settle: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-    # "Copy as NumPy" of a figure without an experiment: (values, ctx) -> a script.
-    numpy: Callable[[Mapping[str, Any], FigureContext], str] | None = None
+    # "Copy as NumPy" of a figure without an experiment: the name of its script, written by
+    # app.export.numpy_scripts.labs (SCRIPTS[numpy](values, ctx)).
+    numpy: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,34 +93,6 @@ class Lab:
         }
 
 
-def figure_values(
-    lab: Lab, fig: LabFigure, params: Mapping[str, str], embed: bool = False
-) -> dict[str, Any]:
-    """The figure's control values from a query (defaults where absent); ControlError
-    names the key of the first bad value. An embed also reads bare names."""
-    keys = lab.keys()
-    values: dict[str, Any] = {}
-    for c in fig.controls:
-        key = keys[(fig.name, c.name)]
-        text = params.get(key)
-        if text is None and embed:
-            text, key = params.get(c.name), c.name
-        values[c.name] = c.default if text is None else c.parse(text, key)
-    return fig.settle(values) if fig.settle is not None else values
-
-
-def read_values(
-    lab: Lab, fig: LabFigure, params: Mapping[str, str], embed: bool = False
-) -> dict[str, dict[str, Any]]:
-    """The values of the figures ``fig`` reads (figure -> control -> value)."""
-    out: dict[str, dict[str, Any]] = {}
-    for name in fig.reads:
-        other = lab.figure(name)
-        if other is not None:
-            out[name] = figure_values(lab, other, params, embed=embed)
-    return out
-
-
 def state_query(
     lab: Lab, values: Mapping[str, Mapping[str, Any]], extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -133,17 +107,6 @@ def state_query(
                 out[keys[(f.name, c.name)]] = c.encode(value)
     out.update(extra or {})
     return out
-
-
-def known_keys(lab: Lab) -> set[str]:
-    return set(lab.keys().values())
-
-
-def check_unknown(lab: Lab, params: Mapping[str, str], allowed: set[str]) -> None:
-    """ControlError for a query key this lab does not know (a typo in a link)."""
-    for key in params:
-        if key not in known_keys(lab) and key not in allowed:
-            raise ControlError(key, f"the lab {lab.title!r} has no control {key!r}")
 
 
 def lab_figure(
@@ -195,25 +158,3 @@ def grid_item(desc: Json, heading: str = "", badge: str = "") -> Json:
     """One number grid of a lab figure: the grid renderer's description, a heading above
     it and an optional badge (e.g. "symmetric")."""
     return {"desc": desc, "heading": heading, "badge": badge}
-
-
-GRIDS_PER_ROW = 3
-
-
-def with_export(fig: Json, theme_name: str) -> Json:
-    """A figure drawn only as number grids gets ``export``: the same grids as a Plotly
-    figure, by the one converter (app.figures.to_plotly), for its PNG and SVG buttons."""
-    if fig.get("plot") is not None or not fig.get("grids"):
-        return fig
-    from app.figures.to_plotly import convert
-
-    items = [{"grid": g["desc"]} for g in fig["grids"]]
-    gap = [{"op": " "}, {"op": " "}]  # room for the next grid's row labels
-    rows = []
-    for i in range(0, len(items), GRIDS_PER_ROW):
-        row: list[Json] = []
-        for item in items[i : i + GRIDS_PER_ROW]:
-            row += [*gap, item] if row else [item]
-        rows.append(row)
-    drawn = convert({"panels": rows}, theme_name)
-    return {**fig, "export": {"data": drawn["data"], "layout": drawn["layout"]}}

@@ -1,7 +1,7 @@
 /**
  * labs/controls.js — reads and writes the lab controls rendered by templates/labs/macros.html.
  * A control is a [data-control] element with data-key (its URL key) and data-kind; its
- * value travels as the URL text the server parses (app/figures/labs/controls.py): a
+ * value travels as the URL text the server parses (app/inputs/lab_controls.py): a
  * number as typed, a toggle 1/0, a vector "2,1,0", a matrix "3,-3;1,1", a steps slider
  * the listed value at its position, a multi choice "4,16,64". No parsing or maths here.
  */
@@ -18,7 +18,15 @@ export function readControl(el, described) {
     case "steps":
       return described.choices[Number(parts[0].value)][0];
     case "vector":
-      return parts.map((i) => i.value.trim()).join(",");
+      // One text field may hold the whole vector ("0, 1, 6"): the URL form has no spaces.
+      return parts
+        .map((i) =>
+          i.value
+            .split(",")
+            .map((p) => p.trim())
+            .join(","),
+        )
+        .join(",");
     case "multi":
       return parts
         .filter((i) => i.checked)

@@ -1,0 +1,85 @@
+"""Which script "Copy as NumPy" writes for a lab figure without a seeded experiment (the
+masks, order, heads and cost labs): the script's name (``LabFigure.numpy``, data next to
+the figure) -> (values, ctx) -> script. A figure that
+runs experiments is written by ``experiments.numpy_script`` instead, once per run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.export.numpy_scripts import lab_cost, lab_heads, lab_masks, lab_order
+from app.figures.labs.base import FigureContext, LabFigure
+from app.figures.labs.cost.common import config_of
+from app.figures.labs.heads.split_concat import IDENTITY
+from app.figures.labs.masks.common import shared
+from app.figures.labs.masks.empty_row import d1_case_allowed, pad_first_body
+from app.figures.labs.parts import preset_body
+from app.labs import masks
+from app.presets import RUNNING_EXAMPLE
+
+Script = Callable[[Mapping[str, Any], FigureContext], str]
+
+
+def _empty_row(v: Mapping[str, Any], ctx: FigureContext) -> str:
+    """D3: the padded running example through attention, or the shared S."""
+    if v["case"] == "pad-first":
+        allowed = masks.causal(4, 4) & masks.padding(4, [True, False, False, False])
+        return lab_masks.empty_row_attention(pad_first_body(), allowed)
+    d1 = shared(ctx, v)
+    return lab_masks.empty_row_scores(d1["S"], d1_case_allowed(v, d1))
+
+
+def _params(v: Mapping[str, Any], ctx: FigureContext) -> str:
+    sizes = {k: int(v[k]) for k in ("d_model", "heads", "d_ff", "vocab", "layers")}
+    return lab_cost.cost(
+        "G2", "params", [config_of(**sizes, biases=bool(v["biases"]))], "the figure's sizes"
+    )
+
+
+def _growth(v: Mapping[str, Any], ctx: FigureContext) -> str:
+    lengths = [int(v["n"]), 4 * int(v["n"])] if v["x4"] else [int(v["n"])]
+    return lab_cost.cost(
+        "G3",
+        "growth",
+        [config_of(n=s) for s in lengths],
+        "N (and 4 N with x4); all tables = score_table_bytes x h x layers",
+    )
+
+
+SCRIPTS: dict[str, Script] = {
+    "mask-kinds": lambda v, ctx: lab_masks.mask_kinds(v),
+    "mask-order": lambda v, ctx: lab_masks.mask_order(shared(ctx, v), v["mask"]),
+    "empty-row": _empty_row,
+    "shuffle": lambda v, ctx: lab_order.shuffle(
+        preset_body("dog-bit-man"), v["perm"], bool(v["positional"])
+    ),
+    "positional-encoding": lambda v, ctx: lab_order.positional(
+        int(v["T"]), int(v["d"]), float(v["base"])
+    ),
+    "split-concat": lambda v, ctx: lab_heads.split_concat(
+        RUNNING_EXAMPLE,
+        int(v["heads"]),
+        IDENTITY if v["wo_identity"] else [list(r) for r in v["w_o"]],
+    ),
+    "flops": lambda v, ctx: lab_cost.cost(
+        "G1",
+        "flops",
+        [config_of(n=int(v["n"]), d_model=int(v["d_model"]), heads=int(v["heads"]))],
+        "N, d_model and h of the figure; the rest the base model's",
+    ),
+    "params": _params,
+    "growth": _growth,
+}
+
+
+def has_script(fig: LabFigure) -> bool:
+    """True when "Copy as NumPy" of ``fig`` is a script of its own (not an experiment's):
+    the figure names it (``LabFigure.numpy``) and it is written here."""
+    return fig.numpy is not None and fig.numpy in SCRIPTS
+
+
+def figure_script(fig: LabFigure, values: Mapping[str, Any], ctx: FigureContext) -> str:
+    """The standalone script recomputing ``fig``'s numbers for ``values``."""
+    assert fig.numpy is not None, fig.name
+    return SCRIPTS[fig.numpy](values, ctx)

@@ -1,0 +1,186 @@
+"""D3, a row with no allowed key: the engine's guarded zeros, the naive NaN and the
+uniform row a large finite negative gives. The padded example runs through
+``ctx.run["attention"]``. PURE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from app.attention import softmax_stage
+from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
+from app.figures.labs.controls import choice, toggle
+from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
+from app.figures.labs.parts import fmt, matrix_grid
+from app.labs import masks
+from app.presets import RUNNING_EXAMPLE
+
+PAD_TOKENS = ("<pad>", "I", "love", "LLMs")
+
+
+LARGE_NEGATIVE = -1e9
+
+
+def pad_first_body() -> dict[str, Any]:
+    return {
+        **RUNNING_EXAMPLE,
+        "tokens": list(PAD_TOKENS),
+        "x": [[0, 0, 0, 0], *RUNNING_EXAMPLE["x"]],
+        "mask": "causal",
+        "padding": [True, False, False, False],
+    }
+
+
+def d1_case_allowed(v: Mapping[str, Any], d1: Mapping[str, Any]) -> Any:
+    """On D1's S: key k0 padded with causal on, or D1's own combination."""
+    n = int(d1["L"])
+    if v["case"] == "pad-key0":
+        return masks.causal(n, n) & masks.padding(n, [j == 0 for j in range(n)])
+    return d1_allowed(d1)
+
+
+def _example(v: Mapping[str, Any], ctx: FigureContext) -> tuple[Any, ...]:
+    """(row labels, column labels, masked scores, allowed, warnings, weights) of the case."""
+    if v["case"] == "pad-first":
+        stages = ctx.run["attention"](pad_first_body())
+        h = stages.head
+        return (stages.tokens, stages.key_tokens, h.scaled, stages.allowed,
+                list(stages.warnings), h.weights)  # fmt: skip
+    d1 = shared(ctx, v)
+    n = int(d1["L"])
+    allowed = d1_case_allowed(v, d1)
+    st = softmax_stage(scores_of(d1), allowed=allowed)
+    return queries(n), keys(n), st.scores, allowed, list(st.warnings), st.weights
+
+
+def _grids(
+    v: Mapping[str, Any], theme: str, labels: tuple[Any, Any], weights: Any, finite: Any,
+    allowed: Any, outline: Json,
+) -> list[Json]:  # fmt: skip
+    """The guarded weights, and (with ``large``) the weights under a −1e9 mask."""
+    rows, cols = labels
+    grids = [
+        grid_item(
+            matrix_grid(
+                "weights",
+                "A",
+                weights,
+                rows,
+                cols,
+                theme,
+                blocked=~allowed,
+                hover_name="weight",
+                outline=outline,
+            ),
+            "weights, guarded (the engine): the empty row is all zeros",
+        )
+    ]
+    if v["large"]:
+        grids.append(
+            grid_item(
+                matrix_grid(
+                    "weights-finite",
+                    "A",
+                    finite.weights,
+                    rows,
+                    cols,
+                    theme,
+                    hover_name="weight (−1e9 mask)",
+                    outline=outline,
+                ),
+                "weights with −1e9 instead of −∞: the empty row is uniform",
+            )
+        )
+    return grids
+
+
+QUOTES = [
+    {
+        "source": "the course module",
+        "text": "“Every row must keep at least one "
+        "allowed key, or the softmax computes 0/0 = NaN.”",
+    },
+    {
+        "source": "the queries/keys/values notes",
+        "text": "implementations “guard that row or accept a useless output”.",
+    },
+]
+
+
+def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
+    rows, cols, masked_scores, allowed, warnings, weights = _example(v, ctx)
+    empty = [i for i in range(len(rows)) if not allowed[i].any()]
+    r = empty[0] if empty else 0
+    outline = {"rows": empty, "cols": [], "cells": []}
+    # The large-finite variant: −1e9 instead of −∞, a uniform row.
+    finite = softmax_stage(np.where(allowed, masked_scores, LARGE_NEGATIVE))
+    grids = _grids(v, ctx.theme.name, (rows, cols), weights, finite, allowed, outline)
+    n = len(cols)
+    naive = [
+        [
+            ("−∞" if not allowed[r, j] else fmt(float(masked_scores[r, j]))),
+            "0" if not allowed[r, j] else "e^s",
+            "0/0 = NaN",
+            "0",
+            fmt(float(finite.weights[r, j]), 4),
+        ]
+        for j in range(n)
+    ]
+    caption = (
+        f"Row {rows[r]} (position {r}) has no allowed key: every score is −∞, so a naive "
+        "softmax divides e^−∞ = 0 by their sum 0 and gets NaN. The engine guards the row "
+        "(zeros and a warning); a large finite negative such as −1e9 instead gives a uniform "
+        f"row, 1/{n} each."
+        if empty
+        else "Every row has at least one allowed key, so no row needs guarding."
+    )
+    return lab_figure(
+        EMPTY_ROW,
+        caption=caption,
+        alt=f"The weight grid with row {rows[r]} flagged as empty, and the naive softmax "
+        "of that row: NaN.",
+        grids=grids,
+        tables=[
+            table(
+                f"Row {rows[r]} three ways",
+                ["masked score", "naive e^s", "naive weight", "guarded weight", "−1e9 weight"],
+                list(cols),
+                naive,
+            )
+        ],
+        table_view=True,
+        warnings=[f"The engine's warning, verbatim: “{w}”" for w in warnings],
+        quotes=QUOTES,
+    )
+
+
+EMPTY_ROW = LabFigure(
+    name="empty-row",
+    entry="D3",
+    title="A row with no allowed key",
+    intro="“<pad>” in front of the running example, padded and causal: position 0 may read "
+    "only itself, and itself is padding. What should its weights be?",
+    teaching="Every query needs at least one key to read. An empty row has no meaningful "
+    "answer, so implementations must guard it: the sources say NaN, this engine gives "
+    "zeros and a warning.",
+    build=build_empty_row,
+    numpy="empty-row",
+    badges=("our example",),
+    controls=(
+        choice(
+            "case",
+            "Example",
+            "pad-first",
+            (
+                ("pad-first", "<pad> I love LLMs (causal)"),
+                ("pad-key0", "D1's S with key k0 padded (causal)"),
+                ("d1", "D1's S with D1's masks"),
+            ),
+        ),
+        toggle("large", "Also show −1e9 instead of −∞", True),
+    ),
+    reads=(D1,),
+)

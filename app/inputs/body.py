@@ -2,9 +2,9 @@
 to the engine (the softmax endpoint's body is ``app.inputs.softmax``).
 
 Pydantic checks what a JSON body can get wrong on its own (types, finite numbers within
-±1e6, rectangular rows, label lengths, unknown fields); ``check_limits`` applies the
-size limits from settings; the engine checks that shapes chain. Responses are built in
-``app/wire.py`` and documented by ``app.api.models``.
+±1e6, rectangular rows, printable labels (``app.inputs.fields``), unknown fields);
+``check_limits`` applies the size limits from settings; the engine checks that shapes
+chain. Responses are built in ``app/wire.py`` and documented by ``app.api.models``.
 """
 
 from __future__ import annotations
@@ -19,29 +19,19 @@ from pydantic import (
     Field,
     Strict,
     StrictBool,
-    StrictInt,
 )
 
 from app.attention import AttentionInput
 from app.inputs.errors import FieldError
+from app.inputs.fields import MAX_LABEL_CHARS, Label, Whole
 from app.inputs.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.labs.positional import sinusoidal
 from app.settings import Settings
 
 VALUE_LIMIT = 1e6
-# The longest token label, in characters: the page's editor reads it from #initial-state.
-MAX_LABEL_CHARS = 64
 
 # Strict: a JSON number only (true, "1" and null are refused, not coerced); ints are fine.
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
-Label = Annotated[
-    str,
-    Strict(),
-    Field(
-        max_length=MAX_LABEL_CHARS,
-        description=f"A token label, at most {MAX_LABEL_CHARS} characters.",
-    ),
-]
 
 
 def rectangular(rows: list[list[Any]]) -> list[list[Any]]:
@@ -150,8 +140,13 @@ class AttentionRequest(BaseModel):
         "Combined with the other masks by AND.",
         examples=[[[True, True, False], [True, True, True], [False, True, True]]],
     )
-    heads: StrictInt = Field(
-        1, ge=1, le=512, description="Number of heads h; must divide d_k and d_v.", examples=[2]
+    heads: Whole = Field(
+        1,
+        ge=1,
+        le=512,
+        description="Number of heads h; must divide d_k (the columns of w_q "
+        "and w_k, or of q and k) and d_v (the columns of w_v, or of v).",
+        examples=[2],
     )
     w_o: Matrix | None = _matrix_field(
         "W^O, d_v × d_out: applied to the concatenated head outputs.",

@@ -38,6 +38,18 @@ def printable(text: str) -> str:
     return CONTROL.sub(REPLACEMENT, text)
 
 
+def printable_data(value: Any) -> Any:
+    """``value`` (JSON-like data: dicts, lists, strings, numbers) with ``printable`` applied
+    to every string in it, keys included."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable_data(k): printable_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable_data(v) for v in value]
+    return value
+
+
 def _character_name(ch: str) -> str:
     return f"U+{ord(ch):04X}" + (f" {unicodedata.name(ch)}" if unicodedata.name(ch, "") else "")
 

@@ -26,7 +26,7 @@ from app.figures.registry import (
 )
 from app.http.params import link_params
 from app.http.responses import settings_of
-from app.inputs.body import MAX_LABEL_CHARS
+from app.inputs.fields import MAX_LABEL_CHARS
 from app.inputs.link import LinkState
 from app.inputs.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.inputs.resolve import StateError, plan_link

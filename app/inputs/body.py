@@ -49,8 +49,19 @@ def rectangular(rows: list[list[Any]]) -> list[list[Any]]:
     return rows
 
 
-Matrix = Annotated[list[list[Number]], AfterValidator(rectangular)]
-BoolMatrix = Annotated[list[list[StrictBool]], AfterValidator(rectangular)]
+# The schema says "at least one row of at least one number"; ``rectangular`` checks it
+# with a message of its own, and checks what no JSON Schema can say: rows of equal length.
+_NONEMPTY = {"minItems": 1}
+Matrix = Annotated[
+    list[Annotated[list[Number], Field(json_schema_extra=_NONEMPTY)]],
+    Field(json_schema_extra=_NONEMPTY),
+    AfterValidator(rectangular),
+]
+BoolMatrix = Annotated[
+    list[Annotated[list[StrictBool], Field(json_schema_extra=_NONEMPTY)]],
+    Field(json_schema_extra=_NONEMPTY),
+    AfterValidator(rectangular),
+]
 
 
 def _matrix_field(description: str, example: Any) -> Any:
@@ -74,7 +85,16 @@ class Source(BaseModel):
 
 
 class AttentionRequest(BaseModel):
-    """One attention computation. Give x, w_q, w_k, w_v (projection) or q, k, v (direct)."""
+    """One attention computation. Give x, w_q, w_k, w_v (projection) or q, k, v (direct).
+
+    Rules across fields, checked after the schema (each a 422 naming the field): one mode
+    only; in projection mode w_q, w_k and w_v have as many rows as x (and source.x) has
+    columns (d_model), and w_k as many columns as w_q (d_k); in direct mode k has as many
+    columns as q (d_k) and v as many rows as k (L_K); every row of a matrix has the same
+    length; heads divides d_k and d_v; w_o has d_v rows; tokens has one label per query,
+    source.tokens and key_tokens (direct mode only) one per key; padding has one flag
+    per key; allowed is L_Q × L_K; positional 'sinusoidal' needs x. The server's size
+    limits (tokens, width, work) apply too: a 413 or 422 naming what to reduce."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RUNNING_EXAMPLE]})
 

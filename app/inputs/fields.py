@@ -86,5 +86,10 @@ def _integral(value: Any) -> Any:
     return value
 
 
-# A JSON integer (``520`` or ``520.0``); StrictInt refuses booleans, strings and fractions.
-Whole = Annotated[StrictInt, BeforeValidator(_integral)]
+# 520.0 -> 520 before StrictInt, which refuses booleans, strings and fractions. In a type
+# alias with bounds, put the bounds first, ``Annotated[StrictInt, Field(ge=…), INTEGRAL]``:
+# after the validator pydantic would write them into the schema as "ge"/"le", which JSON
+# Schema does not know (test_api_fuzz.py catches that).
+INTEGRAL = BeforeValidator(_integral)
+# A JSON integer (``520`` or ``520.0``); give the bounds with the field's ``Field(...)``.
+Whole = Annotated[StrictInt, INTEGRAL]

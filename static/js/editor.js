@@ -1,14 +1,23 @@
 /**
  * editor.js — the matrix editor: X (with token labels and padding flags), the source S
- * for cross-attention, W^Q, W^K and W^V. Builds the same markup as
+ * for cross-attention, W^Q, W^K and W^V; or, for a direct-mode state, Q, K and V. Builds the same markup as
  * templates/macros/editor.html, handles spreadsheet keys (arrows move, Enter commits,
  * Escape reverts) and shows each invalid entry on its cell (aria-invalid plus a message
  * linked by aria-describedby). What was typed is read by numbers.js; nothing is computed.
  */
 
-import { keyRows } from "./shapes.js";
+import { isDirect, keyRows } from "./shapes.js";
 
-const LABELS = { x: "X", source_x: "S (source)", w_q: "W^Q", w_k: "W^K", w_v: "W^V" };
+const LABELS = {
+  x: "X",
+  source_x: "S (source)",
+  w_q: "W^Q",
+  w_k: "W^K",
+  w_v: "W^V",
+  q: "Q",
+  k: "K",
+  v: "V",
+};
 // A matrix larger than this is edited through a window of WINDOW × WINDOW cells that the
 // arrow keys and the window buttons move: a 128 × 128 state would otherwise put 65,536
 // inputs in the page (seconds of style and layout at load, and a repaint of thousands of
@@ -23,6 +32,9 @@ const COLUMN = {
   w_q: "d_k column",
   w_k: "d_k column",
   w_v: "d_v column",
+  q: "d_k column",
+  k: "d_k column",
+  v: "d_v column",
 };
 
 /** The server's input limits, from #initial-state (``limits``). */
@@ -184,6 +196,12 @@ function windowBar(name, rows) {
 function specsOf(body) {
   const cross = Boolean(body.source);
   const padding = keyRows(body).map((_, i) => Boolean(body.padding?.[i]));
+  if (isDirect(body))
+    return [
+      ["q", body.q, { tokenAttr: "data-token", labels: body.tokens }],
+      ["k", body.k, { padding }],
+      ["v", body.v, {}],
+    ];
   return [
     [
       "x",
@@ -220,7 +238,10 @@ function renderBlock(root, name, rows, opts) {
 export function renderEditor(root, body) {
   for (const [name, rows, opts] of specsOf(body))
     clearErrors(renderBlock(root, name, rows ?? [], opts), true);
-  root.querySelector("#source-block").hidden = !Boolean(body.source);
+  const direct = isDirect(body);
+  root.querySelector("#source-block").hidden = !Boolean(body.source) || direct;
+  root.querySelector("#direct-block").hidden = !direct;
+  for (const block of root.querySelectorAll("#x-block, .weights-row")) block.hidden = direct;
 }
 
 /** Move the window of matrix `name` by (dRow, dCol) cells; true when it moved. */

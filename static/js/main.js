@@ -25,7 +25,7 @@ import {
 } from "./editor.js";
 import { parseNumber } from "./numbers.js";
 import { newSeed, randomise } from "./random.js";
-import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
+import { clone, edit, headChoices, queryRows, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
 
@@ -170,7 +170,7 @@ function setBody(body, { immediate = true, structure = false } = {}) {
   if (!headChoices(body).includes(body.heads ?? 1)) body.heads = 1;
   app.body = body;
   app.presetId = null;
-  app.view.focus = Math.min(app.view.focus, body.x.length - 1);
+  app.view.focus = Math.min(app.view.focus, queryRows(body).length - 1);
   app.view.head = Math.min(app.view.head, (body.heads ?? 1) - 1);
   if (structure) renderEditor(editorRoot, body);
   syncControls(app);
@@ -187,6 +187,9 @@ function cellTarget(body, input) {
 
 /** Write what `input` holds into the body; `commit` marks errors and updates at once. */
 function take(input, commit) {
+  // A block the state does not have (X after a direct-mode link, Q after a preset) is
+  // hidden; a change its input reports on blur is not an edit.
+  if (input.closest("[hidden]")) return;
   const block = input.closest("[data-block]");
   const isLabel = input.classList.contains("token");
   const value = isLabel ? input.value : parseNumber(input.value);
@@ -200,7 +203,7 @@ function take(input, commit) {
   const body = clone(app.body);
   const [holder, key, index] = cellTarget(body, input);
   // A body without labels gets the engine's default names (t0, t1, …) before the edit.
-  const list = key ? (holder[key] ??= holder.x.map((_, i) => `t${i}`)) : holder;
+  const list = key ? (holder[key] ??= queryRows(holder).map((_, i) => `t${i}`)) : holder;
   if (list[index] === value && !app.timer) return;
   list[index] = value;
   setBody(body, { immediate: commit });

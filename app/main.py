@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from app import __version__, api, web
 from app.http import admission
 from app.http.body import add_body_schemas
+from app.http.caching import ETags
 from app.paths import static_dir
 from app.settings import Settings, get_settings
 from app.web.assets import HashedStaticFiles
@@ -25,6 +26,9 @@ computed exactly (float64) for any input. The running example "I love LLMs" is t
 example body of every request."""
 
 
+OPENAPI_URL = "/api/v1/openapi.json"
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     logging.basicConfig(
@@ -34,7 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="Attention Lab",
         version=__version__,
         description=DESCRIPTION,
-        openapi_url="/api/v1/openapi.json",
+        openapi_url=OPENAPI_URL,
         docs_url=None,  # served offline by app.web.docs
         redoc_url=None,
     )
@@ -53,6 +57,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         SelectiveGZip,
         skip_prefixes=("/api/v1/attention", "/api/v1/softmax", "/api/v1/experiments"),
     )
+    # Outside gzip, so each representation (gzip or not) gets its own strong ETag.
+    app.add_middleware(ETags, mark=(OPENAPI_URL,))
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes, router=app.router)
     app.add_middleware(HeadAsGet)
     # Outside the guard so its 413/415 answers carry the headers too.

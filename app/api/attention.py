@@ -25,6 +25,7 @@ from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
 from app.http.admission import admitted, gate_of, until_sent
 from app.http.body import body_doc, content_length, read_body
+from app.http.caching import cacheable
 from app.http.pipeline import compute, computes, price
 from app.http.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
 from app.http.routing import LeanRoute
@@ -143,8 +144,9 @@ async def softmax(request: Request) -> Response:
 
 
 @router.get("/presets", response_model=list[PresetSummary], summary="Named examples")
-def list_presets() -> list[dict[str, str]]:
+def list_presets(response: Response) -> list[dict[str, str]]:
     """Every preset's id, title and description; the running example comes first."""
+    cacheable(response)
     return presets.preset_summaries()
 
 
@@ -154,11 +156,12 @@ def list_presets() -> list[dict[str, str]]:
     summary="One named example as a request body",
     responses={404: error_doc("No preset has this id.")},
 )
-def get_preset(preset_id: str) -> dict[str, Any]:
+def get_preset(preset_id: str, response: Response) -> dict[str, Any]:
     """The preset's request body, ready to POST to /api/v1/attention."""
     found = presets.get_preset(preset_id)
     if found is None:
         known = ", ".join(presets.preset_ids())
         msg = f"no preset {preset_id!r}; known: {known}"
         raise HTTPException(404, [problem("preset_id", msg, "not_found", ["path", "preset_id"])])
+    cacheable(response)
     return found

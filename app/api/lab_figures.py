@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, Response
 from app.export.numpy_scripts import figure_script, has_script, numpy_script
 from app.figures.labs import FigureContext, Lab, get_lab
 from app.figures.style import theme as theme_named
+from app.http.caching import cacheable
 from app.http.lab_answer import Ask, PriceError, control_detail, progress_lines
 from app.http.lab_state import (
     ADMIT_WAIT_S,
@@ -90,7 +91,10 @@ async def _answer(lab_id: str, request: Request, ndjson: bool) -> Response:
         out = await compute(request, cost, ask.answer, wait=ADMIT_WAIT_S)
     except ControlError as exc:
         return _error(exc.key, exc.message)
-    return Response(json_block(out), media_type="application/json")
+    # Seeded and deterministic for its URL: an ETag lets a reloaded page revalidate (304).
+    # The same URL answers NDJSON to Accept: application/x-ndjson, hence Vary.
+    answer = Response(json_block(out), media_type="application/json", headers={"vary": "Accept"})
+    return cacheable(answer)
 
 
 @router.get("/{lab_id}/figures", summary="A lab's figures for a URL state", responses=RESPONSES)
@@ -153,4 +157,4 @@ async def lab_numpy(lab_id: LabId, figure: str, request: Request) -> Response:
         text = await compute(request, cost, script, wait=ADMIT_WAIT_S)
     except ControlError as exc:
         return _error(named_error(lab, fig, exc).key, exc.message)
-    return Response(text, media_type="text/x-python; charset=utf-8")
+    return cacheable(Response(text, media_type="text/x-python; charset=utf-8"))

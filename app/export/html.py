@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from app import __version__
 from app.figures.palette import PAGE
+from app.inputs.fields import printable, printable_data
 from app.paths import static_dir
 from app.templating import environment
 from app.wire import json_block
@@ -42,8 +43,12 @@ def plotly_source() -> str:
 
 
 def figure_html(spec: dict[str, Any], *, theme: str, title: str, query: str) -> str:
-    """The HTML document for one figure dict (as ``build_figures`` makes it)."""
+    """The HTML document for one figure dict (as ``build_figures`` makes it). Its strings
+    carry token labels into the title, headings, attributes and tables: every one goes
+    through ``printable`` first (the labels were checked on the way in; this is defence
+    in depth for a file that leaves the app)."""
     template = environment.get_template("export/figure.html")
+    spec, title = printable_data(spec), printable(title)
     return template.render(
         number=spec["number"],
         spec=spec,

@@ -29,6 +29,7 @@ from typing import Any
 
 from app.attention import Stages
 from app.export.stages import StageMatrix, stage_matrices
+from app.inputs.fields import printable
 
 BLOCKED_CSV = "-inf"
 
@@ -78,7 +79,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_text(label: str) -> str:
-    """A label as a CSV cell that no spreadsheet reads as a formula."""
+    """A label as a CSV cell that no spreadsheet reads as a formula, and printable."""
+    label = printable(label)
     return "'" + label if label.startswith(FORMULA_STARTS) else label
 
 
@@ -94,11 +96,12 @@ def matrix_csv(m: StageMatrix) -> str:
 
 
 def _readme(stages: Stages, matrices: list[StageMatrix], names: list[str]) -> str:
+    """README.txt: the labels are user text, so each goes through ``printable``."""
     divisors = ", ".join(f"{h.divisor:g}" for h in stages.heads)
     lines = [
         "Attention Lab: every stage of softmax(Q Kᵀ / √d_k) V for one state.",
-        f"tokens (queries): {', '.join(stages.tokens)}",
-        f"key tokens: {', '.join(stages.key_tokens)}",
+        f"tokens (queries): {', '.join(map(printable, stages.tokens))}",
+        f"key tokens: {', '.join(map(printable, stages.key_tokens))}",
         f"scale: {stages.scale} (divisor per head: {divisors}); mask: {stages.mask}; "
         f"heads: {len(stages.heads)}",
         "",
@@ -110,7 +113,7 @@ def _readme(stages: Stages, matrices: list[StageMatrix], names: list[str]) -> st
         "",
         "Files, in the order they are computed:",
         *(
-            f"  {n}: {m.title}, {m.values.shape[0]} × {m.values.shape[1]}"
+            f"  {n}: {printable(m.title)}, {m.values.shape[0]} × {m.values.shape[1]}"
             for n, m in zip(names, matrices, strict=True)
         ),
     ]

@@ -2,9 +2,9 @@
 to the engine (the softmax endpoint's body is ``app.inputs.softmax``).
 
 Pydantic checks what a JSON body can get wrong on its own (types, finite numbers within
-±1e6, rectangular rows, label lengths, unknown fields); ``check_limits`` applies the
-size limits from settings; the engine checks that shapes chain. Responses are built in
-``app/wire.py`` and documented by ``app.api.models``.
+±1e6, rectangular rows, printable labels (``app.inputs.fields``), unknown fields);
+``check_limits`` applies the size limits from settings; the engine checks that shapes
+chain. Responses are built in ``app/wire.py`` and documented by ``app.api.models``.
 """
 
 from __future__ import annotations
@@ -19,29 +19,19 @@ from pydantic import (
     Field,
     Strict,
     StrictBool,
-    StrictInt,
 )
 
 from app.attention import AttentionInput
 from app.inputs.errors import FieldError
+from app.inputs.fields import MAX_LABEL_CHARS, Label, Whole
 from app.labs.positional import sinusoidal
 from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.settings import Settings
 
 VALUE_LIMIT = 1e6
-# The longest token label, in characters: the page's editor reads it from #initial-state.
-MAX_LABEL_CHARS = 64
 
 # Strict: a JSON number only (true, "1" and null are refused, not coerced); ints are fine.
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
-Label = Annotated[
-    str,
-    Strict(),
-    Field(
-        max_length=MAX_LABEL_CHARS,
-        description=f"A token label, at most {MAX_LABEL_CHARS} characters.",
-    ),
-]
 
 
 def rectangular(rows: list[list[Any]]) -> list[list[Any]]:
@@ -59,8 +49,19 @@ def rectangular(rows: list[list[Any]]) -> list[list[Any]]:
     return rows
 
 
-Matrix = Annotated[list[list[Number]], AfterValidator(rectangular)]
-BoolMatrix = Annotated[list[list[StrictBool]], AfterValidator(rectangular)]
+# The schema says "at least one row of at least one number"; ``rectangular`` checks it
+# with a message of its own, and checks what no JSON Schema can say: rows of equal length.
+_NONEMPTY = {"minItems": 1}
+Matrix = Annotated[
+    list[Annotated[list[Number], Field(json_schema_extra=_NONEMPTY)]],
+    Field(json_schema_extra=_NONEMPTY),
+    AfterValidator(rectangular),
+]
+BoolMatrix = Annotated[
+    list[Annotated[list[StrictBool], Field(json_schema_extra=_NONEMPTY)]],
+    Field(json_schema_extra=_NONEMPTY),
+    AfterValidator(rectangular),
+]
 
 
 def _matrix_field(description: str, example: Any) -> Any:
@@ -84,7 +85,16 @@ class Source(BaseModel):
 
 
 class AttentionRequest(BaseModel):
-    """One attention computation. Give x, w_q, w_k, w_v (projection) or q, k, v (direct)."""
+    """One attention computation. Give x, w_q, w_k, w_v (projection) or q, k, v (direct).
+
+    Rules across fields, checked after the schema (each a 422 naming the field): one mode
+    only; in projection mode w_q, w_k and w_v have as many rows as x (and source.x) has
+    columns (d_model), and w_k as many columns as w_q (d_k); in direct mode k has as many
+    columns as q (d_k) and v as many rows as k (L_K); every row of a matrix has the same
+    length; heads divides d_k and d_v; w_o has d_v rows; tokens has one label per query,
+    source.tokens and key_tokens (direct mode only) one per key; padding has one flag
+    per key; allowed is L_Q × L_K; positional 'sinusoidal' needs x. The server's size
+    limits (tokens, width, work) apply too: a 413 or 422 naming what to reduce."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RUNNING_EXAMPLE]})
 
@@ -150,8 +160,13 @@ class AttentionRequest(BaseModel):
         "Combined with the other masks by AND.",
         examples=[[[True, True, False], [True, True, True], [False, True, True]]],
     )
-    heads: StrictInt = Field(
-        1, ge=1, le=512, description="Number of heads h; must divide d_k and d_v.", examples=[2]
+    heads: Whole = Field(
+        1,
+        ge=1,
+        le=512,
+        description="Number of heads h; must divide d_k (the columns of w_q "
+        "and w_k, or of q and k) and d_v (the columns of w_v, or of v).",
+        examples=[2],
     )
     w_o: Matrix | None = _matrix_field(
         "W^O, d_v × d_out: applied to the concatenated head outputs.",

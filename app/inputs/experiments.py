@@ -1,7 +1,9 @@
 """Request and response models of the why-scale experiments (LABS.md §2, binding names).
 
-Requests forbid unknown fields and take strict JSON integers; each converts to the pure
-parameters of ``app.labs.experiments``. Responses are encoded by ``app.wire``; the
+Requests forbid unknown fields and take JSON integers (``app.inputs.fields.Whole``: 64 or
+64.0, never "64" or true); each converts to the pure parameters of ``app.labs.experiments``.
+The one rule across fields, the work limit, is stated in the descriptions of the fields
+that a 422 names. Responses are encoded by ``app.wire``; the
 response models document them in OpenAPI (and the HTTP tests check the two agree).
 """
 
@@ -11,6 +13,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from app.inputs.fields import INTEGRAL, Whole
 from app.labs.experiments import (
     P_MAX_BINS,
     SaturationParams,
@@ -26,7 +29,7 @@ MAX_CELLS = 30_000_000
 MAX_SEED = 2**53 - 1
 MAX_WIDTHS = 16
 
-Width = Annotated[StrictInt, Field(ge=1, le=1024)]
+Width = Annotated[StrictInt, Field(ge=1, le=1024), INTEGRAL]
 Seed = Annotated[
     StrictInt,
     Field(
@@ -34,6 +37,7 @@ Seed = Annotated[
         description="Seed of numpy.random.default_rng (PCG64); the same body gives the same "
         "bytes.", examples=[0],
     ),
+    INTEGRAL,
 ]  # fmt: skip
 
 
@@ -57,11 +61,11 @@ class ScoreVarianceRequest(BaseModel):
     )
 
     d_ks: list[Width] = _widths([32, 64, 128, 256], "one result per width")
-    draws: StrictInt = Field(
+    draws: Whole = Field(
         20_000, ge=1, le=200_000, description="Pairs q, k drawn per width.", examples=[200_000]
     )
     seed: Seed = 0
-    bins: StrictInt = Field(
+    bins: Whole = Field(
         60, ge=5, le=200, description="Equal histogram bins spanning the draws.", examples=[60]
     )
 
@@ -77,11 +81,13 @@ class SaturationRequest(BaseModel):
         json_schema_extra={"examples": [{"d_k": 128, "keys": 64, "trials": 500}]},
     )
 
-    d_k: StrictInt = Field(128, ge=1, le=1024, description="Width of q and k.", examples=[128])
-    keys: StrictInt = Field(64, ge=2, le=1024, description="Keys per trial.", examples=[64])
-    trials: StrictInt = Field(
-        500, ge=1, le=10_000, description="Trials: one query and its keys each.", examples=[500]
-    )
+    d_k: Whole = Field(128, ge=1, le=1024, description="Width of q and k.", examples=[128])
+    keys: Whole = Field(64, ge=2, le=1024, description="Keys per trial.", examples=[64])
+    trials: Whole = Field(
+        500, ge=1, le=10_000, examples=[500],
+        description="Trials: one query and its keys each. With keys: trials·(1 + 3·keys) "
+        f"is at most {MAX_CELLS:,} (the work limit), else a 422 naming trials.",
+    )  # fmt: skip
     threshold: float = Field(
         0.99, strict=True, allow_inf_nan=False, gt=0, lt=1,
         description="A trial is saturated when p_max > threshold (strictly).", examples=[0.99],
@@ -101,10 +107,13 @@ class ScalingTableRequest(BaseModel):
     )
 
     d_ks: list[Width] = _widths([4, 16, 64, 256, 1024], "one row per width")
-    keys: StrictInt = Field(8, ge=2, le=1024, description="Keys per draw.", examples=[8])
-    draws: StrictInt = Field(
-        200, ge=1, le=10_000, description="Draws (one query each) per width.", examples=[200]
-    )
+    keys: Whole = Field(8, ge=2, le=1024, description="Keys per draw.", examples=[8])
+    draws: Whole = Field(
+        200, ge=1, le=10_000, examples=[200],
+        description="Draws (one query each) per width. With d_ks and keys: "
+        f"len(d_ks)·draws·(1 + 3·keys) is at most {MAX_CELLS:,} (the work limit), else a "
+        "422 naming draws.",
+    )  # fmt: skip
     seed: Seed = 0
 
     def to_params(self) -> ScalingTableParams:

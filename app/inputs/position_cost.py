@@ -1,8 +1,12 @@
 """Request and response models of ``POST /api/v1/positional-encoding`` and
 ``POST /api/v1/cost`` (LABS.md §2): types, bounds, descriptions and examples.
 
-The bounds of ``/cost`` keep every count below 2^63, so the JSON integers are exact
-(orjson writes 64-bit integers); the arithmetic itself is Python's, in ``app.labs.cost``.
+``/cost`` answers bounded integers, every one below 2^53: a JSON reader (JavaScript's
+numbers, or any float64) holds integers exactly only below that. Each field has a bound
+in the schema, and one cross-field rule, said in ``n``'s description, refuses an N for
+which a count would reach 2^53 (a 422 naming ``n`` with the largest N that fits). Fixed
+per-field bounds alone would have to refuse GPT-3's d_model or the lab's ×4 growth at
+N = 2^17 to keep 4·N²·h·layers below 2^53. The arithmetic is Python's, in ``app.labs.cost``.
 """
 
 from __future__ import annotations
@@ -10,9 +14,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.inputs.errors import FieldError
+from app.inputs.fields import Whole
 from app.inputs.limits import BYTES_PER_NUMBER, Cost
 from app.labs import cost
 from app.labs.positional import DEFAULT_BASE
@@ -31,10 +36,10 @@ class PositionalRequest(BaseModel):
         json_schema_extra={"examples": [{"positions": 3, "d_model": 4, "base": DEFAULT_BASE}]},
     )
 
-    positions: StrictInt = Field(
+    positions: Whole = Field(
         ge=1, description="How many positions (T), from 0; at most the token limit.", examples=[3]
     )
-    d_model: StrictInt = Field(
+    d_model: Whole = Field(
         ge=1, description="Width of each encoding row (d_model); at most the width limit.",
         examples=[4],
     )  # fmt: skip
@@ -79,19 +84,29 @@ def _int(default: int, hi: int, description: str) -> Any:
     return Field(default, ge=1, le=hi, description=description, examples=[default])
 
 
+EXACT = "every count of the answer stays below 2^53 (exact in any JSON reader)"
+
+
 class CostRequest(BaseModel):
-    """Sizes of a transformer; the defaults are the original base model with N = 512."""
+    """Sizes of a transformer; the defaults are the original base model with N = 512.
+    Every count of the answer is an exact integer below 2^53."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{}]})
 
-    n: StrictInt = _int(_BASE.n, 2**20, "Sequence length N (tokens), at most 2^20.")
-    d_model: StrictInt = _int(_BASE.d_model, 2**16, "Model width d_model, at most 65536.")
-    heads: StrictInt = _int(
-        _BASE.heads, 2**16, "Heads h; must divide d_model (d_k = d_model / h). Enters no count."
+    n: Whole = _int(_BASE.n, 2**20, "Sequence length N (tokens), at most 2^20, and at most "
+                    f"the largest N for which {EXACT}: 4·N·d_model² + 2·N²·d_model < 2^53 "
+                    "and 4·N²·heads·layers < 2^53 (else a 422 naming n gives that N).")  # fmt: skip
+    d_model: Whole = _int(_BASE.d_model, 2**16, "Model width d_model, at most 65536; "
+                          "a multiple of heads.")  # fmt: skip
+    heads: Whole = _int(
+        _BASE.heads,
+        2**16,
+        "Heads h; must divide d_model (d_k = d_model / h). Enters no count "
+        "but memory.all_tables_bytes = 4·N²·h·layers.",
     )
-    d_ff: StrictInt = _int(_BASE.d_ff, 2**18, "Feed-forward hidden size d_ff, at most 2^18.")
-    vocab: StrictInt = _int(_BASE.vocab, 2**24, "Vocabulary size (embedding rows), at most 2^24.")
-    layers: StrictInt = _int(_BASE.layers, 1024, "Number of layers, at most 1024.")
+    d_ff: Whole = _int(_BASE.d_ff, 2**18, "Feed-forward hidden size d_ff, at most 2^18.")
+    vocab: Whole = _int(_BASE.vocab, 2**24, "Vocabulary size (embedding rows), at most 2^24.")
+    layers: Whole = _int(_BASE.layers, 1024, "Number of layers, at most 1024.")
     biases: StrictBool = Field(
         _BASE.biases,
         description="Count biases and the two LayerNorms (scale and shift) of each layer.",
@@ -99,13 +114,19 @@ class CostRequest(BaseModel):
     )
 
     def config(self) -> cost.Config:
-        """The pure model's config; a 422 naming ``heads`` when h does not divide d_model."""
+        """The pure model's config; a 422 naming ``heads`` when h does not divide d_model,
+        or ``n`` when a count of the answer would reach 2^53."""
         c = cost.Config(self.n, self.d_model, self.heads, self.d_ff, self.vocab, self.layers,
                         self.biases)  # fmt: skip
         if c.d_model % c.heads:
             near = divisors_near(c.d_model, c.heads)
             raise FieldError("heads", f"heads = {c.heads} must divide d_model = {c.d_model} "
                              f"(d_k = d_model / h); try {near}")  # fmt: skip
+        name, value = cost.largest_count(cost.cost(c))
+        if value >= cost.EXACT_BELOW:
+            raise FieldError("n", f"n = {c.n} makes {name} = {value:,}, past 2^53 where JSON "
+                             "readers lose precision; at most n = "
+                             f"{cost.largest_exact_n(c):,} with these sizes")  # fmt: skip
         return c
 
 

@@ -25,6 +25,7 @@ from app import presets
 from app.attention import AttentionInput, InputError, Stages, run
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError, error_detail, validation_detail
+from app.inputs.fields import printable
 from app.inputs.limits import (
     Cost,
     CostError,
@@ -65,7 +66,8 @@ class Resolved:
 
 
 def state_title(link: LinkState) -> str:
-    """The preset's title, else a description built from the tokens."""
+    """The preset's title, else a description built from the tokens (printable: it is
+    shown in titles, ``title=`` attributes and exports)."""
     if link.preset_id:
         found = presets.get_preset(link.preset_id)
         if found is not None:
@@ -73,7 +75,7 @@ def state_title(link: LinkState) -> str:
     tokens = link.body.get("tokens")
     if isinstance(tokens, list) and tokens and all(isinstance(t, str) for t in tokens):
         shown = " ".join(tokens[:6]) + (" …" if len(tokens) > 6 else "")
-        return f"“{shown}”"
+        return printable(f"“{shown}”")
     return "a custom example"
 
 

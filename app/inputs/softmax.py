@@ -48,7 +48,11 @@ Values = Scores
 
 
 class SoftmaxRequest(BaseModel):
-    """Scores to pass through softmax, optionally stretched (Figure 12)."""
+    """Scores to pass through softmax, optionally stretched (Figure 12).
+
+    Rules across fields, checked after the schema (each a 422 naming the field): every row
+    of a matrix has the same length; values has one number (or one row) per key, as many
+    as a score row has scores; allowed has the shape of scores."""
 
     model_config = ConfigDict(
         extra="forbid",

@@ -11,13 +11,19 @@ and d = d_model, one layer's attention costs
 
 so linear = 4·N·d² and quadratic = 2·N²·d; the quadratic part wins when N > 2·d.
 ``heads`` enters no count, because h·d_k = d_model: it only sets the divisor √d_k.
+
+The arithmetic is exact at any size; what a JSON reader can hold is not. A JavaScript
+number (or any float64) holds integers exactly only below 2^53, so ``largest_count``
+and ``largest_exact_n`` say how far an answer may go before it stops being exact there.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FLOAT32_BYTES = 4
+# Integers below this are exact in a float64, so in every JSON reader (JavaScript's included).
+EXACT_BELOW = 2**53
 
 
 @dataclass(frozen=True)
@@ -139,3 +145,30 @@ def cost(c: Config) -> Cost:
         heads=heads(c),
         memory=Memory(FLOAT32_BYTES * cells, FLOAT32_BYTES * cells * c.heads * c.layers),
     )
+
+
+def counts(c: Cost) -> dict[str, int]:
+    """Every integer of the answer, by its dotted name (``flops.total``, …)."""
+    out = {"crossover_n": c.crossover_n, "score_cells": c.score_cells}
+    for group in ("flops", "params", "heads", "memory"):
+        out.update((f"{group}.{k}", v) for k, v in vars(getattr(c, group)).items())
+    return out
+
+
+def largest_count(c: Cost) -> tuple[str, int]:
+    """The answer's largest integer and its name: with N, d_model, h and layers it is
+    flops.total = 4·N·d² + 2·N²·d or memory.all_tables_bytes = 4·N²·h·layers."""
+    name, value = max(counts(c).items(), key=lambda kv: kv[1])
+    return name, value
+
+
+def largest_exact_n(c: Config) -> int:
+    """The largest N for which every count of ``c``'s answer stays below ``EXACT_BELOW``
+    (0 when even N = 1 does not). Every count grows with N, so bisect on it."""
+    lo, hi = 0, 1
+    while largest_count(cost(replace(c, n=hi)))[1] < EXACT_BELOW:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # invariant: lo fits (or is 0), hi does not
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if largest_count(cost(replace(c, n=mid)))[1] < EXACT_BELOW else (lo, mid)
+    return lo

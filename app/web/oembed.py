@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse
 
 from app.http.responses import site_base
 from app.inputs.errors import error_detail
+from app.inputs.fields import printable
 from app.inputs.query import path_int
 
 PROVIDER_NAME = "Attention Lab"
@@ -61,9 +62,10 @@ def frame_size(plot_height: int, params: Mapping[str, str]) -> tuple[int, int]:
 
 
 def iframe_html(src: str, title: str, width: int, height: int) -> str:
-    """The snippet: responsive (``max-width:100%``), titled for screen readers, lazy."""
+    """The snippet: responsive (``max-width:100%``), titled for screen readers, lazy.
+    The title is user text (token labels): printable, then escaped."""
     return (
-        f'<iframe src="{escape(src)}" title="{escape(title)}" width="{width}" '
+        f'<iframe src="{escape(src)}" title="{escape(printable(title))}" width="{width}" '
         f'height="{height}" style="border:0;max-width:100%" loading="lazy" '
         f'referrerpolicy="strict-origin-when-cross-origin"></iframe>'
     )
@@ -121,7 +123,7 @@ def oembed_response(
         "type": "rich",
         "provider_name": PROVIDER_NAME,
         "provider_url": provider_url,
-        "title": title,
+        "title": printable(title),
         "html": iframe_html(src, title, width, height),
         "width": width,
         "height": height,

@@ -27,7 +27,7 @@ from app.figures.registry import (
 from app.http.params import link_params
 from app.http.pipeline import computes, priced
 from app.http.responses import settings_of
-from app.inputs.body import MAX_LABEL_CHARS
+from app.inputs.fields import MAX_LABEL_CHARS
 from app.inputs.limits import Cost
 from app.inputs.link import LinkState
 from app.inputs.resolve import StateError, plan_link

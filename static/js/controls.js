@@ -4,7 +4,7 @@
  * row, and "copy link". It keeps them in step with the state and reports changes.
  */
 
-import { headChoices } from "./shapes.js";
+import { headChoices, isDirect, queryRows } from "./shapes.js";
 import { showStretch, wireStretch } from "./stretch.js";
 import { copyText } from "./toolbar.js";
 
@@ -27,10 +27,11 @@ export function syncControls(app) {
   $("scale").checked = body.scale !== false;
   $("mask").value = body.mask === "causal" ? "causal" : "none";
   $("cross").checked = Boolean(body.source);
+  $("cross").disabled = isDirect(body); // direct mode gives K and V themselves
   const tokens = body.tokens ?? [];
   options(
     $("focus"),
-    body.x.map((_, i) => [i, `${tokens[i] ?? `t${i}`} (row ${i + 1})`]),
+    queryRows(body).map((_, i) => [i, `${tokens[i] ?? `t${i}`} (row ${i + 1})`]),
     view.focus,
   );
   options(

@@ -1,6 +1,6 @@
 /**
  * editor.js — the matrix editor: X (with token labels and padding flags), the source S
- * for cross-attention, W^Q, W^K and W^V. Builds the same markup as
+ * for cross-attention, W^Q, W^K and W^V; or, for a direct-mode state, Q, K and V. Builds the same markup as
  * templates/macros/editor.html, handles spreadsheet keys (arrows move, Enter commits,
  * Escape reverts) and shows each invalid entry on its cell (aria-invalid plus a message
  * linked by aria-describedby). What was typed is read by numbers.js; nothing is computed.
@@ -27,6 +27,7 @@ export { WINDOW } from "./editor_core.js";
 const origins = {}; // matrix name -> [first row, first column] of its window
 let bodyOf = () => null; // the page's current body (set by wireWindows)
 let labelChars = null; // the longest token label: the server's limit (setLimits)
+import { isDirect } from "./shapes.js";
 
 /** The server's input limits, from #initial-state (``limits``). */
 export function setLimits(limits) {
@@ -197,7 +198,10 @@ function renderBlock(root, name, rows, opts) {
 export function renderEditor(root, body) {
   for (const [name, rows, opts] of specsOf(body))
     clearErrors(renderBlock(root, name, rows ?? [], opts), true);
-  root.querySelector("#source-block").hidden = !body.source;
+  const direct = isDirect(body);
+  root.querySelector("#source-block").hidden = !body.source || direct;
+  root.querySelector("#direct-block").hidden = !direct;
+  for (const block of root.querySelectorAll("#x-block, .weights-row")) block.hidden = direct;
 }
 
 /** Move the window of matrix `name` by (dRow, dCol) cells; true when it moved. */

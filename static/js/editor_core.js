@@ -6,7 +6,7 @@
  */
 
 import { parseNumber } from "./numbers.js";
-import { keyRows } from "./shapes.js";
+import { isDirect, keyRows, queryRows } from "./shapes.js";
 
 // A matrix larger than this is edited through a window of WINDOW × WINDOW cells that the
 // arrow keys and the window buttons move: a 128 × 128 state would otherwise put 65,536
@@ -14,7 +14,16 @@ import { keyRows } from "./shapes.js";
 // boxes after every edit).
 export const WINDOW = 16;
 
-export const LABELS = { x: "X", source_x: "S (source)", w_q: "W^Q", w_k: "W^K", w_v: "W^V" };
+export const LABELS = {
+  x: "X",
+  source_x: "S (source)",
+  w_q: "W^Q",
+  w_k: "W^K",
+  w_v: "W^V",
+  q: "Q",
+  k: "K",
+  v: "V",
+};
 
 const COLUMN = {
   x: "d_model column",
@@ -22,6 +31,9 @@ const COLUMN = {
   w_q: "d_k column",
   w_k: "d_k column",
   w_v: "d_v column",
+  q: "d_k column",
+  k: "d_k column",
+  v: "d_v column",
 };
 
 /** What each window button does: (dRow, dCol) in cells. */
@@ -40,11 +52,18 @@ export function cellLabel(name, i, j) {
 /**
  * [name, rows, options] of each matrix the editor shows for `body`: X (token labels, and
  * the padding flags unless cross-attention puts them on the source), the source S (empty
- * without cross-attention), W^Q, W^K, W^V.
+ * without cross-attention), W^Q, W^K, W^V; in direct mode (q, k, v given) Q with the
+ * token labels, K with the padding flags, and V.
  */
 export function specsOf(body) {
   const cross = Boolean(body.source);
   const padding = keyRows(body).map((_, i) => Boolean(body.padding?.[i]));
+  if (isDirect(body))
+    return [
+      ["q", body.q, { tokenAttr: "data-token", labels: body.tokens }],
+      ["k", body.k, { padding }],
+      ["v", body.v, {}],
+    ];
   return [
     [
       "x",
@@ -147,7 +166,8 @@ export function writeCell(body, dataset, value) {
   let index;
   if (dataset.token !== undefined || dataset.sourceToken !== undefined) {
     const holder = dataset.token !== undefined ? body : body.source;
-    list = holder.tokens ??= holder.x.map((_, i) => `t${i}`);
+    // A body without labels gets the engine's default names (t0, t1, …) before the edit.
+    list = holder.tokens ??= queryRows(holder).map((_, i) => `t${i}`);
     index = Number(dataset.token ?? dataset.sourceToken);
   } else {
     const rows = dataset.matrix === "source_x" ? body.source.x : body[dataset.matrix];

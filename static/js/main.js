@@ -25,7 +25,7 @@ import {
 } from "./editor.js";
 import { readCell, writeCell } from "./editor_core.js";
 import { newSeed, randomise } from "./random.js";
-import { clone, edit, headChoices, setCross, setPadding } from "./shapes.js";
+import { clone, edit, headChoices, queryRows, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
 import { applyTheme, onSchemeChange, resolveTheme } from "./theme.js";
@@ -169,7 +169,7 @@ function setBody(body, { immediate = true, structure = false } = {}) {
   if (!headChoices(body).includes(body.heads ?? 1)) body.heads = 1;
   app.body = body;
   app.presetId = null;
-  app.view.focus = Math.min(app.view.focus, body.x.length - 1);
+  app.view.focus = Math.min(app.view.focus, queryRows(body).length - 1);
   app.view.head = Math.min(app.view.head, (body.heads ?? 1) - 1);
   if (structure) renderEditor(editorRoot, body);
   syncControls(app);
@@ -178,6 +178,9 @@ function setBody(body, { immediate = true, structure = false } = {}) {
 
 /** Write what `input` holds into the body; `commit` marks errors and updates at once. */
 function take(input, commit) {
+  // A block the state does not have (X after a direct-mode link, Q after a preset) is
+  // hidden; a change its input reports on blur is not an edit.
+  if (input.closest("[hidden]")) return;
   const block = input.closest("[data-block]");
   const value = readCell(input.value, input.classList.contains("token"));
   if (value instanceof Error) {

@@ -20,13 +20,13 @@ export function newSeed() {
   return String(100000 + Math.floor(Math.random() * 900000));
 }
 
-/** Same shapes as `body`, every entry of X, S, W^Q, W^K, W^V replaced by an integer in [−2, 2]. */
+/** Same shapes as `body`, every entry of X, S, W^Q, W^K, W^V (or Q, K, V) replaced by an integer in [−2, 2]. */
 export function randomise(body, seedText) {
   const next = mulberry32(Number.parseInt(seedText, 10) || 0);
   const fill = (m) => m.map((row) => row.map(() => Math.floor(next() * 5) - 2));
   const b = structuredClone(body);
-  b.x = fill(b.x);
+  if (b.x) b.x = fill(b.x);
   if (b.source) b.source.x = fill(b.source.x);
-  for (const key of ["w_q", "w_k", "w_v"]) b[key] = fill(b[key]);
+  for (const key of ["w_q", "w_k", "w_v", "q", "k", "v"]) if (b[key]) b[key] = fill(b[key]);
   return b;
 }

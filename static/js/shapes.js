@@ -5,7 +5,8 @@
  *
  * Consistency kept: X is L_Q × d_model, W^Q and W^K are d_model × d_k, W^V is
  * d_model × d_v, S is L_K × d_model, W^O (when present) has d_v rows, tokens has L_Q
- * labels, padding has one flag per key (L_K).
+ * labels, padding has one flag per key (L_K). A direct-mode body (q, k, v given, no x)
+ * is shown and edited cell by cell; the structural edits are for projection mode.
  */
 
 const zeros = (n) => Array.from({ length: n }, () => 0);
@@ -16,8 +17,19 @@ export function clone(body) {
   return structuredClone(body);
 }
 
-/** The matrix the keys come from: S in cross-attention, X otherwise. */
+/** True for a direct-mode body: Q, K and V given instead of X and the projections. */
+export function isDirect(body) {
+  return !body.x && Array.isArray(body.q);
+}
+
+/** The matrix whose rows are the queries: X, or Q in direct mode. */
+export function queryRows(body) {
+  return isDirect(body) ? body.q : body.x;
+}
+
+/** The matrix whose rows are the keys: S in cross-attention, X, or K in direct mode. */
 export function keyRows(body) {
+  if (isDirect(body)) return body.k ?? [];
   return body.source ? body.source.x : body.x;
 }
 
@@ -129,8 +141,8 @@ export function setPadding(body, index, on) {
  * form logic (which options to offer), not a stage of attention.
  */
 export function headChoices(body) {
-  const dK = width(body.w_q);
-  const dV = width(body.w_v);
+  const dK = width(isDirect(body) ? body.q : body.w_q);
+  const dV = width(isDirect(body) ? body.v : body.w_v);
   const out = [];
   for (let h = 1; h <= dK; h += 1) if (dK % h === 0 && dV % h === 0) out.push(h);
   return out.length ? out : [1];

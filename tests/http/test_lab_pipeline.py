@@ -265,3 +265,20 @@ def test_a_lab_page_with_a_state_too_large_to_draw_opens_on_the_default(
     assert r.status_code == 200
     assert "Part of this link could not be used (s:" in r.text
     assert "more than figures are drawn for (128)" in r.text
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/api/v1/labs/masks/figures?figures=mask-kinds", "/api/v1/labs/why-scale/numpy/saturation"],
+)
+def test_deterministic_lab_answers_revalidate_with_their_etag(client: TestClient, url: str) -> None:
+    first = client.get(url)
+    assert first.status_code == 200
+    etag = first.headers["etag"]
+    assert first.headers["cache-control"].startswith("public")
+    again = client.get(url, headers={"if-none-match": etag})
+    assert again.status_code == 304
+    assert again.content == b""
+    changed = client.get(url + ("&" if "?" in url else "?") + "theme=dark")
+    assert changed.status_code == 200
+    assert changed.headers["etag"] != etag or "numpy" in url  # a script has no theme

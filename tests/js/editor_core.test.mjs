@@ -166,3 +166,29 @@ test("cells are named for screen readers and their errors have stable ids", () =
   assert.equal(errorId({ sourceToken: "0" }, "source_x"), "err-token-0-label");
   assert.equal(errorId(undefined, "w_v"), "err-w_v");
 });
+
+test("direct mode: the editor shows Q (with the labels), K (with padding) and V", () => {
+  const direct = {
+    tokens: ["a", "b"],
+    q: [
+      [1, 0],
+      [0, 1],
+    ],
+    k: [[1, 1]],
+    v: [[2, 3]],
+    padding: [true],
+  };
+  const specs = specsOf(direct);
+  assert.deepEqual(
+    specs.map(([name]) => name),
+    ["q", "k", "v"],
+  );
+  assert.deepEqual(specs[0][2], { tokenAttr: "data-token", labels: ["a", "b"] });
+  assert.deepEqual(specs[1][2], { padding: [true] });
+});
+
+test("a label typed into a direct-mode body without labels names every query row", () => {
+  const unlabelled = { q: [[1], [2], [3]], k: [[1]], v: [[1]] };
+  assert.equal(writeCell(unlabelled, { token: "1" }, "cat"), true);
+  assert.deepEqual(unlabelled.tokens, ["t0", "cat", "t2"]);
+});

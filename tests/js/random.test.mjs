@@ -42,3 +42,17 @@ test("shapes and labels stay; every entry is a whole number in [−2, 2]", () =>
 test("a new seed is six digits", () => {
   for (let i = 0; i < 20; i += 1) assert.match(newSeed(), /^[1-9]\d{5}$/);
 });
+
+test("a direct-mode body gets new Q, K and V of the same shapes", () => {
+  const direct = { q: [[9, 9]], k: [[9, 9]], v: [[9], [9]] };
+  const out = randomise(direct, "7");
+  for (const key of ["q", "k", "v"]) {
+    assert.deepEqual(
+      out[key].map((row) => row.length),
+      direct[key].map((row) => row.length),
+    );
+    assert.ok(out[key].flat().every((n) => Number.isInteger(n) && n >= -2 && n <= 2));
+  }
+  assert.equal("x" in out, false);
+  assert.deepEqual(randomise(direct, "7"), out);
+});

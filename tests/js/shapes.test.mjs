@@ -2,7 +2,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { edit, headChoices, keyRows, setCross, setPadding, width } from "../../static/js/shapes.js";
+import {
+  edit,
+  headChoices,
+  isDirect,
+  keyRows,
+  queryRows,
+  setCross,
+  setPadding,
+  width,
+} from "../../static/js/shapes.js";
 
 const body = () => ({
   tokens: ["a", "b", "c"],
@@ -113,4 +122,31 @@ test("head choices divide both d_k and d_v", () => {
   assert.deepEqual(headChoices(wide), [1, 2]);
   const square = { ...body(), w_v: body().w_q };
   assert.deepEqual(headChoices(square), [1, 2, 4]);
+});
+
+test("a direct-mode body: Q's rows are the queries, K's the keys, heads divide d_k and d_v", () => {
+  const direct = {
+    tokens: ["a", "b"],
+    q: [
+      [1, 0, 1, 0],
+      [0, 1, 0, 1],
+    ],
+    k: [
+      [1, 1, 1, 1],
+      [2, 2, 2, 2],
+      [3, 3, 3, 3],
+    ],
+    v: [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ],
+  };
+  assert.equal(isDirect(direct), true);
+  assert.equal(isDirect(body()), false);
+  assert.equal(queryRows(direct), direct.q);
+  assert.equal(keyRows(direct), direct.k);
+  assert.equal(queryRows(body()).length, 3);
+  assert.deepEqual(headChoices(direct), [1, 2]);
+  assert.deepEqual(setPadding(direct, 2, true).padding, [false, false, true]);
 });

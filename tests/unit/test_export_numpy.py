@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -94,8 +95,11 @@ def test_snippet_needs_only_numpy() -> None:
 
 
 def test_token_labels_cannot_break_the_script() -> None:
-    body = body_with("i-love-llms", tokens=['a"""\nimport os', "b\\", "c'"])
-    inp = AttentionRequest.model_validate(body).to_input()
+    # Requests refuse a line break in a label (app.inputs.fields); the generator must not
+    # rely on that, so the hostile labels are put straight into the engine's input.
+    body = body_with("i-love-llms", tokens=["a", "b", "c"])
+    hostile = ('a"""\nimport os', "b\\", "c'")
+    inp = dataclasses.replace(AttentionRequest.model_validate(body).to_input(), tokens=hostile)
     script = numpy_snippet(inp, run(inp), ViewState(focus=0), 'title """ with quotes')
     compile(script, "<snippet>", "exec")
     assert "import os" not in re.findall(r"^import \w+", script, re.MULTILINE)

@@ -7,7 +7,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lab_fixtures import FIXTURES
 
-from app.labs.cost import Config, check, cost, flops, params
+from app.labs.cost import (
+    EXACT_BELOW,
+    Config,
+    check,
+    cost,
+    counts,
+    flops,
+    largest_count,
+    largest_exact_n,
+    params,
+)
 
 BASE = Config(**FIXTURES["base_model"])
 
@@ -108,3 +118,28 @@ def test_huge_sizes_stay_exact_integers() -> None:
 def test_bad_configs_name_the_field(changes: dict[str, object], field: str) -> None:
     with pytest.raises(ValueError, match=f"^{field}:"):
         check(Config(**changes))  # type: ignore[arg-type]
+
+
+def test_counts_name_every_integer_of_the_answer() -> None:
+    c = cost(BASE)
+    named = counts(c)
+    assert named["flops.total"] == c.flops.total
+    assert named["memory.all_tables_bytes"] == c.memory.all_tables_bytes
+    assert len(named) == 7 + 2 + 6 + 5 + 2
+    assert largest_count(c) == ("flops.total", c.flops.total)
+
+
+@given(st.integers(1, 2**16), st.integers(0, 6), st.integers(1, 1024))
+def test_largest_exact_n_is_the_last_n_below_two_to_the_53(
+    d_k: int, log_h: int, layers: int
+) -> None:
+    h = 2**log_h
+    c = Config(d_model=d_k * h, heads=h, layers=layers)
+    n = largest_exact_n(c)
+    if n > 0:  # 0: even N = 1 does not fit (a huge model: its parameters alone pass 2^53)
+        assert largest_count(cost(Config(**{**vars(c), "n": n})))[1] < EXACT_BELOW
+    assert largest_count(cost(Config(**{**vars(c), "n": n + 1})))[1] >= EXACT_BELOW
+
+
+def test_largest_exact_n_is_zero_when_nothing_fits() -> None:
+    assert largest_exact_n(Config(d_model=2**30, heads=1)) == 0

@@ -55,7 +55,12 @@ def test_a_causal_mask_breaks_it(case: tuple[int, int, int, int]) -> None:
     perm = np.arange(n)[::-1]  # reversal moves the last token, which saw everything, to the front
     base = _run(x, tuple(w), mask="causal")
     moved = _run(x[perm], tuple(w), mask="causal")
-    assert np.abs(moved.output - base.output[perm]).max() > 1e-6
+    # The mask's exact zeros sit above the diagonal; permuted back, the original weights
+    # have them below it. So the weights cannot be the permuted originals, whatever the
+    # numbers (the outputs may still agree to 1e-10 when the values are nearly equal).
+    blocked_after = moved.head.weights == 0
+    blocked_before = base.head.weights[perm][:, perm] == 0
+    assert (blocked_after != blocked_before).any()
 
 
 @settings(max_examples=40, deadline=None)

@@ -21,6 +21,7 @@ from app.attention import run
 from app.figures.labs import FigureContext, Lab, LabFigure
 from app.figures.labs.base import BODY_KEYS, state_query
 from app.figures.style import theme as theme_named
+from app.figures.view_fields import THEME
 from app.http.responses import site_base
 from app.inputs.errors import FieldError
 from app.inputs.experiments import (
@@ -39,7 +40,6 @@ from app.labs.experiments import (
 )
 from app.settings import Settings
 
-THEMES = ("auto", "light", "dark")
 PAGE_KEYS = {"theme"}  # query keys every lab page understands besides its controls
 JSON_KEYS = {"theme", "figures", "preview"}
 EMBED_HEIGHT = 560
@@ -107,9 +107,10 @@ def named_error(lab: Lab, fig: LabFigure, exc: ControlError) -> ControlError:
 
 
 def theme_of(params: Mapping[str, str]) -> str:
-    value = params.get("theme", "auto")
-    if value not in THEMES:
-        raise ControlError("theme", "must be auto, light or dark")
+    value = params.get("theme", THEME.default)
+    problem = THEME.problem(value)
+    if problem is not None:
+        raise ControlError("theme", problem)
     return value
 
 

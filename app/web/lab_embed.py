@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from app.figures.labs import LABS, Lab, LabFigure, get_lab
 from app.figures.labs.base import BODY_KEYS, state_query
+from app.figures.view_fields import DRAWN_THEMES
 from app.http.lab_answer import Ask, PriceError
 from app.http.lab_state import (
     ADMIT_WAIT_S,
@@ -61,7 +62,7 @@ async def embed(lab_id: str, figure: str, request: Request) -> Response:
         return embed_error_page(request, 400, "controls", "controls must be 1 (show them) or 0")
     try:
         theme = theme_of(request.query_params)
-        themes: tuple[str, ...] = ("light", "dark") if theme == "auto" else (theme,)
+        themes: tuple[str, ...] = DRAWN_THEMES if theme == "auto" else (theme,)
         ask = Ask(lab, request, embed=fig)
         cost = priced(request, ask.price(draws=len(themes)))
     except PriceError as exc:

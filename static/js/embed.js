@@ -27,6 +27,8 @@ const status = document.getElementById("status");
 
 const state = { body: structuredClone(data.body), view: { ...data.view } };
 let specs = data.specs; // { light?: figure, dark?: figure } for the current state
+// The colour schemes an `auto` embed draws: the ones the server sent it (its one list).
+const DRAWN = Object.keys(data.specs);
 let presetId = data.preset_id;
 let controller = null;
 
@@ -94,7 +96,7 @@ function showErrors(errors) {
 async function refresh() {
   controller?.abort();
   controller = new AbortController();
-  const themes = state.view.theme === "auto" ? ["light", "dark"] : [state.view.theme];
+  const themes = state.view.theme === "auto" ? DRAWN : [state.view.theme];
   root.setAttribute("aria-busy", "true");
   try {
     const answers = await Promise.all(

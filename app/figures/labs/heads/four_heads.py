@@ -108,7 +108,8 @@ def build_four_heads(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     return lab_figure(
         FOUR_HEADS,
         caption=f"Four heads read the same ten tokens at once, each in its own way; every row "
-        f"of every head sums to {fmt.derived(min(sums), 2)}. These weights are set by hand to mimic "
+        f"of every head sums to {fmt.derived(min(sums), 2)}. These weights are set by hand to "
+        f"mimic "
         "what trained heads often do: trained heads are found, not assigned.",
         alt="Four 10 × 10 attention maps over “The animal didn't cross the street because it "
         "was tired”: previous word, it → animal, verb → subject, start and because.",

@@ -39,6 +39,9 @@ def vec(xs: Any) -> str:
 def grid4(
     name: str, label: str, m: Any, rows: list[str], cols: list[str], t: Any, **kw: Any
 ) -> Json:
+    """A grid to 4 decimals: weights (``weights``, ``ghost``) as fmt's weights, as in the
+    main figures (0 and 1 bare, a tiny weight 0.0000), every other stage as derived."""
     arr = np.asarray(m, dtype=np.float64)
-    text = [[d4(float(x)) for x in r] for r in arr.tolist()]
+    cell = (lambda x: fmt.weight(x, 4)) if name in ("weights", "ghost") else d4
+    text = [[cell(float(x)) for x in r] for r in arr.tolist()]
     return grid(name, label, arr, rows=rows, cols=cols, theme=t.name, text=text, **kw)

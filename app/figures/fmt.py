@@ -19,6 +19,9 @@ number is, not for how it is written, and each role has one precision rule:
     derived(x, dp)   a quantity computed to describe the numbers (√d_k, an entropy, a
                      gradient): exactly dp decimals, a power of ten when that would print a
                      non-zero value as 0
+    significant(x, n) a number to n significant digits, trailing zeros dropped (a hover's
+                     full value: 10; a control's setting in a sentence: 6; a short axis
+                     number: 3); a power of ten below 10⁻⁴ or from 10ⁿ ("1.5 × 10⁻⁷")
     percent(share)   a share of 1 as a whole percentage: 0.634 -> "63 %"
     count(n)         a whole count (tokens, cells, a dimension) with thousands separators
 
@@ -148,6 +151,18 @@ def derived(x: float, dp: int = 3) -> str:
     if not -BIG < x < BIG:
         return power(x, 4)
     return _signed(f"{x:.{dp}f}")
+
+
+def significant(x: float, digits: int = 6) -> str:
+    """``x`` to ``digits`` significant digits with trailing zeros dropped: '0.1234567891',
+    '2.5', '−3', '1.5 × 10⁻⁷' (a power of ten where Python's general format would write 'e')."""
+    inf = _infinite(_finite(x))
+    if inf is not None:
+        return inf
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        return power(x, digits, trim=True)
+    return _signed(text) if text not in ("-0", "0") else "0"
 
 
 def percent(share: float, dp: int = 0) -> str:

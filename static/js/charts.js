@@ -147,7 +147,8 @@ function cellLine(panel) {
     const where = `${desc.label.replace("^", "")} row ${row + 1} (${desc.rows[row]}), column ${col + 1} (${desc.cols[col]})`;
     showDerivation(
       panel,
-      info.hover ?? `${where}: ${info.value === -Infinity ? "−∞ (blocked)" : info.value}`,
+      // info.text is the server's text, or the value with a true minus (grid_core.numberText)
+      info.hover ?? `${where}: ${info.value === -Infinity ? "−∞ (blocked)" : info.text}`,
     );
   };
 }

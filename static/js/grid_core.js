@@ -23,6 +23,17 @@ export function moveCell(key, row, col, [rows, cols]) {
   return next;
 }
 
+/**
+ * The display text of a number the server sent without text (a grid too large to print):
+ * String(value) with the one minus sign the figures use (U+2212), "−∞" when blocked.
+ * Text only: no rounding here, the server's numbers are shown as they came.
+ */
+export function numberText(value) {
+  if (value === null || value === -Infinity) return "−∞";
+  const text = String(value);
+  return text.startsWith("-") ? `−${text.slice(1)}` : text;
+}
+
 /** { row, col, value, text, hover } of a cell of `desc` (value -Infinity when blocked), or null. */
 export function cellAt(desc, row, col) {
   if (!desc || row < 0 || col < 0 || row >= desc.shape[0] || col >= desc.shape[1]) return null;
@@ -31,7 +42,7 @@ export function cellAt(desc, row, col) {
     row,
     col,
     value: value === null ? -Infinity : value,
-    text: desc.text?.[row]?.[col] ?? (value === null ? "−∞" : String(value)),
+    text: desc.text?.[row]?.[col] ?? numberText(value),
     hover: desc.hover?.[row]?.[col] ?? null,
   };
 }

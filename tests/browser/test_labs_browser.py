@@ -406,7 +406,7 @@ def test_c4_width_moves_the_marker(lab: Any) -> None:
     page.keyboard.press("End")
     wait_idle(page)
     assert "At d = 1024" in caption(page, "flat-line")
-    assert "485,165,195.4098" in page.inner_text("#flat-line [data-role=readout]")
+    assert "e^20 = 4.852 × 10⁸" in page.inner_text("#flat-line [data-role=readout]")
 
 
 # ---- across pages

@@ -11,6 +11,7 @@ import {
   cellSize,
   changedCells,
   moveCell,
+  numberText,
   outlineOf,
   splitLabel,
   usedCells,
@@ -95,6 +96,18 @@ test("a canvas grid (no text) prints the value itself", () => {
   assert.equal(cellAt(desc, 0, 0).text, "0.5");
   assert.equal(cellAt(desc, 1, 2).text, "−∞");
   assert.equal(cellAt(desc, 1, 2).hover, null);
+});
+
+test("a canvas grid writes a negative value with the true minus sign", () => {
+  const desc = grid({ text: undefined });
+  desc.values[0][0] = -0.25;
+  assert.equal(cellAt(desc, 0, 0).text, "−0.25");
+  assert.equal(numberText(-3), "−3");
+  assert.equal(numberText(1e-7), "1e-7");
+  assert.equal(numberText(-1e-7), "−1e-7");
+  assert.equal(numberText(null), "−∞");
+  assert.equal(numberText(-Infinity), "−∞");
+  assert.equal(numberText(0), "0");
 });
 
 test("labels split at ^ into base and superscript", () => {

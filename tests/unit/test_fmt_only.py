@@ -15,9 +15,6 @@ import pytest
 
 FIGURES = Path(__file__).resolve().parents[2] / "app" / "figures"
 FORMATTER = FIGURES / "fmt.py"
-# The lab figures keep their own formatter until they are split and converted to fmt's
-# roles (issue 16, item 5, second pass): remove this exclusion then.
-EXCLUDED = FIGURES / "labs"
 
 
 def _is_str_constant(node: ast.expr) -> bool:
@@ -64,11 +61,7 @@ def problems(source: str, name: str = "<source>") -> list[str]:
 
 
 def figure_modules() -> list[Path]:
-    return [
-        p
-        for p in sorted(FIGURES.rglob("*.py"))
-        if p != FORMATTER and not p.is_relative_to(EXCLUDED)
-    ]
+    return [p for p in sorted(FIGURES.rglob("*.py")) if p != FORMATTER]
 
 
 def test_only_fmt_formats_numbers_in_the_figures() -> None:
@@ -83,6 +76,7 @@ def test_only_fmt_formats_numbers_in_the_figures() -> None:
 def test_the_scan_covers_the_figure_modules() -> None:
     names = {p.name for p in figure_modules()}
     assert {"context.py", "derive.py", "saturation.py", "weights.py"} <= names
+    assert {"parts.py", "charts.py", "worked_query.py", "score_histogram.py"} <= names  # labs
     assert "fmt.py" not in names
 
 

@@ -140,3 +140,22 @@ def test_grid_and_factors_format_every_cell() -> None:
     assert fmt.grid(m) == [["−1", "0.5"], ["2", "0"]]
     assert fmt.grid(np.array([[0.25, 1.0]]), dp=2) == [["0.25", "1"]]
     assert fmt.factors(m) == [["(−1)", "0.5"], ["2", "0"]]
+
+
+@pytest.mark.parametrize(
+    ("x", "digits", "text"),
+    [
+        (0.12345678912345, 10, "0.1234567891"), (2.5, 6, "2.5"), (-3.0, 6, "−3"),
+        (1.5e-7, 10, "1.5 × 10⁻⁷"), (-1.5e-7, 10, "−1.5 × 10⁻⁷"), (123456.0, 3, "1.23 × 10⁵"),
+        (12.34, 3, "12.3"), (-0.0, 6, "0"), (-1e-30, 3, "−1 × 10⁻³⁰"), (-math.inf, 4, "−∞"),
+    ],
+)  # fmt: skip
+def test_significant_drops_trailing_zeros_and_never_writes_e(
+    x: float, digits: int, text: str
+) -> None:
+    assert fmt.significant(x, digits) == text
+
+
+def test_significant_refuses_nan() -> None:
+    with pytest.raises(ValueError, match="NaN"):
+        fmt.significant(math.nan)

@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from app.figures import fmt
 from app.figures.style import MONO_FAMILY, Theme, base_layout
 
 Json = dict[str, Any]
@@ -101,8 +102,10 @@ def weight_bars(
     title: str = "weight",
 ) -> Json:
     """Weights as bars on a fixed 0–1 axis (colours and heights compare across edits)."""
-    texts = [f"{w:.{dp}f}" for w in weights]
-    hover = [f"{lab}: weight {w:.10g}" for lab, w in zip(labels, weights, strict=True)]
+    texts = [fmt.weight(w, dp) for w in weights]
+    hover = [
+        f"{lab}: weight {fmt.significant(w, 10)}" for lab, w in zip(labels, weights, strict=True)
+    ]
     data = [bars(labels, weights, texts, hover, t.roles["weights"], t)]
     return {
         "data": data,

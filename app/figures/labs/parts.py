@@ -1,4 +1,4 @@
-"""Small pieces several labs share: a preset's body, number formats, a chart without the
+"""Small pieces several labs share: a preset's body, a chart without the
 mode bar and a weights/values grid. PURE."""
 
 from __future__ import annotations
@@ -8,12 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.grid import grid
 from app.presets import get_preset
 
 Json = dict[str, Any]
-
-MINUS = "−"
 
 
 def preset_body(name: str) -> dict[str, Any]:
@@ -21,19 +20,6 @@ def preset_body(name: str) -> dict[str, Any]:
     found = get_preset(name)
     assert found is not None, name
     return dict(found["body"])
-
-
-def fmt(x: float, dp: int = 2) -> str:
-    """A number to ``dp`` decimals with a true minus sign and no "-0.00"."""
-    text = f"{x:.{dp}f}"
-    if text.lstrip("-").strip("0.") == "":
-        text = text.lstrip("-")
-    return text.replace("-", MINUS)
-
-
-def count(n: int) -> str:
-    """An exact integer with thousands separators (thin spaces read badly in tables)."""
-    return f"{n:,}"
 
 
 def chart(data: list[Json], layout: Json) -> Json:
@@ -64,13 +50,14 @@ def matrix_grid(
     m = np.asarray(values, dtype=np.float64)
     shown = m if blocked is None else np.where(blocked, -np.inf, m)
     text = [
-        [blocked_text if not np.isfinite(v) else fmt(float(v), dp) for v in row] for row in shown
+        [blocked_text if not np.isfinite(v) else fmt.derived(float(v), dp) for v in row]
+        for row in shown
     ]
     what = hover_name or label
     hover = [
         [
             f"{what}[{rows[i]}, {cols[j]}] = "
-            + ("blocked" if not np.isfinite(shown[i, j]) else f"{m[i, j]:.10g}")
+            + ("blocked" if not np.isfinite(shown[i, j]) else fmt.significant(float(m[i, j]), 10))
             for j in range(m.shape[1])
         ]
         for i in range(m.shape[0])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from app.figures.labs.parts import count
+from app.figures import fmt
 from app.labs import cost
 
 BASE = cost.Config()
@@ -30,15 +30,15 @@ TERMS = (
 def byte_text(n: int) -> str:
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
-            return f"{n / size:,.1f} {unit} ({count(n)} bytes)"
-    return f"{count(n)} bytes"
+            return f"{fmt.derived(n / size, 1)} {unit} ({fmt.count(n)} bytes)"
+    return f"{fmt.count(n)} bytes"
 
 
 def short_number(n: float) -> str:
     for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{n:g}"
+            return f"{fmt.significant(n / size, 3)} {unit}"
+    return fmt.significant(n)
 
 
 def config_of(**sizes: Any) -> dict[str, Any]:

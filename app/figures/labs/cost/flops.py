@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import steps, toggle
 from app.figures.labs.cost.common import BASE, HEADS, POWERS, TERMS, short_number
-from app.figures.labs.parts import chart, count
+from app.figures.labs.parts import chart
 from app.labs import cost
 
 
@@ -27,7 +28,7 @@ def _stacked(f: cost.Flops, factor: int, t: Any) -> list[Json]:
             "marker": {"color": colour},
             "xaxis": "x",
             "yaxis": "y",
-            "hovertemplate": f"{label}: {count(getattr(f, key) * factor)}<extra></extra>",
+            "hovertemplate": f"{label}: {fmt.count(getattr(f, key) * factor)}<extra></extra>",
         }
         for (key, label), colour in zip(TERMS, colours, strict=True)
     ]
@@ -47,7 +48,10 @@ def _log_log(n: int, d: int, factor: int, t: Any) -> list[Json]:
             "linear 4·N·d²",
             xaxis="x2",
             yaxis="y2",
-            hover=[f"N = {count(x)}: 4·N·d² = {count(y)}" for x, y in zip(ns, linear, strict=True)],
+            hover=[
+                f"N = {fmt.count(x)}: 4·N·d² = {fmt.count(y)}"
+                for x, y in zip(ns, linear, strict=True)
+            ],
         ),
         charts.line(
             ns,
@@ -57,7 +61,8 @@ def _log_log(n: int, d: int, factor: int, t: Any) -> list[Json]:
             xaxis="x2",
             yaxis="y2",
             hover=[
-                f"N = {count(x)}: 2·N²·d = {count(y)}" for x, y in zip(ns, quadratic, strict=True)
+                f"N = {fmt.count(x)}: 2·N²·d = {fmt.count(y)}"
+                for x, y in zip(ns, quadratic, strict=True)
             ],
         ),
         {
@@ -67,12 +72,12 @@ def _log_log(n: int, d: int, factor: int, t: Any) -> list[Json]:
             "y": [factor * 4 * cross * d * d],
             "xaxis": "x2",
             "yaxis": "y2",
-            "name": f"crossover N = 2·d_model = {count(cross)}",
+            "name": f"crossover N = 2·d_model = {fmt.count(cross)}",
             "text": ["crossover"],
             "textposition": "top left",
             "textfont": {"color": t.fg},
             "marker": {"size": 12, "color": t.fg, "symbol": "x"},
-            "hovertemplate": f"crossover at N = {count(cross)}<extra></extra>",
+            "hovertemplate": f"crossover at N = {fmt.count(cross)}<extra></extra>",
         },
         {
             "type": "scatter",
@@ -81,9 +86,9 @@ def _log_log(n: int, d: int, factor: int, t: Any) -> list[Json]:
             "y": [factor * here.linear, factor * here.quadratic],
             "xaxis": "x2",
             "yaxis": "y2",
-            "name": f"current N = {count(n)}",
+            "name": f"current N = {fmt.count(n)}",
             "marker": {"size": 10, "color": t.roles["weights"]},
-            "hovertemplate": f"N = {count(n)}: %{{y:,}}<extra></extra>",
+            "hovertemplate": f"N = {fmt.count(n)}: %{{y:,}}<extra></extra>",
         },
     ]
 
@@ -123,30 +128,30 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         else ("neither (a tie)" if f.quadratic == f.linear else "the linear projections")
     )
     caption = (
-        f"At N = {count(n)} and d_model = {count(d)} one attention layer costs "
-        f"{count(f.total * factor)} {unit}: linear {count(f.linear * factor)}, quadratic "
-        f"{count(f.quadratic * factor)}. {wins[0].upper() + wins[1:]} dominate"
+        f"At N = {fmt.count(n)} and d_model = {fmt.count(d)} one attention layer costs "
+        f"{fmt.count(f.total * factor)} {unit}: linear {fmt.count(f.linear * factor)}, quadratic "
+        f"{fmt.count(f.quadratic * factor)}. {wins[0].upper() + wins[1:]} dominate"
         f"{'s' if wins.startswith('neither') else ''}; the crossover is N = 2·d_model = "
-        f"{count(c.crossover_n)}. h = {h} gives d_k = {c.heads.d_k} and changes no term."
+        f"{fmt.count(c.crossover_n)}. h = {h} gives d_k = {c.heads.d_k} and changes no term."
     )
     rows = [
-        [label.split(" ", 1)[1] if " " in label else label, count(getattr(f, key) * factor)]
+        [label.split(" ", 1)[1] if " " in label else label, fmt.count(getattr(f, key) * factor)]
         for key, label in TERMS
     ]
     rows += [
-        ["linear 4·N·d²", count(f.linear * factor)],
-        ["quadratic 2·N²·d", count(f.quadratic * factor)],
-        ["total", count(f.total * factor)],
+        ["linear 4·N·d²", fmt.count(f.linear * factor)],
+        ["quadratic 2·N²·d", fmt.count(f.quadratic * factor)],
+        ["total", fmt.count(f.total * factor)],
     ]
     return lab_figure(
         FLOPS,
         caption=caption,
         alt=f"A stacked bar of the four terms and a log-log chart of 4·N·d² and 2·N²·d against "
-        f"N, crossing at N = {count(c.crossover_n)}.",
+        f"N, crossing at N = {fmt.count(c.crossover_n)}.",
         plot=chart(_stacked(f, factor, t) + _log_log(n, d, factor, t), _layout(t, unit)),
         readout=[
             f"d_k = d_model / h = {c.heads.d_k}",
-            f"crossover N = {count(c.crossover_n)}",
+            f"crossover N = {fmt.count(c.crossover_n)}",
             f"total {short_number(f.total * factor)} {unit}",
         ],
         tables=[

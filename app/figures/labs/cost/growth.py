@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import steps, toggle
 from app.figures.labs.cost.common import BASE, byte_text
-from app.figures.labs.parts import chart, count
+from app.figures.labs.parts import chart
 from app.labs import cost
 
 
@@ -24,34 +25,36 @@ def build_growth(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     where = f"× h = {BASE.heads} × {BASE.layers} layers" if v["all"] else "one head, one layer"
     rows = [
         [
-            count(c.score_cells),
+            fmt.count(c.score_cells),
             byte_text(c.memory.score_table_bytes * scale),
-            count(c.flops.quadratic),
+            fmt.count(c.flops.quadratic),
         ]
         for c in runs
     ]
-    labels = [f"N = {count(s)}" for s in sizes]
+    labels = [f"N = {fmt.count(s)}" for s in sizes]
     cells = [c.score_cells for c in runs]
     bars, layout = charts.count_bars(
         t,
         labels,
         cells,
-        [count(x) for x in cells],
-        [f"{lab}: {count(x)} score cells" for lab, x in zip(labels, cells, strict=True)],
+        [fmt.count(x) for x in cells],
+        [f"{lab}: {fmt.count(x)} score cells" for lab, x in zip(labels, cells, strict=True)],
         t.roles["scores"],
         "score cells N²",
     )
     readout = [
-        f"score table: {count(runs[0].score_cells)} cells",
+        f"score table: {fmt.count(runs[0].score_cells)} cells",
         f"float32 memory ({where}): {byte_text(runs[0].memory.score_table_bytes * scale)}",
-        f"quadratic FLOPs 2·N²·d_model: {count(runs[0].flops.quadratic)}",
+        f"quadratic FLOPs 2·N²·d_model: {fmt.count(runs[0].flops.quadratic)}",
     ]
-    caption = f"The score table is N × N = {count(n)}² = {count(runs[0].score_cells)} cells."
+    caption = (
+        f"The score table is N × N = {fmt.count(n)}² = {fmt.count(runs[0].score_cells)} cells."
+    )
     if v["x4"]:
         ratio = runs[1].score_cells // runs[0].score_cells
         qratio = runs[1].flops.quadratic // runs[0].flops.quadratic
         caption += (
-            f" Four times the context, N = {count(4 * n)}, means ×{ratio} the cells "
+            f" Four times the context, N = {fmt.count(4 * n)}, means ×{ratio} the cells "
             f"and ×{qratio} the quadratic work."
         )
         readout.append(f"after ×4: cells ×{ratio}, memory ×{ratio}, quadratic FLOPs ×{qratio}")

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, steps, toggle
 from app.figures.labs.cost.common import BASE, HEADS
-from app.figures.labs.parts import chart, count
+from app.figures.labs.parts import chart
 from app.labs import cost
 
 
@@ -27,16 +28,16 @@ def build_params(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     p = cost.cost(cfg).params
     b = cfg.biases
     rows = [
-        ["embedding", "vocab·d", count(p.embedding)],
-        ["attention", "4·d²" + (" + 4·d" if b else ""), count(p.attention)],
-        ["feed-forward", "2·d·d_ff" + (" + d_ff + d" if b else ""), count(p.ffn)],
-        ["LayerNorm ×2", "2·2·d" if b else "not counted (biases off)", count(p.layer_norm)],
+        ["embedding", "vocab·d", fmt.count(p.embedding)],
+        ["attention", "4·d²" + (" + 4·d" if b else ""), fmt.count(p.attention)],
+        ["feed-forward", "2·d·d_ff" + (" + d_ff + d" if b else ""), fmt.count(p.ffn)],
+        ["LayerNorm ×2", "2·2·d" if b else "not counted (biases off)", fmt.count(p.layer_norm)],
         [
             "per layer",
             "attention + feed-forward" + (" + LayerNorm" if b else ""),
-            count(p.per_layer),
+            fmt.count(p.per_layer),
         ],
-        ["total", f"embedding + {cfg.layers}·per layer", count(p.total)],
+        ["total", f"embedding + {cfg.layers}·per layer", fmt.count(p.total)],
     ]
     labels = ["attention", "feed-forward"]
     vals = [p.attention, p.ffn]
@@ -44,26 +45,31 @@ def build_params(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         t,
         labels,
         vals,
-        [f"{x / 1e6:.2f} M" for x in vals],
-        [f"{lab}: {count(x)} parameters per layer" for lab, x in zip(labels, vals, strict=True)],
+        [f"{fmt.derived(x / 1e6, 2)} M" for x in vals],
+        [
+            f"{lab}: {fmt.count(x)} parameters per layer"
+            for lab, x in zip(labels, vals, strict=True)
+        ],
         t.roles["v"],
         "parameters per layer",
     )
     ratio = p.ffn / p.attention
     return lab_figure(
         PARAMS,
-        caption=f"Per layer the feed-forward block holds {count(p.ffn)} parameters against "
-        f"attention's {count(p.attention)} ({ratio:.2f}×). h = {cfg.heads} changes neither. "
+        caption=f"Per layer the feed-forward block holds {fmt.count(p.ffn)} parameters against "
+        f"attention's {fmt.count(p.attention)} ({fmt.derived(ratio, 2)}×). h = {cfg.heads} "
+        f"changes neither. "
         f"Convention: biases and the two LayerNorms count only with biases on; the embedding "
         "counts once.",
-        alt=f"Bars: attention {count(p.attention)}, feed-forward {count(p.ffn)} parameters per "
+        alt=f"Bars: attention {fmt.count(p.attention)}, feed-forward {fmt.count(p.ffn)} "
+        f"parameters per "
         "layer.",
         plot=chart([bars], layout),
         tables=[
             table("Parameters", ["formula", "count"], [r[0] for r in rows], [r[1:] for r in rows])
         ],
         table_view=True,
-        readout=[f"total {p.total / 1e6:.2f} million parameters"],
+        readout=[f"total {fmt.derived(p.total / 1e6, 2)} million parameters"],
         quotes=[
             {
                 "source": "the textbook chapter",

@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice
-from app.figures.labs.parts import fmt, matrix_grid
+from app.figures.labs.parts import matrix_grid
 from app.presets import (
     FOUR_HEADS_NAMES,
     FOUR_HEADS_TOKENS,
@@ -26,7 +27,9 @@ ROW_CHOICES = tuple((str(i), f"{i} {t}") for i, t in enumerate(FOUR_HEADS_TOKENS
 
 def _looks_at(weights: Any, row: int) -> str:
     parts = [
-        f"“{FOUR_HEADS_TOKENS[j]}” ({fmt(float(w))})" for j, w in enumerate(weights[row]) if w > 0
+        f"“{FOUR_HEADS_TOKENS[j]}” ({fmt.derived(float(w), 2)})"
+        for j, w in enumerate(weights[row])
+        if w > 0
     ]
     return " and ".join(parts)
 
@@ -105,7 +108,8 @@ def build_four_heads(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     return lab_figure(
         FOUR_HEADS,
         caption=f"Four heads read the same ten tokens at once, each in its own way; every row "
-        f"of every head sums to {fmt(min(sums))}. These weights are set by hand to mimic "
+        f"of every head sums to {fmt.derived(min(sums), 2)}. These weights are set by hand to "
+        f"mimic "
         "what trained heads often do: trained heads are found, not assigned.",
         alt="Four 10 × 10 attention maps over “The animal didn't cross the street because it "
         "was tired”: previous word, it → animal, verb → subject, start and because.",
@@ -116,7 +120,7 @@ def build_four_heads(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 f"Head {h + 1}: {FOUR_HEADS_NAMES[h]} (1 decimal)",
                 tokens,
                 tokens,
-                [[fmt(float(x), 1) for x in r] for r in stages.heads[h].weights],
+                [[fmt.derived(float(x), 1) for x in r] for r in stages.heads[h].weights],
             )
             for h in chosen
         ],

@@ -8,10 +8,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import steps
-from app.figures.labs.parts import chart, count, fmt
+from app.figures.labs.parts import chart
 from app.labs import cost
 
 D_MODELS = (64, 128, 256, 512, 1024)
@@ -31,34 +32,38 @@ def build_head_width(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         t,
         labels,
         values,
-        [count(x) for x in values],
-        [f"{lab}: {count(x)} Q/K/V parameters" for lab, x in zip(labels, values, strict=True)],
+        [fmt.count(x) for x in values],
+        [f"{lab}: {fmt.count(x)} Q/K/V parameters" for lab, x in zip(labels, values, strict=True)],
         t.roles["q"],
         "Q/K/V parameters",
     )
     rows = [
-        ["d_k = d_model / h", f"{d} / {h}", count(d_k)],
-        ["divisor √d_k", f"√{d_k}", fmt(math.sqrt(d_k), 4)],
-        ["one head's maps d_model·(2·d_k + d_v)", f"{d}·(3·{d_k})", count(c.heads.one_head_qkv)],
+        ["d_k = d_model / h", f"{d} / {h}", fmt.count(d_k)],
+        ["divisor √d_k", f"√{d_k}", fmt.derived(math.sqrt(d_k), 4)],
+        [
+            "one head's maps d_model·(2·d_k + d_v)",
+            f"{d}·(3·{d_k})",
+            fmt.count(c.heads.one_head_qkv),
+        ],
         [
             "all heads h·d_model·(2·d_k + d_v)",
-            f"{h}·{count(c.heads.one_head_qkv)}",
-            count(c.heads.all_heads_qkv),
+            f"{h}·{fmt.count(c.heads.one_head_qkv)}",
+            fmt.count(c.heads.all_heads_qkv),
         ],
-        ["one full-width head 3·d_model²", f"3·{d}²", count(c.heads.full_width_qkv)],
-        ["score FLOPs h·N²·d_k", f"{h}·{n}²·{d_k}", count(c.heads.score_flops)],
-        ["= N²·d_model", f"{n}²·{d}", count(n * n * d)],
+        ["one full-width head 3·d_model²", f"3·{d}²", fmt.count(c.heads.full_width_qkv)],
+        ["score FLOPs h·N²·d_k", f"{h}·{n}²·{d_k}", fmt.count(c.heads.score_flops)],
+        ["= N²·d_model", f"{n}²·{d}", fmt.count(n * n * d)],
     ]
     return lab_figure(
         HEAD_WIDTH,
         caption=f"{h} heads of width d_k = {d_k} divide their scores by √{d_k} = "
-        f"{fmt(math.sqrt(d_k), 4)}, yet hold exactly as many Q/K/V parameters "
-        f"({count(c.heads.all_heads_qkv)}) as one head of width {d} and cost the same "
-        f"{count(c.heads.score_flops)} score multiply-adds at N = {n}.",
-        alt=f"Bars: {h} heads and one full-width head both hold {count(values[0])} Q/K/V "
+        f"{fmt.derived(math.sqrt(d_k), 4)}, yet hold exactly as many Q/K/V parameters "
+        f"({fmt.count(c.heads.all_heads_qkv)}) as one head of width {d} and cost the same "
+        f"{fmt.count(c.heads.score_flops)} score multiply-adds at N = {n}.",
+        alt=f"Bars: {h} heads and one full-width head both hold {fmt.count(values[0])} Q/K/V "
         "parameters.",
         plot=chart([bars], layout),
-        readout=[f"d_k = {d_k}", f"divisor √{d_k} = {fmt(math.sqrt(d_k), 4)}"],
+        readout=[f"d_k = {d_k}", f"divisor √{d_k} = {fmt.derived(math.sqrt(d_k), 4)}"],
         tables=[
             table(
                 "What h changes, and what it does not",

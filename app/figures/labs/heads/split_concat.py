@@ -8,9 +8,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, matrix, toggle
-from app.figures.labs.parts import fmt, matrix_grid
+from app.figures.labs.parts import matrix_grid
 from app.presets import (
     RUNNING_EXAMPLE,
     W_O_TWO_HEADS,
@@ -31,7 +32,7 @@ def _grids(stages: Any, theme: str, identity: bool) -> tuple[list[Json], list[st
         grid_item(
             matrix_grid(f"weights-h{i + 1}", "A", hd.weights, tokens, tokens, theme),
             f"head {i + 1}: columns {i * width}–{(i + 1) * width - 1} of Q, K, V; "
-            f"divisor √{hd.d_k} = {fmt(hd.divisor, 3)}",
+            f"divisor √{hd.d_k} = {fmt.derived(hd.divisor, 3)}",
         )
         for i, hd in enumerate(stages.heads)
     ]
@@ -81,7 +82,7 @@ def build_split_concat(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     grids, cols = _grids(stages, ctx.theme.name, bool(v["wo_identity"]))
     caption = (
         f"{h} head{'s' * (h != 1)} of width {width}: each sees only its own {width} columns "
-        f"of Q, K and V and divides by √{width} = {fmt(math.sqrt(width), 3)}. "
+        f"of Q, K and V and divides by √{width} = {fmt.derived(math.sqrt(width), 3)}. "
         + (
             "With W^O the identity, the output is the concatenation itself."
             if v["wo_identity"]
@@ -104,7 +105,7 @@ def build_split_concat(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 "Output after W^O (3 decimals)",
                 cols[: stages.output.shape[1]],
                 tokens,
-                [[fmt(float(x), 3) for x in r] for r in stages.output],
+                [[fmt.derived(float(x), 3) for x in r] for r in stages.output],
             )
         ],
         quotes=[

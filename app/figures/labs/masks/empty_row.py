@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 
 from app.attention import softmax_stage
+from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, toggle
 from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
-from app.figures.labs.parts import fmt, matrix_grid
+from app.figures.labs.parts import matrix_grid
 from app.labs import masks
 from app.presets import RUNNING_EXAMPLE
 
@@ -121,11 +122,11 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     n = len(cols)
     naive = [
         [
-            ("−∞" if not allowed[r, j] else fmt(float(masked_scores[r, j]))),
+            ("−∞" if not allowed[r, j] else fmt.derived(float(masked_scores[r, j]), 2)),
             "0" if not allowed[r, j] else "e^s",
             "0/0 = NaN",
             "0",
-            fmt(float(finite.weights[r, j]), 4),
+            fmt.derived(float(finite.weights[r, j]), 4),
         ]
         for j in range(n)
     ]

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.attention import softmax_stage
+from app.figures import fmt
 from app.figures.grid import grid
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import Control, choice, integer, matrix, toggle
@@ -23,7 +24,7 @@ from app.figures.labs.masks.common import (
     scores_of,
     settle_d1,
 )
-from app.figures.labs.parts import fmt, matrix_grid
+from app.figures.labs.parts import matrix_grid
 from app.labs import masks
 
 
@@ -112,7 +113,7 @@ def build_mask_kinds(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         "allowed keys"
         + (", except rows with no allowed key, which are all zero." if stage.warnings else ".")
     )
-    rows = [[fmt(float(x), 2) for x in row] for row in stage.weights]
+    rows = [[fmt.derived(float(x), 2) for x in row] for row in stage.weights]
     return lab_figure(
         MASK_KINDS,
         caption=caption,

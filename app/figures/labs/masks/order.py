@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.attention import softmax_stage
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice
 from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
-from app.figures.labs.parts import chart, fmt, matrix_grid
+from app.figures.labs.parts import chart, matrix_grid
 from app.labs import masks
 
 ORDER_CHOICES = (("both", "both"), ("before", "before (correct)"), ("after", "after (wrong)"))
@@ -37,7 +38,7 @@ def _row_sum_bars(sums: dict[str, Any], t: Any, n: int) -> Json:
                 "name": f"mask {order} softmax",
                 "y": list(queries(n)),
                 "x": [float(x) for x in s],
-                "text": [fmt(float(x), 4) for x in s],
+                "text": [fmt.derived(float(x), 4) for x in s],
                 "textposition": "outside",
                 "cliponaxis": False,
                 "marker": {"color": colours[order]},
@@ -92,9 +93,11 @@ def build_mask_order(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                 for j in range(n):
                     if not allowed[i, j]:
                         lost = float(plain.weights[i, j])
-                        g["text"][i][j] = f"({fmt(lost)})"
-                        g["hover"][i][j] = f"discarded: weight {lost:.10g} was set to 0"
-        sums = ", ".join(fmt(float(s), 4) for s in st.row_sums)
+                        g["text"][i][j] = f"({fmt.derived(lost, 2)})"
+                        g["hover"][i][j] = (
+                            f"discarded: weight {fmt.significant(lost, 10)} was set to 0"
+                        )
+        sums = ", ".join(fmt.derived(float(s), 4) for s in st.row_sums)
         title = (
             "mask before softmax (attention proper)"
             if o == "before"
@@ -107,10 +110,10 @@ def build_mask_order(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     if "after" in stages:
         s0 = float(stages["after"].row_sums[0])
         parts.append(
-            f"Masked after, row q0 keeps only {fmt(s0, 4)} of its weight: the rest "
+            f"Masked after, row q0 keeps only {fmt.derived(s0, 4)} of its weight: the rest "
             "is discarded, not redistributed."
         )
-    rows = [[fmt(float(st.row_sums[i]), 4) for st in stages.values()] for i in range(n)]
+    rows = [[fmt.derived(float(st.row_sums[i]), 4) for st in stages.values()] for i in range(n)]
     return lab_figure(
         MASK_ORDER,
         caption=" ".join(parts),
@@ -118,7 +121,7 @@ def build_mask_order(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         plot=_row_sum_bars({o: st.row_sums for o, st in stages.items()}, t, n),
         readout=[
-            f"{o}: row sums {', '.join(fmt(float(s), 4) for s in st.row_sums)}"
+            f"{o}: row sums {', '.join(fmt.derived(float(s), 4) for s in st.row_sums)}"
             for o, st in stages.items()
         ],
         tables=[table("Row sums (4 decimals)", [f"mask {o}" for o in stages], list(qs), rows)],

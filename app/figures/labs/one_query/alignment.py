@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import toggle, vector
-from app.figures.labs.one_query.common import f3, f4, signed
 from app.figures.style import arrow
 
 ALIGN_KEYS = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0))
@@ -47,8 +47,8 @@ def _relation(score: float) -> str:
     if abs(score) < 1e-12:
         return "perpendicular to q, so it scores 0"
     if score > 0:
-        return f"points partly the way q points, so it scores {signed(score)}"
-    return f"points away from q, so it scores {signed(score)}, below zero"
+        return f"points partly the way q points, so it scores {fmt.derived(score)}"
+    return f"points away from q, so it scores {fmt.derived(score)}, below zero"
 
 
 def _answer(q: tuple[float, ...], raw: np.ndarray, w: np.ndarray) -> str:
@@ -58,7 +58,7 @@ def _answer(q: tuple[float, ...], raw: np.ndarray, w: np.ndarray) -> str:
             "same weight, 1/3."
         )
     parts = [
-        f"{n} = ({signed(a, 0)}, {signed(b, 0)}) {_relation(float(s))}"
+        f"{n} = ({fmt.derived(a, 0)}, {fmt.derived(b, 0)}) {_relation(float(s))}"
         for n, (a, b), s in zip(ALIGN_NAMES, ALIGN_KEYS, raw, strict=True)
     ]
     best, worst = int(np.argmax(w)), int(np.argmin(w))
@@ -66,12 +66,12 @@ def _answer(q: tuple[float, ...], raw: np.ndarray, w: np.ndarray) -> str:
     lead = (
         "Two keys tie for the largest weight. "
         if tie
-        else f"{ALIGN_NAMES[best]} gets the largest weight, {f3(float(w[best]))}: a dot "
+        else f"{ALIGN_NAMES[best]} gets the largest weight, {fmt.derived(float(w[best]))}: a dot "
         "product measures how far two vectors point the same way, times their lengths. "
     )
     return (
         lead + "; ".join(parts) + ". Softmax still leaves "
-        f"{f3(float(w[worst]))} on {ALIGN_NAMES[worst]}: no weight is ever exactly 0."
+        f"{fmt.derived(float(w[worst]))} on {ALIGN_NAMES[worst]}: no weight is ever exactly 0."
     )
 
 
@@ -96,9 +96,9 @@ def _plot(t: Any, q: tuple[float, ...], raw: Any, w: Any, labels: list[str]) -> 
     bars_trace = charts.bars(
         labels,
         w.tolist(),
-        [f3(x) for x in w],
+        [fmt.derived(x) for x in w],
         [
-            f"{n}: q·k = {signed(float(r))}, weight {x:.10g}"
+            f"{n}: q·k = {fmt.derived(float(r))}, weight {fmt.significant(x, 10)}"
             for n, r, x in zip(ALIGN_NAMES, raw, w, strict=True)
         ],
         t.roles["weights"],
@@ -134,25 +134,29 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     h = stages.head
     raw, scaled, w = h.scores[0], h.scaled[0], h.weights[0]
     labels = [
-        f"{n} ({signed(a, 0)}, {signed(b, 0)})"
+        f"{n} ({fmt.derived(a, 0)}, {fmt.derived(b, 0)})"
         for n, (a, b) in zip(ALIGN_NAMES, ALIGN_KEYS, strict=True)
     ]
-    divisor = f"÷ √2 = {f4(h.divisor)}" if v["scale"] else "not divided (scaling off)"
+    divisor = f"÷ √2 = {fmt.derived(h.divisor, 4)}" if v["scale"] else "not divided (scaling off)"
     rows = [
-        [signed(float(r)), signed(float(s)), f3(float(x))]
+        [fmt.derived(float(r)), fmt.derived(float(s)), fmt.derived(float(x))]
         for r, s, x in zip(raw, scaled, w, strict=True)
     ]
     best = int(np.argmax(w))
     return lab_figure(
         ALIGNMENT,
-        caption=f"q = ({q[0]:g}, {q[1]:g}); the scores are q·k, {divisor}. "
-        f"{ALIGN_NAMES[best]} takes the largest weight, {f3(float(w[best]))}.",
+        caption=f"q = ({fmt.significant(q[0])}, {fmt.significant(q[1])}); the scores are q·k, "
+        f"{divisor}. "
+        f"{ALIGN_NAMES[best]} takes the largest weight, {fmt.derived(float(w[best]))}.",
         alt="Three keys and the query drawn as arrows from the origin; weights "
-        + ", ".join(f"{n} {f3(float(x))}" for n, x in zip(ALIGN_NAMES, w, strict=True))
+        + ", ".join(f"{n} {fmt.derived(float(x))}" for n, x in zip(ALIGN_NAMES, w, strict=True))
         + ".",
         plot=_plot(ctx.theme, q, raw, w, labels),
         tables=[table("Scores and weights", ["q·k", "scaled", "weight"], labels, rows)],
-        readout=[f"output (V = K): ({f3(float(h.output[0][0]))}, {f3(float(h.output[0][1]))})"],
+        readout=[
+            f"output (V = K): ({fmt.derived(float(h.output[0][0]))}, "
+            f"{fmt.derived(float(h.output[0][1]))})"
+        ],
         reveal={
             "question": "With the query (1, 0) and the keys (1, 0), (0, 1) and (−1, 0), "
             "which key gets the largest weight, and why? Decide, then open "

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.grid import grid
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, number, toggle
-from app.figures.labs.one_query.common import f3, f4
 from app.figures.labs.parts import preset_body
 
 DTB = preset_body("dog-truck-barked")
@@ -24,7 +24,7 @@ MAX3 = math.log2(3)
 
 
 def _vec3(x: np.ndarray[Any, Any]) -> str:
-    return "(" + ", ".join(f3(float(a)) for a in x) + ")"
+    return "(" + ", ".join(fmt.derived(float(a)) for a in x) + ")"
 
 
 def _entropy_chart(t: Any, tokens: list[str], entropy: np.ndarray[Any, Any], row: int) -> Json:
@@ -35,12 +35,13 @@ def _entropy_chart(t: Any, tokens: list[str], entropy: np.ndarray[Any, Any], row
         "y": list(range(len(tokens))),
         "x": entropy.tolist(),
         "marker": {"color": colours},
-        "text": [f"{e:.3f} bits" for e in entropy],
+        "text": [f"{fmt.derived(e)} bits" for e in entropy],
         "textposition": "outside",
         "cliponaxis": False,
         "textfont": {"color": t.fg},
         "customdata": [
-            f"{tok}: entropy {e:.10g} bits" for tok, e in zip(tokens, entropy, strict=True)
+            f"{tok}: entropy {fmt.significant(e, 10)} bits"
+            for tok, e in zip(tokens, entropy, strict=True)
         ],
         "hovertemplate": "%{customdata}<extra></extra>",
     }
@@ -67,7 +68,7 @@ def _entropy_chart(t: Any, tokens: list[str], entropy: np.ndarray[Any, Any], row
         t, "entropy in bits (0: commits to one key)", [0, 2.0], dtick=0.5, tickangle=0
     )
     note = {
-        "text": f"log₂ 3 = {MAX3:.3f}: averages",
+        "text": f"log₂ 3 = {fmt.derived(MAX3)}: averages",
         "x": MAX3,
         "y": 1,
         "xref": "x",
@@ -88,17 +89,18 @@ def build_discriminate(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     st = ctx.run["attention"]({**DTB, "q": q, "scale": bool(v["scale"])})
     h = st.head
     tokens, keys = list(st.tokens), list(st.key_tokens)
-    div = f"÷ √3 = {h.divisor:.4f}" if v["scale"] else "not divided"
+    div = f"÷ √3 = {fmt.derived(h.divisor, 4)}" if v["scale"] else "not divided"
     hover = [
         [
-            f"{tokens[i]} → {keys[j]}: q·k = {f4(float(h.scores[i, j]))}, {div} = "
-            f"{f4(float(h.scaled[i, j]))}, weight {f4(float(h.weights[i, j]))}; "
+            f"{tokens[i]} → {keys[j]}: q·k = {fmt.derived(float(h.scores[i, j]), 4)}, {div} = "
+            f"{fmt.derived(float(h.scaled[i, j]), 4)}, weight "
+            f"{fmt.derived(float(h.weights[i, j]), 4)}; "
             f"output of {tokens[i]} = {_vec3(h.output[i])}"
             for j in range(3)
         ]
         for i in range(3)
     ]
-    text = [[f"{w:.2f}" for w in r] for r in h.weights.tolist()]
+    text = [[fmt.weight(w, 2) for w in r] for r in h.weights.tolist()]
     desc = grid(
         "weights",
         "A",
@@ -115,24 +117,28 @@ def build_discriminate(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     entropy = np.asarray(h.row_entropy)
     half = MAX3 / 2
     commit = [
-        f"{tokens[i]} ({entropy[i]:.3f} bits, {f3(float(h.row_max[i]))} on {keys[h.row_argmax[i]]})"
+        f"{tokens[i]} ({fmt.derived(entropy[i])} bits, {fmt.derived(float(h.row_max[i]))} on "
+        f"{keys[h.row_argmax[i]]})"
         for i in range(3)
         if entropy[i] < half
     ]
-    spread = [f"{tokens[i]} ({entropy[i]:.3f} bits)" for i in range(3) if entropy[i] >= half]
+    spread = [
+        f"{tokens[i]} ({fmt.derived(entropy[i])} bits)" for i in range(3) if entropy[i] >= half
+    ]
     parts = []
     if commit:
         parts.append("Commit (under half the maximum entropy): " + "; ".join(commit) + ".")
     if spread:
-        parts.append("Spread out: " + "; ".join(spread) + f" of at most {MAX3:.3f} bits.")
+        parts.append("Spread out: " + "; ".join(spread) + f" of at most {fmt.derived(MAX3)} bits.")
     i = row
     caption = (
-        f"Strength c = {c:g}. "
+        f"Strength c = {fmt.significant(c)}. "
         + " ".join(parts)
         + f" {tokens[i]}'s output is {_vec3(h.output[i])}."
     )
     cells = [
-        [f4(float(w)) for w in r] + [f"{e:.4f}"] for r, e in zip(h.weights, entropy, strict=True)
+        [fmt.derived(float(w), 4) for w in r] + [fmt.derived(e, 4)]
+        for r, e in zip(h.weights, entropy, strict=True)
     ]
     return lab_figure(
         DISCRIMINATE,
@@ -140,11 +146,11 @@ def build_discriminate(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=[grid_item(desc, "Weights A (queries × keys)")],
         plot=_entropy_chart(t, tokens, entropy, row),
         alt="Entropy of each query's weights: "
-        + ", ".join(f"{tok} {e:.3f} bits" for tok, e in zip(tokens, entropy, strict=True))
+        + ", ".join(f"{tok} {fmt.derived(e)} bits" for tok, e in zip(tokens, entropy, strict=True))
         + ".",
         tables=[table("Weights and entropy (bits)", [*keys, "entropy"], tokens, cells)],
         readout=[
-            f"maximum for three keys: log₂ 3 = {MAX3:.4f} bits",
+            f"maximum for three keys: log₂ 3 = {fmt.derived(MAX3, 4)} bits",
             f"{tokens[i]}: output {_vec3(h.output[i])}",
         ],
     )

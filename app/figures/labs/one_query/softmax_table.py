@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 
 from app.attention import softmax_stage
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import number, vector
-from app.figures.labs.one_query.common import ITEMS, f3, signed
+from app.figures.labs.one_query.common import ITEMS
 
 
 def build_softmax_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -27,7 +28,13 @@ def build_softmax_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     assert s.output is not None
     output = float(s.output[0][0])
     cells = [
-        [f3(scores[j]), f3(exps[j]), f3(weights[j]), f3(values[j]), f3(contrib[j])]
+        [
+            fmt.derived(scores[j]),
+            fmt.exponential(exps[j]),
+            fmt.weight(weights[j], 3),
+            fmt.derived(values[j]),
+            fmt.derived(contrib[j]),
+        ]
         for j in range(3)
     ]
     cols = ["score", "exponential", "weight", "value", "weight × value"]
@@ -36,20 +43,21 @@ def build_softmax_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         "Totals",
         ["value"],
         ["sum of the exponentials", "output Σ weight × value"],
-        [[f3(float(exps.sum()))], [f3(output)]],
+        [[fmt.exponential(float(exps.sum()))], [fmt.derived(output)]],
     )
     top = int(np.argmax(weights))
     caption = (
-        f"{ITEMS[top]} has the highest score and takes {f3(weights[top])} of the weight"
+        f"{ITEMS[top]} has the highest score and takes {fmt.weight(weights[top], 3)} of the weight"
         + (", not all of it" if weights[top] < 1 - 5e-4 else "")
-        + f". The output {f3(output)} is the weighted average of the values "
-        f"{', '.join(f3(x) for x in values)}."
+        + f". The output {fmt.derived(output)} is the weighted average of the values "
+        f"{', '.join(fmt.derived(x) for x in values)}."
     )
     shift = float(v["shift"])
     if shift != 0:
         caption += (
-            f" Adding {signed(shift, 1)} to every score multiplied every exponential and "
-            f"their sum by e^{signed(shift, 1)} = {f3(math.exp(shift))}, so the weights "
+            f" Adding {fmt.derived(shift, 1)} to every score multiplied every exponential and "
+            f"their sum by e^{fmt.derived(shift, 1)} = {fmt.exponential(math.exp(shift))}, so "
+            f"the weights "
             "are those of the unshifted scores."
         )
     plot = charts.weight_bars(t, ITEMS, weights.tolist())
@@ -60,8 +68,11 @@ def build_softmax_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         tables=[main, total],
         table_view=True,
         alt="Weight bars: "
-        + ", ".join(f"{i} {f3(w)}" for i, w in zip(ITEMS, weights, strict=True)),
-        readout=[f"sum of exponentials {f3(float(exps.sum()))}", f"output {f3(output)}"],
+        + ", ".join(f"{i} {fmt.weight(w, 3)}" for i, w in zip(ITEMS, weights, strict=True)),
+        readout=[
+            f"sum of exponentials {fmt.exponential(float(exps.sum()))}",
+            f"output {fmt.derived(output)}",
+        ],
         quotes=[
             {
                 "source": "the queries/keys/values notes",

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.grid import grid
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice
@@ -57,8 +58,9 @@ def _most_asymmetric(m: np.ndarray[Any, Any], tokens: list[str], dp: int) -> str
     d = np.abs(m - m.T)
     i, j = np.unravel_index(int(np.argmax(d)), d.shape)
     return (
-        f"{tokens[i]} reading {tokens[j]} gives {m[i, j]:.{dp}f}, but {tokens[j]} reading "
-        f"{tokens[i]} gives {m[j, i]:.{dp}f}"
+        f"{tokens[i]} reading {tokens[j]} gives {fmt.derived(m[i, j], dp)}, but {tokens[j]} "
+        f"reading "
+        f"{tokens[i]} gives {fmt.derived(m[j, i], dp)}"
     )
 
 
@@ -67,13 +69,13 @@ def _grid(
 ) -> Json:
     hover = [
         [
-            f"{label}[{tokens[i]}, {tokens[j]}] = {m[i, j]:.6g}; the mirror cell "
-            f"{label}[{tokens[j]}, {tokens[i]}] = {m[j, i]:.6g}"
+            f"{label}[{tokens[i]}, {tokens[j]}] = {fmt.significant(m[i, j])}; the mirror cell "
+            f"{label}[{tokens[j]}, {tokens[i]}] = {fmt.significant(m[j, i])}"
             for j in range(len(tokens))
         ]
         for i in range(len(tokens))
     ]
-    text = [[f"{x:.{dp}f}" for x in r] for r in m.tolist()]
+    text = [[fmt.derived(x, dp) for x in r] for r in m.tolist()]
     mirror = [{"grid": name, "row": "j", "col": "i"}]
     return grid(
         name,
@@ -128,11 +130,11 @@ def build_two_maps(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         alt=f"Score and weight grids for {label}.",
         tables=[
-            table("Scores S", tokens, tokens, [[f"{x:.4f}" for x in r] for r in h.scores]),
-            table("Weights A", tokens, tokens, [[f"{x:.4f}" for x in r] for r in h.weights]),
+            table("Scores S", tokens, tokens, [[fmt.derived(x, 4) for x in r] for r in h.scores]),
+            table("Weights A", tokens, tokens, [[fmt.weight(x, 4) for x in r] for r in h.weights]),
         ],
         readout=[
-            f"max |S − Sᵀ| = {float(np.max(np.abs(h.scores - h.scores.T))):.3g}"
+            f"max |S − Sᵀ| = {fmt.significant(float(np.max(np.abs(h.scores - h.scores.T))), 3)}"
             if h.scores.shape[0] == h.scores.shape[1]
             else "S is not square"
         ],

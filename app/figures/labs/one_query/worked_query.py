@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import matrix, toggle, vector
-from app.figures.labs.one_query.common import f4
 from app.figures.labs.parts import preset_body
 
 WHO = preset_body("who-is-the-best")
@@ -26,7 +26,7 @@ WHO_NAMES = tuple(WHO["key_tokens"])
 
 
 def _vec4(x: np.ndarray) -> str:
-    return "(" + ", ".join(f4(float(a)) for a in x) + ")"
+    return "(" + ", ".join(fmt.derived(float(a), 4) for a in x) + ")"
 
 
 def _tables(h: Any, values: Any, scale: bool) -> list[Json]:
@@ -36,10 +36,10 @@ def _tables(h: Any, values: Any, scale: bool) -> list[Json]:
     vv = np.asarray(values, dtype=np.float64)
     rows = [
         [
-            f4(float(raw[j])),
-            f4(float(scaled[j])),
-            f4(float(exps[j])),
-            f4(float(w[j])),
+            fmt.derived(float(raw[j]), 4),
+            fmt.derived(float(scaled[j]), 4),
+            fmt.derived(float(exps[j]), 4),
+            fmt.derived(float(w[j]), 4),
             _vec4(w[j] * vv[j]),
         ]
         for j in range(3)
@@ -64,11 +64,11 @@ def _gauge(t: Any, entropy: float, top: float) -> tuple[Json, Json, Json]:
         "xaxis": "x2",
         "yaxis": "y2",
         "marker": {"color": t.roles["q"]},
-        "text": [f"{entropy:.4f} bits"],
+        "text": [f"{fmt.derived(entropy, 4)} bits"],
         "textposition": "outside",
         "cliponaxis": False,
         "textfont": {"color": t.fg},
-        "hovertemplate": f"entropy {entropy:.10g} bits<extra></extra>",
+        "hovertemplate": f"entropy {fmt.significant(entropy, 10)} bits<extra></extra>",
     }
     mark = {
         "type": "line",
@@ -81,7 +81,7 @@ def _gauge(t: Any, entropy: float, top: float) -> tuple[Json, Json, Json]:
         "line": {"color": t.fg, "dash": "dash", "width": 2},
     }
     note = {
-        "text": f"maximum log₂ 3 = {top:.4f} bits",
+        "text": f"maximum log₂ 3 = {fmt.derived(top, 4)} bits",
         "x": top,
         "y": 0.5,
         "xref": "x2",
@@ -99,8 +99,8 @@ def _plot(t: Any, w: Any, entropy: float, top: float) -> Json:
     bars = charts.bars(
         WHO_NAMES,
         w.tolist(),
-        [f4(float(x)) for x in w],
-        [f"{n}: α = {x:.10g}" for n, x in zip(WHO_NAMES, w, strict=True)],
+        [fmt.derived(float(x), 4) for x in w],
+        [f"{n}: α = {fmt.significant(x, 10)}" for n, x in zip(WHO_NAMES, w, strict=True)],
         t.roles["weights"],
         t,
     )
@@ -130,15 +130,15 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         "barely separate" if spread < 0.1 else "separate" if spread < 0.5 else "separate clearly"
     )
     caption = (
-        f"The weights {', '.join(f4(float(x)) for x in w)} {close} (largest minus "
-        f"smallest {f4(spread)}); the entropy {entropy:.4f} bits is "
-        f"{100 * entropy / top:.1f} % of the maximum log₂ 3 = {top:.4f} bits, "
+        f"The weights {', '.join(fmt.derived(float(x), 4) for x in w)} {close} (largest minus "
+        f"smallest {fmt.derived(spread, 4)}); the entropy {fmt.derived(entropy, 4)} bits is "
+        f"{fmt.percent(entropy / top, 1)} of the maximum log₂ 3 = {fmt.derived(top, 4)} bits, "
         "where the query would have no preference at all."
     )
     readout = [
-        f"√d_k = √3 = {math.sqrt(3):.4f}" if v["scale"] else "scaling off: divisor 1",
+        f"√d_k = √3 = {fmt.derived(math.sqrt(3), 4)}" if v["scale"] else "scaling off: divisor 1",
         f"ζ = {_vec4(h.output[0])}",
-        f"entropy {entropy:.4f} of {top:.4f} bits",
+        f"entropy {fmt.derived(entropy, 4)} of {fmt.derived(top, 4)} bits",
     ]
     return lab_figure(
         WORKED_QUERY,
@@ -146,8 +146,9 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         readout=readout,
         tables=_tables(h, values, bool(v["scale"])),
         table_view=True,
-        alt=f"α bars {', '.join(f'{n} {f4(float(x))}' for n, x in zip(WHO_NAMES, w, strict=True))}"
-        f" and an entropy gauge at {entropy:.4f} of {top:.4f} bits.",
+        alt=f"α bars "
+        f"{', '.join(f'{n} {fmt.derived(float(x), 4)}' for n, x in zip(WHO_NAMES, w, strict=True))}"
+        f" and an entropy gauge at {fmt.derived(entropy, 4)} of {fmt.derived(top, 4)} bits.",
         plot=_plot(ctx.theme, w, entropy, top),
         quotes=[
             {

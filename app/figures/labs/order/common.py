@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.figures.labs.parts import fmt
+from app.figures import fmt
 
 TOL = 1e-12  # per entry: equal in arithmetic, but the summation order changes (E1)
 
@@ -17,7 +17,7 @@ def permuted_body(body: Mapping[str, Any], perm: Sequence[int]) -> dict[str, Any
 
 
 def row_text(values: Any) -> str:
-    return "(" + ", ".join(fmt(float(x), 3) for x in values) + ")"
+    return "(" + ", ".join(fmt.derived(float(x), 3) for x in values) + ")"
 
 
 def dim_names(d: int) -> list[str]:

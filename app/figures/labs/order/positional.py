@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure
 from app.figures.labs.controls import Control, integer, number
@@ -33,7 +34,7 @@ def _curves(pe: Any, t: Any, dims: Sequence[int] = ()) -> Json:
             palette[n % len(palette)],
             f"dim {j} ({'sin' if j % 2 == 0 else 'cos'})",
             mode="lines+markers",
-            hover=[f"PE({p}, {j}) = {pe[p, j]:.10g}" for p in pos],
+            hover=[f"PE({p}, {j}) = {fmt.significant(pe[p, j], 10)}" for p in pos],
         )
         for n, j in enumerate(chosen)
     ]
@@ -100,7 +101,8 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     slow = base ** (2 * ((d - 1) // 2) / d)
     caption = (
         f"Dimension 0 turns once every 2π ≈ 6.3 positions; the last pair turns once every "
-        f"2π·{slow:.4g} positions. “The” (position 0) and “the” (position 3) share an "
+        f"2π·{fmt.significant(slow, 4)} positions. “The” (position 0) and “the” (position 3) "
+        f"share an "
         "embedding but not a position, so X + PE gives them different rows."
     )
     return lab_figure(
@@ -111,8 +113,8 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         plot=_curves(pe, t, _chosen_dims(v["dims"])),
         readout=[
-            f"PE(pos, 2i) = sin(pos / {base:g}^(2i/{d})), "
-            f"PE(pos, 2i+1) = cos(pos / {base:g}^(2i/{d}))"
+            f"PE(pos, 2i) = sin(pos / {fmt.significant(base)}^(2i/{d})), "
+            f"PE(pos, 2i+1) = cos(pos / {fmt.significant(base)}^(2i/{d}))"
         ],
         quotes=[
             {

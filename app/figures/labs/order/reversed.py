@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import toggle
 from app.figures.labs.order.common import TOL, permuted_body, row_text
-from app.figures.labs.parts import fmt, matrix_grid
+from app.figures.labs.parts import matrix_grid
 from app.presets import RUNNING_EXAMPLE
 
 
@@ -88,7 +89,7 @@ def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     else:
         caption = (
             f"With positions on, the reversal is a different computation: outputs "
-            f"differ by up to {fmt(worst, 3)}."
+            f"differ by up to {fmt.derived(worst, 3)}."
         )
     return lab_figure(
         REVERSED,

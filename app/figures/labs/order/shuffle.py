@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import Control, choice, toggle
 from app.figures.labs.order.common import TOL, dim_names, permuted_body, row_text
-from app.figures.labs.parts import chart, fmt, matrix_grid, preset_body
+from app.figures.labs.parts import chart, matrix_grid, preset_body
 from app.figures.style import arrow
 
 DOG_TOKENS = ("The", "dog", "bit", "the", "man")
@@ -168,10 +169,11 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     holds = worst <= TOL
     caption = (
         f"Attention(PX) = P·Attention(X) holds: every token's output travelled with it "
-        f"unchanged (largest difference {worst:.1e}, within {TOL:g})."
+        f"unchanged (largest difference {fmt.significant(worst, 2)}, within "
+        f"{fmt.significant(TOL)})."
         if holds
         else f"With positions on, Attention(PX) ≠ P·Attention(X): the largest difference is "
-        f"{fmt(worst, 3)}. The same word at a new position is a different input."
+        f"{fmt.derived(worst, 3)}. The same word at a new position is a different input."
     )
     if perm == list(range(5)):
         caption = "No shuffle yet: choose one. " + caption

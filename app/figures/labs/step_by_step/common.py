@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.grid import grid
 from app.figures.labs.base import Json
 from app.figures.labs.parts import preset_body
@@ -19,23 +20,16 @@ TWO = preset_body("two-tokens")
 STEPS = ((1, "1 scores"), (2, "2 scale"), (3, "3 mask"), (4, "4 softmax"), (5, "5 weighted sum"))
 
 
-MINUS = "−"
-
-
 def n(x: float) -> str:
-    """The module's precision: whole numbers bare, 4 significant digits, 3 decimals below 1."""
-    if math.isinf(x):
-        return MINUS + "∞" if x < 0 else "∞"
-    if float(x).is_integer():
-        return str(int(x)).replace("-", MINUS)
-    text = f"{x:.3f}" if abs(x) < 1 else f"{x:.4g}"
-    return text.replace("-", MINUS)
+    """The module's precision: whole numbers bare, 3 decimals below 1, else 4 significant
+    digits (a value, a derived number or a power of ten: one minus sign, from fmt)."""
+    if math.isinf(x) or float(x).is_integer():
+        return fmt.value(x)
+    return fmt.derived(x, 3) if abs(x) < 1 else fmt.significant(x, 4)
 
 
 def d4(x: float) -> str:
-    if math.isinf(x):
-        return MINUS + "∞"
-    return f"{x:.4f}".replace("-", MINUS)
+    return fmt.NEG_INF if math.isinf(x) else fmt.derived(x, 4)
 
 
 def vec(xs: Any) -> str:
@@ -45,6 +39,9 @@ def vec(xs: Any) -> str:
 def grid4(
     name: str, label: str, m: Any, rows: list[str], cols: list[str], t: Any, **kw: Any
 ) -> Json:
+    """A grid to 4 decimals: weights (``weights``, ``ghost``) as fmt's weights, as in the
+    main figures (0 and 1 bare, a tiny weight 0.0000), every other stage as derived."""
     arr = np.asarray(m, dtype=np.float64)
-    text = [[d4(float(x)) for x in r] for r in arr.tolist()]
+    cell = (lambda x: fmt.weight(x, 4)) if name in ("weights", "ghost") else d4
+    text = [[cell(float(x)) for x in r] for r in arr.tolist()]
     return grid(name, label, arr, rows=rows, cols=cols, theme=t.name, text=text, **kw)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, integer, toggle
 from app.figures.labs.step_by_step.common import d4, grid4, vec
@@ -47,7 +48,10 @@ def _score_grid(h: Any, i: int, perm: list[int], tok: list[str], keys: list[str]
         col_title="keys k_0 … k_(L_K−1)",
         outline={"rows": [i], "cells": [[i, j] for j in perm]},
         hover=[
-            [f"e_{a}{b} = q_{a}ᵀk_{b} = {h.scores[a, b]:.10g}" for b in range(len(keys))]
+            [
+                f"e_{a}{b} = q_{a}ᵀk_{b} = {fmt.significant(h.scores[a, b], 10)}"
+                for b in range(len(keys))
+            ]
             for a in range(len(tok))
         ],
     )
@@ -67,7 +71,7 @@ def build_per_position(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         i = len(tok) - 1
     allowed = np.isfinite(h.masked[i])
     perm = [j for j in range(len(keys)) if allowed[j]]
-    div = f"(√{h.d_k} = {h.divisor:.4f})" if st.scale else "1 (scaling off)"
+    div = f"(√{h.d_k} = {fmt.derived(h.divisor, 4)})" if st.scale else "1 (scaling off)"
     rows, cells = _key_rows(h, i, keys, allowed)
     pset = "every key" if len(perm) == len(keys) else "{" + ", ".join(str(j) for j in perm) + "}"
     eqs = [

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.grid import product_uses, same_cell, same_row
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, integer, matrix, steps, toggle
@@ -39,7 +40,7 @@ def _ghost_quote(ghost: Any, tok: list[str]) -> Json:
     return {
         "source": "Without the mask",
         "kind": "run",
-        "text": f"{tok[0]} would put {float(ghost.weights[0, top]):.6f} of its weight "
+        "text": f"{tok[0]} would put {fmt.weight(float(ghost.weights[0, top]), 6)} of its weight "
         f"on {tok[top]}{said}.",
     }
 
@@ -52,7 +53,7 @@ def _rounding_quote(h: Any, focus: int) -> Json:
         "source": "Rounding",
         "kind": "run",
         "text": "The outputs use the unrounded weights ("
-        + ", ".join(f"{x:.6f}" for x in w)
+        + ", ".join(fmt.weight(x, 6) for x in w)
         + f"): {vec(h.output[focus])} to 4 figures. Multiplying by the 3-decimal "
         f"weights instead gives {vec(rounded)}, which can differ in the last digit.",
     }

@@ -1,5 +1,5 @@
 """What the why-scale figures share: the d_k steps, the run sizes (full and preview),
-the seed bound and a thousands separator. PURE.
+and the seed bound. PURE.
 """
 
 from __future__ import annotations
@@ -28,7 +28,3 @@ FIXED_HALF = 4 * math.sqrt(1024)
 
 
 SEED_MAX = 2**32 - 1
-
-
-def thousands(n: float) -> str:
-    return f"{n:,.0f}"

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from app.attention import softmax_stage
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import number, steps
@@ -34,7 +35,8 @@ def _plot(t: Any, d: int, flat: Any, at: Any) -> Json:
             t.roles["k"],
             "unscaled: softmax((2, 1, 0)·√d)",
             hover=[
-                f"d = {2**e:.4g}: leading weight {w:.6f}" for e, w in zip(exps, lead, strict=True)
+                f"d = {fmt.significant(2**e, 4)}: leading weight {fmt.weight(w, 6)}"
+                for e, w in zip(exps, lead, strict=True)
             ],
         ),
         charts.line(
@@ -42,7 +44,7 @@ def _plot(t: Any, d: int, flat: Any, at: Any) -> Json:
             [float(flat.max_weight[0])] * len(x),
             t.roles["q"],
             "scaled: softmax(2, 1, 0)",
-            hover=[f"leading weight {flat.max_weight[0]:.6f}"] * len(x),
+            hover=[f"leading weight {fmt.weight(flat.max_weight[0], 6)}"] * len(x),
         ),
         charts.line(
             [math.log2(d)] * 2,
@@ -80,15 +82,15 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     flat = softmax_stage(PATTERN)
     at = softmax_stage(PATTERN, math.sqrt(d))
     cells = [
-        [f"{float(a):.3f}", f"{float(b):.3f}"]
+        [fmt.weight(float(a), 3), fmt.weight(float(b), 3)]
         for a, b in zip(at.weights[0], flat.weights[0], strict=True)
     ]
     eg = math.exp(g)
     caption = (
         f"At d = {d} the raw scores are (2, 1, 0)·√{d} = "
-        f"({', '.join(f'{x:.2f}' for x in PATTERN * math.sqrt(d))}); unscaled, the "
-        f"weights are {', '.join(f'{w:.3f}' for w in at.weights[0])}. Divided by √{d} "
-        f"they are {', '.join(f'{w:.3f}' for w in flat.weights[0])} at every width — in "
+        f"({', '.join(fmt.derived(x, 2) for x in PATTERN * math.sqrt(d))}); unscaled, the "
+        f"weights are {', '.join(fmt.weight(w, 3) for w in at.weights[0])}. Divided by √{d} "
+        f"they are {', '.join(fmt.weight(w, 3) for w in flat.weights[0])} at every width — in "
         "this model. With random vectors the scaled weights fluctuate from draw to draw (C3)."
     )
     return lab_figure(
@@ -96,11 +98,12 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         caption=caption,
         plot=_plot(t, d, flat, at),
         alt="Leading weight against log₂ d: unscaled rises toward 1, scaled stays at "
-        f"{flat.max_weight[0]:.3f}.",
+        f"{fmt.weight(flat.max_weight[0], 3)}.",
         tables=[table(f"The three weights at d = {d}", ["unscaled", "scaled"], ITEMS, cells)],
         readout=[
-            f"a gap of {g:g} in the scores: one weight is e^{g:g} = {eg:,.4f} times the other",
-            f"stretch √{d} = {math.sqrt(d):.4f}",
+            f"a gap of {fmt.significant(g)} in the scores: one weight is e^{fmt.significant(g)} "
+            f"= {fmt.exponential(eg)} times the other",
+            f"stretch √{d} = {fmt.derived(math.sqrt(d), 4)}",
         ],
         quotes=QUOTES,
     )

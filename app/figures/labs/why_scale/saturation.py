@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, number, steps, toggle
-from app.figures.labs.why_scale.common import POW2, PREVIEW_TRIALS, SEED_MAX, thousands
+from app.figures.labs.why_scale.common import POW2, PREVIEW_TRIALS, SEED_MAX
 from app.figures.labs.why_scale.saturation_chart import side_text, sweep_chart
 
 TRIALS = [100, 200, 500, 1_000, 2_000, 5_000, 10_000]
@@ -68,7 +69,7 @@ def _histograms(res: Json, t: Any, thr: float) -> tuple[list[Json], list[Json], 
         edges = np.asarray(hist["edges"], dtype=np.float64)
         counts = np.asarray(hist["counts"], dtype=np.float64)
         hover = [
-            f"{label}: p_max in [{a:.2f}, {b:.2f}): {int(c)} trials"
+            f"{label}: p_max in [{fmt.derived(a, 2)}, {fmt.derived(b, 2)}): {int(c)} trials"
             for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True)
         ]
         bars = charts.histogram_bars(edges.tolist(), counts.tolist(), colour, label, hover)
@@ -114,17 +115,18 @@ def _shares(v: Mapping[str, Any], ctx: FigureContext, res: Json) -> list[tuple[i
 def _caption(v: Mapping[str, Any], res: Json, trials: int, shares: list[Any], preview: bool) -> str:
     u, s, thr = res["unscaled"], res["scaled"], float(v["threshold"])
     caption = (
-        f"{thousands(trials)} trials at d_k = {int(v['dk'])} with {int(v['keys'])} keys: "
-        f"unscaled, {100 * float(u['saturated_fraction']):.1f} % of the trials put more "
-        f"than {thr:g} on one key; scaled, {100 * float(s['saturated_fraction']):.1f} %."
+        f"{fmt.count(trials)} trials at d_k = {int(v['dk'])} with {int(v['keys'])} keys: "
+        f"unscaled, {fmt.percent(float(u['saturated_fraction']), 1)} of the trials put more "
+        f"than {fmt.significant(thr)} on one key; scaled, "
+        f"{fmt.percent(float(s['saturated_fraction']), 1)}."
         + (" A preview; release the slider for the full run." if preview else "")
     )
     if shares:
         first, last = shares[0], shares[-1]
         caption += (
             f" Across d_k = {first[0]} … {last[0]} (same seed), the unscaled share goes from "
-            f"{100 * first[1]:.1f} % to {100 * last[1]:.1f} %; the scaled share is at most "
-            f"{100 * max(r[2] for r in shares):.1f} %."
+            f"{fmt.percent(first[1], 1)} to {fmt.percent(last[1], 1)}; the scaled share is at most "
+            f"{fmt.percent(max(r[2] for r in shares), 1)}."
         )
     return caption
 
@@ -136,9 +138,9 @@ def _cells(res: Json) -> list[list[str]]:
         g = side["mean_saturated_p_one_minus_p"]
         cells.append(
             [
-                f"{100 * float(side['saturated_fraction']):.1f} %",
-                f"{float(side['mean_p_max']):.4f}",
-                "none saturated" if g is None else f"{g:.4f}",
+                f"{fmt.percent(float(side['saturated_fraction']), 1)}",
+                f"{fmt.weight(float(side['mean_p_max']), 4)}",
+                "none saturated" if g is None else fmt.derived(g, 4),
             ]
         )
     return cells
@@ -156,7 +158,7 @@ def _quotes(res: Json, trials: int, seed: int) -> list[Json]:
             "source": "This run measured",
             "kind": "run",
             "text": f"unscaled: {side_text(res['unscaled'])}; "
-            f"scaled: {side_text(res['scaled'])} ({thousands(trials)} trials, seed {seed}).",
+            f"scaled: {side_text(res['scaled'])} ({fmt.count(trials)} trials, seed {seed}).",
         },
     ]
 
@@ -212,7 +214,7 @@ def build_saturation(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         ),
         tables=[
             table(
-                f"Saturation at p_max > {thr:g}",
+                f"Saturation at p_max > {fmt.significant(thr)}",
                 ["saturated", "mean p_max", "mean p(1 − p), saturated"],
                 ["unscaled", "scaled"],
                 _cells(res),
@@ -240,7 +242,7 @@ SATURATION = LabFigure(
     controls=(
         steps("dk", "d_k", 128, POW2[4:], drag_preview=True),
         steps("keys", "Keys", 64, POW2[1:10]),
-        steps("trials", "Trials", 500, TRIALS, names=[thousands(x) for x in TRIALS]),
+        steps("trials", "Trials", 500, TRIALS, names=[fmt.count(x) for x in TRIALS]),
         number("threshold", "Threshold", 0.99, 0.5, 0.999, 0.001),
         integer("seed", "Seed", 0, 0, SEED_MAX),
         toggle("sweep", "Chart the share saturated against log₂ d_k (a run per width)", True),

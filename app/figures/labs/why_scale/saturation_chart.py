@@ -8,6 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, table
 
@@ -29,7 +30,8 @@ def _share_lines(t: Any, shares: list[tuple[int, float, float]], xs: list[float]
                 "line": {"color": colour, "width": 2, "dash": "solid" if n == 0 else "dash"},
                 "marker": {"color": colour, "size": 7, "symbol": "circle" if n == 0 else "square"},
                 "hovertext": [
-                    f"d_k = {d} (log₂ d_k = {x:g}): {100 * y:.1f} % of trials saturated, {label}"
+                    f"d_k = {d} (log₂ d_k = {fmt.significant(x)}): {fmt.percent(y, 1)} of "
+                    f"trials saturated, {label}"
                     for (d, _, _), x, y in zip(shares, xs, ys, strict=True)
                 ],
                 "hoverinfo": "text",
@@ -80,11 +82,11 @@ def sweep_chart(
     }
     axes["marker"] = marker
     tab = table(
-        f"Share of trials with p_max > {thr:g}, against d_k",
+        f"Share of trials with p_max > {fmt.significant(thr)}, against d_k",
         ["log₂ d_k", "unscaled", "scaled"],
         [f"d_k = {d}" for d, _, _ in shares],
         [
-            [f"{x:g}", f"{100 * a:.1f} %", f"{100 * b:.1f} %"]
+            [fmt.significant(x), fmt.percent(a, 1), fmt.percent(b, 1)]
             for (_, a, b), x in zip(shares, xs, strict=True)
         ],
     )
@@ -93,8 +95,8 @@ def sweep_chart(
 
 def side_text(side: Json) -> str:
     g = side["mean_saturated_p_one_minus_p"]
-    grad = "none saturated" if g is None else f"mean p(1 − p) over them {g:.4f}"
+    grad = "none saturated" if g is None else f"mean p(1 − p) over them {fmt.derived(g, 4)}"
     return (
-        f"{100 * float(side['saturated_fraction']):.1f} % saturated, mean p_max "
-        f"{float(side['mean_p_max']):.3f}, {grad}"
+        f"{fmt.percent(float(side['saturated_fraction']), 1)} saturated, mean p_max "
+        f"{fmt.weight(float(side['mean_p_max']), 3)}, {grad}"
     )

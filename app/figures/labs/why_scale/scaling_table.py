@@ -8,10 +8,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import choice, integer, multi, steps
-from app.figures.labs.why_scale.common import POW2, SEED_MAX, thousands
+from app.figures.labs.why_scale.common import POW2, SEED_MAX
 
 KEYS = [2, 4, 8, 16, 32, 64, 128]
 
@@ -101,7 +102,8 @@ def _scaling_plot(t: Any, rows: list[Json], top: float, which: str) -> Json:
     for tr, r in zip(data[:2], (rows, rows), strict=True):
         side = "raw" if tr is data[0] else "scaled"
         tr["customdata"] = [
-            f"d_k = {q['d_k']}: {side} entropy {q[f'{side}_entropy_bits']:.4f} bits" for q in r
+            f"d_k = {q['d_k']}: {side} entropy {fmt.derived(q[f'{side}_entropy_bits'], 4)} bits"
+            for q in r
         ]
         tr["hovertemplate"] = "%{customdata}<extra></extra>"
     return {"data": data, "layout": _scaling_layout(t, top)}
@@ -123,8 +125,9 @@ def _quotes(rows: list[Json], seed: int) -> list[Json]:
             "source": "This run measured",
             "kind": "run",
             "text": "; ".join(
-                f"d_k = {r['d_k']}: spread {r['spread']:.3f}, pooled {r['pooled_spread']:.3f}, raw "
-                f"max weight {r['raw_max_weight']:.3f}"
+                f"d_k = {r['d_k']}: spread {fmt.derived(r['spread'], 3)}, pooled "
+                f"{fmt.derived(r['pooled_spread'], 3)}, raw "
+                f"max weight {fmt.weight(r['raw_max_weight'], 3)}"
                 for r in rows
             )
             + f" (seed {seed}).",
@@ -144,18 +147,18 @@ def build_scaling_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     rows, top = list(res["rows"]), float(res["max_entropy_bits"])
     cells = [
         [
-            f"{r['spread']:.3f}",
-            f"{r['pooled_spread']:.3f}",
-            f"{r['raw_max_weight']:.3f}",
-            f"{r['raw_entropy_bits']:.3f}",
-            f"{r['scaled_max_weight']:.3f}",
-            f"{r['scaled_entropy_bits']:.3f}",
+            f"{fmt.derived(r['spread'], 3)}",
+            f"{fmt.derived(r['pooled_spread'], 3)}",
+            f"{fmt.weight(r['raw_max_weight'], 3)}",
+            f"{fmt.derived(r['raw_entropy_bits'], 3)}",
+            f"{fmt.weight(r['scaled_max_weight'], 3)}",
+            f"{fmt.derived(r['scaled_entropy_bits'], 3)}",
         ]
         for r in rows
     ]
     tab = table(
-        f"Averaged over {thousands(int(body['draws']))} draws with {int(v['keys'])} keys "
-        f"(maximum entropy log₂ {int(v['keys'])} = {top:.3f} bits)",
+        f"Averaged over {fmt.count(int(body['draws']))} draws with {int(v['keys'])} keys "
+        f"(maximum entropy log₂ {int(v['keys'])} = {fmt.derived(top, 3)} bits)",
         [
             "spread",
             "pooled spread",
@@ -170,9 +173,12 @@ def build_scaling_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     first, last = rows[0], rows[-1]
     caption = (
         f"From d_k = {first['d_k']} to {last['d_k']} the raw spread goes from "
-        f"{first['spread']:.3f} to {last['spread']:.3f} and the raw weights' maximum from "
-        f"{first['raw_max_weight']:.3f} to {last['raw_max_weight']:.3f}; the scaled maximum "
-        f"goes from {first['scaled_max_weight']:.3f} to {last['scaled_max_weight']:.3f}."
+        f"{fmt.derived(first['spread'], 3)} to {fmt.derived(last['spread'], 3)} and the raw "
+        f"weights' maximum from "
+        f"{fmt.weight(first['raw_max_weight'], 3)} to {fmt.weight(last['raw_max_weight'], 3)}; "
+        f"the scaled maximum "
+        f"goes from {fmt.weight(first['scaled_max_weight'], 3)} to "
+        f"{fmt.weight(last['scaled_max_weight'], 3)}."
     )
     quotes = _quotes(rows, int(v["seed"]))
     return lab_figure(
@@ -203,7 +209,7 @@ SCALING_TABLE = LabFigure(
         multi("dks", "Widths d_k", (4, 16, 64, 256, 1024), POW2),
         steps("keys", "Keys", 8, KEYS),
         steps(
-            "draws", "Draws per width", 200, TABLE_DRAWS, names=[thousands(x) for x in TABLE_DRAWS]
+            "draws", "Draws per width", 200, TABLE_DRAWS, names=[fmt.count(x) for x in TABLE_DRAWS]
         ),
         integer("seed", "Seed", 0, 0, SEED_MAX),
         choice(

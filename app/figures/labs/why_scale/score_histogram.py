@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, steps, toggle
@@ -21,7 +22,6 @@ from app.figures.labs.why_scale.common import (
     POW2,
     PREVIEW_DRAWS,
     SEED_MAX,
-    thousands,
 )
 
 
@@ -56,7 +56,8 @@ def _density(t: Any, w: Json, draws: int, scale: bool, fixed: bool) -> Json:
     curve = np.exp(-(xs**2) / (2 * sd * sd)) / (sd * math.sqrt(2 * math.pi))
     what = "s/√d_k" if scale else "s = q·k"
     hover = [
-        f"{what} in [{a:.3f}, {b:.3f}): {int(c):,} draws, density {h:.4g}"
+        f"{what} in [{fmt.derived(a, 3)}, {fmt.derived(b, 3)}): {fmt.count(int(c))} draws, "
+        f"density {fmt.significant(h, 4)}"
         for a, b, c, h in zip(e[:-1], e[1:], counts, heights, strict=True)
     ]
     bars = charts.histogram_bars(e.tolist(), heights.tolist(), t.roles["q"], "this run", hover)
@@ -66,7 +67,10 @@ def _density(t: Any, w: Json, draws: int, scale: bool, fixed: bool) -> Json:
         curve.tolist(),
         t.roles["k"],
         ref,
-        hover=[f"{ref} density at {x:.3f}: {y:.4g}" for x, y in zip(xs, curve, strict=True)],
+        hover=[
+            f"{ref} density at {fmt.derived(x, 3)}: {fmt.significant(y, 4)}"
+            for x, y in zip(xs, curve, strict=True)
+        ],
     )
     layout = charts.layout(
         t,
@@ -134,7 +138,7 @@ def _band_points(
     """This run's var/d_k per width, and the course module's where it measured the same."""
     module = dict(zip(MODULE_WIDTHS, MODULE_VAR, strict=True))
     hover = [
-        f"d_k = {int(w['d_k'])}: var/d_k = {y:.4f}, band 1 ± {2 * se:.4f}"
+        f"d_k = {int(w['d_k'])}: var/d_k = {fmt.derived(y, 4)}, band 1 ± {fmt.derived(2 * se, 4)}"
         for w, y, se in zip(widths, ys, ses, strict=True)
     ]
     runs = charts.line(
@@ -177,10 +181,10 @@ def _per_width(widths: list[Json], draws: int) -> tuple[list[str], list[list[str
         se = se_var_over_dk(k, draws)
         ratio = float(w["var_over_d_k"])
         rows.append(f"d_k = {k}")
-        src = f"{module[k]:.4f}" if k in module else "—"
+        src = fmt.derived(module[k], 4) if k in module else "—"
         inside = "yes" if abs(ratio - 1) <= 2 * se else "no"
-        cells.append([f"{ratio:.4f}", f"± {se:.4f}", inside, src])
-        measured.append(f"{ratio:.4f} (d_k = {k})")
+        cells.append([fmt.derived(ratio, 4), f"± {fmt.derived(se, 4)}", inside, src])
+        measured.append(f"{fmt.derived(ratio, 4)} (d_k = {k})")
     return rows, cells, measured
 
 
@@ -194,23 +198,24 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     rows, cells, measured = _per_width(list(result["widths"]), draws)
     root = math.sqrt(d_k)
     readout = [
-        f"mean {float(shown['mean']):.4f}",
-        f"var {float(shown['var']):.2f}",
-        f"var/d_k {float(shown['var_over_d_k']):.4f}",
-        f"scaled var {float(shown['scaled_var']):.4f}",
-        f"typical size √d_k = {root:.2f}",
+        f"mean {fmt.derived(float(shown['mean']), 4)}",
+        f"var {fmt.derived(float(shown['var']), 2)}",
+        f"var/d_k {fmt.derived(float(shown['var_over_d_k']), 4)}",
+        f"scaled var {fmt.derived(float(shown['scaled_var']), 4)}",
+        f"typical size √d_k = {fmt.derived(root, 2)}",
     ]
     run = "a preview of " if ctx.preview else ""
     caption = (
-        f"{run.capitalize()}{thousands(draws)} draws of s = q·k at d_k = {d_k}, "
+        f"{run.capitalize()}{fmt.count(draws)} draws of s = q·k at d_k = {d_k}, "
         f"seed {int(v['seed'])}. "
         + (
-            f"Divided by √{d_k} = {root:.2f}, the scores have variance "
-            f"{float(shown['scaled_var']):.4f} "
+            f"Divided by √{d_k} = {fmt.derived(root, 2)}, the scores have variance "
+            f"{fmt.derived(float(shown['scaled_var']), 4)} "
             "against the N(0, 1) curve."
             if scale
-            else f"Raw, they spread like √d_k: variance {float(shown['var']):.1f} against the "
-            f"N(0, {d_k}) curve, about ±{2 * root:.1f} for most draws."
+            else f"Raw, they spread like √d_k: variance {fmt.derived(float(shown['var']), 1)} "
+            f"against the "
+            f"N(0, {d_k}) curve, about ±{fmt.derived(2 * root, 1)} for most draws."
         )
         + (" Release the slider for the full run." if ctx.preview else "")
     )
@@ -225,12 +230,12 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             "source": "This run measured",
             "kind": "run",
             "text": f"var/d_k = {', '.join(measured)} "
-            f"over {thousands(draws)} draws, seed {int(v['seed'])}; ±2 SE is "
-            f"±{2 * se_var_over_dk(d_k, draws):.4f} at d_k = {d_k}.",
+            f"over {fmt.count(draws)} draws, seed {int(v['seed'])}; ±2 SE is "
+            f"±{fmt.derived(2 * se_var_over_dk(d_k, draws), 4)} at d_k = {d_k}.",
         },
     ]
     tab = table(
-        f"var/d_k per width, {thousands(draws)} draws (SE = √((2 + 6/d_k)/n))",
+        f"var/d_k per width, {fmt.count(draws)} draws (SE = √((2 + 6/d_k)/n))",
         ["var/d_k", "SE", "within 1 ± 2 SE", "the module"],
         rows,
         cells,
@@ -241,7 +246,7 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         plot=plot,
         tables=[tab],
         readout=readout,
-        alt=f"Histogram of {thousands(draws)} scores at d_k = {d_k} with the normal curve.",
+        alt=f"Histogram of {fmt.count(draws)} scores at d_k = {d_k} with the normal curve.",
         quotes=quotes,
         run={"draws": draws, "preview": ctx.preview},
     )
@@ -261,7 +266,7 @@ SCORE_HISTOGRAM = LabFigure(
     controls=(
         steps("dk", "d_k", 64, POW2, drag_preview=True),
         toggle("scale", "Divide by √d_k", False),
-        steps("draws", "Draws", 20_000, DRAWS, names=[thousands(d) for d in DRAWS]),
+        steps("draws", "Draws", 20_000, DRAWS, names=[fmt.count(d) for d in DRAWS]),
         integer("seed", "Seed", 0, 0, SEED_MAX),
         toggle("fixed", "Hold the x-axis at ±4·√1024 (±4 when scaled)", False),
         toggle(

@@ -46,8 +46,10 @@ EMBED_HEIGHT = 560
 CONTROLS_HEIGHT = 240  # an embed with controls=1
 # A page asks for several figures at once, and the admission gate refuses heavy work
 # past its limit rather than queueing it: lab requests wait briefly for a slot instead
-# (polling, off the event loop), so one reader's page never refuses itself.
-ADMIT_WAIT_S = 3.0  # how long a lab request waits for a heavy slot before answering 503
+# (polling, off the event loop), so one reader's page rarely refuses itself; the page
+# asks again after a 503. Short, so that a busy server answers within a second (issue
+# 16): the old 3 s held 48 looping clients at 3.5 s per refusal.
+ADMIT_WAIT_S = 0.75  # how long a lab request waits for a heavy slot before answering 503
 
 
 REQUESTS: dict[str, type[ScoreVarianceRequest | SaturationRequest | ScalingTableRequest]] = {

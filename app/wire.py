@@ -13,6 +13,7 @@ encoding it; the chunks are written to the socket one after another instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,11 +34,11 @@ class Encoded:
 
 
 class _Encoder:
-    """Encodes arrays once each, keyed by identity, as orjson fragments ("fragment"), as
-    chunks for ``stages_to_chunks`` ("chunk"), or as Python lists ("list": small
-    responses, where one orjson call over lists beats encoding each array separately,
-    and ``tolist`` plus orjson's list writer beats its numpy writer about twofold for
-    3 × 3 arrays; same bytes, −inf becomes null either way)."""
+    """Encodes arrays once each, keyed by identity, as orjson fragments ("fragment") or as
+    chunks for ``stages_to_chunks`` ("chunk"). Small responses use ``_as_list`` instead:
+    one orjson call over lists beats encoding each array separately, and ``tolist`` plus
+    orjson's list writer beats its numpy writer about twofold for 3 × 3 arrays (same
+    bytes, −inf becomes null either way)."""
 
     def __init__(self, mode: str = "fragment") -> None:
         self._done: dict[int, Any] = {}
@@ -47,16 +48,23 @@ class _Encoder:
     def __call__(self, a: np.ndarray[Any, Any]) -> Any:
         key = id(a)
         if key not in self._done:
-            if self._mode == "list":
-                self._done[key] = a.tolist()
-            else:
-                raw = orjson.dumps(np.ascontiguousarray(a), option=_OPTIONS)
-                self._done[key] = orjson.Fragment(raw) if self._mode == "fragment" else Encoded(raw)
+            raw = orjson.dumps(np.ascontiguousarray(a), option=_OPTIONS)
+            self._done[key] = orjson.Fragment(raw) if self._mode == "fragment" else Encoded(raw)
             self._keep.append(a)
         return self._done[key]
 
 
-def _head_fields(h: HeadStages, enc: _Encoder) -> dict[str, Any]:
+# What an array becomes in the dict: an orjson fragment, a chunk or a Python list.
+ArrayEncoder = Callable[[np.ndarray[Any, Any]], Any]
+
+
+def _as_list(a: np.ndarray[Any, Any]) -> Any:
+    """A small response's arrays: ``tolist`` costs less than remembering what was already
+    encoded (a repeated array is listed twice; orjson writes the same bytes either way)."""
+    return a.tolist()
+
+
+def _head_fields(h: HeadStages, enc: ArrayEncoder) -> dict[str, Any]:
     return {
         "q": enc(h.q),
         "k": enc(h.k),
@@ -75,7 +83,7 @@ def _head_fields(h: HeadStages, enc: _Encoder) -> dict[str, Any]:
     }
 
 
-def stages_to_dict(stages: Stages, enc: _Encoder | None = None) -> dict[str, Any]:
+def stages_to_dict(stages: Stages, enc: ArrayEncoder | None = None) -> dict[str, Any]:
     """The API v1 attention response, ready for ``encode``."""
     enc = enc or _Encoder()
     heads = [_head_fields(h, enc) for h in stages.heads]
@@ -103,7 +111,7 @@ _SMALL = 1 << 16
 def stages_to_chunks(stages: Stages) -> list[bytes]:
     """The same JSON as ``encode(stages_to_dict(stages))``, as chunks to write in order."""
     if stages.head.weights.size * len(stages.heads) <= _SMALL // 16:
-        return [encode(stages_to_dict(stages, _Encoder("list")))]  # one orjson call
+        return [encode(stages_to_dict(stages, _as_list))]  # one orjson call
     chunks: list[bytes] = []
     small = bytearray()
 

@@ -200,10 +200,11 @@ def _one_head(
         divisor=div,
         exps=exps,
         exp_shift=shift,
-        row_sum=weights.sum(axis=1),
+        # the ufuncs' own reduce: ndarray.sum and .max without their Python wrappers
+        row_sum=np.add.reduce(weights, axis=1),
         row_entropy=ops.entropy_bits(weights),
         row_argmax=tuple(weights.argmax(axis=1).tolist()),
-        row_max=weights.max(axis=1),
+        row_max=np.maximum.reduce(weights, axis=1),
     )
 
 

@@ -22,9 +22,8 @@ import functools
 import math
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -138,27 +137,43 @@ def new_gate(limit: int) -> Gate:
     return Gate(limit)
 
 
-@asynccontextmanager
-async def admitted(gate: Gate, cost: Cost) -> AsyncIterator[bool]:
+class Admitted:
+    """The context manager ``admitted`` returns (a class, not a generator: entering and
+    leaving a small request's block costs a few attribute reads, not a generator)."""
+
+    __slots__ = ("cost", "gate", "slot", "token")
+
+    def __init__(self, gate: Gate, cost: Cost) -> None:
+        self.gate = gate
+        self.cost = cost
+        self.slot: Slot | None = None
+        self.token: Token[Slot | None] | None = None
+
+    async def __aenter__(self) -> bool:
+        if _slot.get() is not None:
+            return True
+        if not is_heavy(self.cost):
+            return False
+        self.slot = self.gate.enter(self.cost)
+        self.token = _slot.set(self.slot)
+        return True
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        slot, token = self.slot, self.token
+        if slot is None or token is None:
+            return
+        _slot.reset(token)
+        if not slot.kept:
+            slot.release()
+
+
+def admitted(gate: Gate, cost: Cost) -> Admitted:
     """Hold a heavy slot for the block when ``cost`` is heavy; yields whether it is held.
 
     Raises ``BusyError`` when the worker is full. Re-entrant: a block inside another holds
     the outer slot.
     """
-    if _slot.get() is not None:
-        yield True
-        return
-    if not is_heavy(cost):
-        yield False
-        return
-    slot = gate.enter(cost)
-    token = _slot.set(slot)
-    try:
-        yield True
-    finally:
-        _slot.reset(token)
-        if not slot.kept:
-            slot.release()
+    return Admitted(gate, cost)
 
 
 def until_sent(response: Response) -> Response:

@@ -19,6 +19,7 @@ worker answers a scrape for all of them.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -59,10 +60,25 @@ HEAVY_IN_FLIGHT = Gauge(
 )
 
 
+# (route, method, status) -> the two labelled children. ``labels()`` takes a lock and
+# builds a key on every call (~10 µs for the pair, 3 % of a small API request); the
+# children never change, so each is looked up once. Bounded: the route is a template,
+# but a client may send any method token.
+_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+MAX_CHILDREN = 1024
+
+
 def observe(route: str, method: str, status: int, seconds: float) -> None:
     """Count one answered request."""
-    REQUESTS.labels(route, method, str(status)).inc()
-    LATENCY.labels(route, method).observe(seconds)
+    key = (route, method, status)
+    pair = _children.get(key)
+    if pair is None:
+        if len(_children) >= MAX_CHILDREN:
+            _children.clear()
+        pair = REQUESTS.labels(route, method, str(status)), LATENCY.labels(route, method)
+        _children[key] = pair
+    pair[0].inc()
+    pair[1].observe(seconds)
 
 
 def exposition() -> bytes:

@@ -96,14 +96,15 @@ class Telemetry:
         finally:
             seconds = time.perf_counter() - start
             metrics.observe(route_template(scope), scope["method"], status, seconds)
-            log.info(
-                "%s %s %s %s %.1fms",
-                client_address(scope),
-                scope["method"],
-                scope["path"],
-                status,
-                seconds * 1000,
-            )
+            if log.isEnabledFor(logging.INFO):  # the arguments cost more than the check
+                log.info(
+                    "%s %s %s %s %.1fms",
+                    client_address(scope),
+                    scope["method"],
+                    scope["path"],
+                    status,
+                    seconds * 1000,
+                )
             request_id.reset(token)
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import AsyncIterator
 
-import anyio
 import pytest
+from api_helpers import run_async
 from fastapi import FastAPI
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from fastapi.testclient import TestClient
@@ -152,5 +152,5 @@ def test_a_stream_is_passed_on_chunk_by_chunk() -> None:
         return {"type": "http.request"}
 
     scope: Scope = {"type": "http", "method": "GET", "path": "/", "headers": []}
-    anyio.run(ETags(app), scope, receive, record)
+    run_async(ETags(app), scope, receive, record)
     assert [m.get("body") for m in sent[1:]] == [b"0\n", b"1\n", b"2\n"]

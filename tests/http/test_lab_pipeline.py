@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from api_helpers import MakeClient
+from api_helpers import MakeClient, run_async
 from fastapi.testclient import TestClient
 
 from app.inputs.lab_cost import PRICES
@@ -64,7 +64,7 @@ def test_three_such_embeds_at_once_build_nothing(
             answers = await asyncio.gather(*(c.get(url) for _ in range(3)))
         return [a.status_code for a in answers]
 
-    assert asyncio.run(three()) == [422, 422, 422]
+    assert run_async(three) == [422, 422, 422]
 
 
 @pytest.mark.parametrize(
@@ -128,7 +128,7 @@ def _concurrently(app: Any, url: str, n: int) -> list[httpx.Response]:
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
             return list(await asyncio.gather(*(c.get(url) for _ in range(n))))
 
-    return asyncio.run(run())
+    return run_async(run)
 
 
 @pytest.mark.parametrize(

@@ -19,11 +19,13 @@ rewrites it.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +201,21 @@ def pinned(request: pytest.FixtureRequest) -> Callable[..., None]:
         compare_or_rewrite(request, ROOT / path, text, what)
 
     return check
+
+
+def _run_async(fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    """``asyncio.run(fn(*args))`` in a thread of its own: in a whole-suite run the browser
+    tests' Playwright keeps an asyncio loop running in the main thread, where
+    ``asyncio.run`` would refuse to start another."""
+
+    async def main() -> Any:
+        return await fn(*args)
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result()
+
+
+@pytest.fixture(scope="session")
+def run_async() -> Callable[..., Any]:
+    """Runs ``fn(*args)`` on an event loop of its own (``_run_async``)."""
+    return _run_async

@@ -4,12 +4,9 @@ field; no NaN or Infinity)."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from fastapi.testclient import TestClient
 
@@ -57,18 +54,3 @@ def assert_error(response: Any, field: str, status: int = 422) -> list[dict[str,
     fields = [d["field"] for d in detail]
     assert any(f == field or f.startswith((f"{field}[", f"{field}.")) for f in fields), fields
     return list(detail)
-
-
-T = TypeVar("T")
-
-
-def run_async(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """``asyncio.run(fn(*args))`` in a thread of its own: in a whole-suite run the browser
-    tests' Playwright keeps an asyncio loop running in the main thread, where
-    ``asyncio.run`` would refuse to start another."""
-
-    async def main() -> T:
-        return await fn(*args)
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result()

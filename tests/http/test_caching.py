@@ -5,10 +5,10 @@ answers 304 to a matching If-None-Match. Streams and large bodies pass untouched
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
-from api_helpers import run_async
 from fastapi import FastAPI
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from fastapi.testclient import TestClient
@@ -134,7 +134,7 @@ def test_only_marked_public_bounded_bodies_are_tagged() -> None:
         assert c.get("/stream").text == '{"progress": 0}\n{"progress": 1}\n{"progress": 2}\n'
 
 
-def test_a_stream_is_passed_on_chunk_by_chunk() -> None:
+def test_a_stream_is_passed_on_chunk_by_chunk(run_async: Callable[..., Any]) -> None:
     sent: list[Message] = []
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx2 as httpx
 import pytest
-from api_helpers import MakeClient, run_async
+from api_helpers import MakeClient
 from fastapi.testclient import TestClient
 
 from app.inputs.lab_cost import PRICES
@@ -52,7 +53,7 @@ def test_the_lab_embed_refuses_a_512_token_state_naming_s(
 
 
 def test_three_such_embeds_at_once_build_nothing(
-    make_client: MakeClient, monkeypatch: pytest.MonkeyPatch
+    make_client: MakeClient, monkeypatch: pytest.MonkeyPatch, run_async: Callable[..., Any]
 ) -> None:
     no_build(monkeypatch)
     app = make_client().app
@@ -122,7 +123,9 @@ def test_a_busy_worker_refuses_the_order_lab_with_503(
         gate.leave(slot)
 
 
-def _concurrently(app: Any, url: str, n: int) -> list[httpx.Response]:
+def _concurrently(
+    run_async: Callable[..., Any], app: Any, url: str, n: int
+) -> list[httpx.Response]:
     async def run() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
@@ -139,12 +142,15 @@ def _concurrently(app: Any, url: str, n: int) -> list[httpx.Response]:
     ids=["embed", "figures"],
 )  # fmt: skip
 def test_eight_heavy_lab_requests_run_one_at_a_time(
-    make_client: MakeClient, monkeypatch: pytest.MonkeyPatch, url: str
+    make_client: MakeClient,
+    monkeypatch: pytest.MonkeyPatch,
+    url: str,
+    run_async: Callable[..., Any],
 ) -> None:
     for where in ("app.web.lab_embed.ADMIT_WAIT_S", "app.api.lab_figures.ADMIT_WAIT_S"):
         monkeypatch.setattr(where, 0.0)
     app = make_client(max_heavy=1).app
-    answers = _concurrently(app, url, 8)
+    answers = _concurrently(run_async, app, url, 8)
     statuses = sorted(a.status_code for a in answers)
     assert set(statuses) == {200, 503}, statuses
     assert app.state.gate.peak == 1  # type: ignore[attr-defined]

@@ -6,9 +6,9 @@ to either that makes the model lie fails here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-import anyio
 import numpy as np
 import pytest
 
@@ -98,20 +98,13 @@ def test_a_4096_square_softmax_is_over_the_default_budget() -> None:
         check_cost(softmax_cost(4096, 4096), Settings(), "scores")
 
 
-def run_async(fn: Any, *args: Any) -> Any:
-    """``anyio.run`` in a thread of its own: the browser tests' Playwright keeps an
-    asyncio loop running in the main thread for the whole session."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(anyio.run, fn, *args).result()
-
-
 HEAVY = Cost(INLINE_CELLS + 1, 0)
 SMALL = Cost(10, 0)
 
 
-def test_small_work_runs_inline_even_when_every_slot_is_taken() -> None:
+def test_small_work_runs_inline_even_when_every_slot_is_taken(
+    run_async: Callable[..., Any],
+) -> None:
     gate = Gate(1)
 
     async def scenario() -> tuple[int, str]:
@@ -126,7 +119,9 @@ def test_small_work_runs_inline_even_when_every_slot_is_taken() -> None:
     assert run_async(scenario) == (5, "ok")
 
 
-def test_heavy_work_past_the_limit_is_refused_with_retry_after() -> None:
+def test_heavy_work_past_the_limit_is_refused_with_retry_after(
+    run_async: Callable[..., Any],
+) -> None:
     gate = Gate(1)
 
     async def scenario() -> None:
@@ -164,7 +159,7 @@ def test_two_apps_do_not_share_slots() -> None:
     assert two.state.gate.enter() is not None
 
 
-def test_heavy_work_runs_in_a_thread_and_frees_its_slot() -> None:
+def test_heavy_work_runs_in_a_thread_and_frees_its_slot(run_async: Callable[..., Any]) -> None:
     import threading
 
     gate = Gate(2)
@@ -184,7 +179,7 @@ def test_heavy_work_runs_in_a_thread_and_frees_its_slot() -> None:
     assert after == 0
 
 
-def test_a_failing_computation_frees_its_slot() -> None:
+def test_a_failing_computation_frees_its_slot(run_async: Callable[..., Any]) -> None:
     gate = Gate(1)
 
     def boom() -> None:
@@ -209,7 +204,7 @@ def test_engine_input_type_is_what_the_cost_model_reads() -> None:
     )
 
 
-def test_a_heavy_answer_keeps_its_slot_until_it_is_sent() -> None:
+def test_a_heavy_answer_keeps_its_slot_until_it_is_sent(run_async: Callable[..., Any]) -> None:
     from starlette.responses import Response
 
     gate = Gate(2)
@@ -233,7 +228,7 @@ def test_a_heavy_answer_keeps_its_slot_until_it_is_sent() -> None:
     assert gate.running == 0
 
 
-def test_a_slot_is_freed_when_sending_fails() -> None:
+def test_a_slot_is_freed_when_sending_fails(run_async: Callable[..., Any]) -> None:
     from starlette.responses import Response
 
     gate = Gate(1)

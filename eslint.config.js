@@ -27,6 +27,23 @@ const mistakes = {
   "prefer-template": "error",
 };
 
+// A URL of this site written as a path ("/api/v1/…", `/embed/${n}`) must go through
+// api.js `siteUrl`, or it misses the root path behind a proxy at /attention/.
+const SITE_PATH = "/^\\/(?!\\/)/";
+const sitePaths = {
+  "no-restricted-syntax": [
+    "error",
+    {
+      selector: `Literal[value=${SITE_PATH}]:not(CallExpression[callee.name='siteUrl'] > Literal)`,
+      message: 'Write a path of this site as siteUrl("/…") (static/js/api.js).',
+    },
+    {
+      selector: `TemplateLiteral:not(CallExpression[callee.name='siteUrl'] > TemplateLiteral) > TemplateElement:first-child[value.raw=${SITE_PATH}]`,
+      message: "Write a path of this site as siteUrl(`/…`) (static/js/api.js).",
+    },
+  ],
+};
+
 export default [
   {
     // Everything else is not ours or not browser code: third-party files, the venv.
@@ -40,7 +57,7 @@ export default [
       sourceType: "module",
       globals: { ...globals.browser },
     },
-    rules: mistakes,
+    rules: { ...mistakes, ...sitePaths },
   },
   {
     // The one classic script: Swagger UI's start-up, loaded by a plain <script src>.

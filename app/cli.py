@@ -87,11 +87,28 @@ def add_serve_arguments(p: argparse.ArgumentParser, suppress_defaults: bool = Fa
         "state, so any number works",
     )
     p.add_argument(
+        "--root-path",
+        type=_root_path,
+        default=default(None),
+        metavar="PATH",
+        help="the path a reverse proxy serves the app under, e.g. /attention (the proxy "
+        "strips it; uvicorn's --root-path); default: ATTENTION_LAB_ROOT_PATH, else none",
+    )
+    p.add_argument(
         "--reload",
         action="store_true",
         default=default(False),
         help="restart when the source changes (development; always one worker)",
     )
+
+
+def _root_path(text: str) -> str:
+    from app.settings import check_root_path
+
+    try:
+        return check_root_path(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def display_url(host: str, port: int) -> str:
@@ -100,6 +117,16 @@ def display_url(host: str, port: int) -> str:
     if ":" in shown and not shown.startswith("["):
         shown = f"[{shown}]"
     return f"http://{shown}:{port}"
+
+
+def where_to_open(host: str, port: int, root: str) -> str:
+    """What to open: this server, or (under a root path) the proxy in front of it."""
+    if not root:
+        return f"open {display_url(host, port)}"
+    return (
+        f"serving {display_url(host, port)} for a proxy that strips {root}; "
+        f"open the proxy's address, e.g. https://your-host{root}/"
+    )
 
 
 def log_config(level: str, fmt: str = "text") -> dict[str, Any]:
@@ -185,7 +212,9 @@ def serve(args: argparse.Namespace) -> int:
     if reload and workers > 1:
         print("attention-lab: --reload runs one worker; ignoring --workers", file=sys.stderr)
     share_metrics_between(1 if reload else workers)
-    print(f"Attention Lab {__version__}: open {display_url(host, port)}", flush=True)
+    root = getattr(args, "root_path", None)
+    root = (settings.root_path or "") if root is None else root
+    print(f"Attention Lab {__version__}: {where_to_open(host, port, root)}", flush=True)
     uvicorn.run(
         "app.main:app",
         host=host,
@@ -198,6 +227,7 @@ def serve(args: argparse.Namespace) -> int:
         access_log=False,  # app.web.telemetry writes one line per request
         proxy_headers=True,
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+        root_path=root,  # the scope's root_path (app.http.mount): every URL starts with it
         # Past this many connections and running requests uvicorn answers 503 itself;
         # idle keep-alive connections close after keep_alive seconds.
         limit_concurrency=settings.limit_concurrency,

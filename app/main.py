@@ -13,6 +13,7 @@ from app import __version__, api, web
 from app.http import admission
 from app.http.body import add_body_schemas
 from app.http.caching import ETags
+from app.http.mount import MountedAt
 from app.paths import static_dir
 from app.settings import Settings, get_settings
 from app.web.assets import HashedStaticFiles
@@ -69,6 +70,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     # Outermost: counts and logs every answer, the middleware's own 413/415 included.
     app.add_middleware(Telemetry)
+    if settings.root_path:  # before everything else sees the path (app.http.mount)
+        app.add_middleware(MountedAt, root=settings.root_path)
     return app
 
 

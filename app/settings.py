@@ -7,12 +7,17 @@ The README's configuration table lists each field here (a test checks it). Use
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# /segment/segment of unreserved URL characters: nothing to escape in a link, an HTML
+# attribute or a JS string, and no "//", ".", "..", "?", "#" or space to change its meaning.
+_ROOT_PATH = re.compile(r"(/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)+")
 
 
 class Settings(BaseSettings):
@@ -110,7 +115,15 @@ class Settings(BaseSettings):
     public_url: str | None = Field(
         None,
         description="The site's public address, e.g. https://lab.example.edu; when set, "
-        "oEmbed and discovery links use it instead of the request's Host header.",
+        "oEmbed and discovery links use it instead of the request's Host header. Under a "
+        "sub-path it includes the path: https://uni.example.edu/attention.",
+    )
+    root_path: str | None = Field(
+        None,
+        description="The path a reverse proxy serves the app under, e.g. /attention for "
+        "https://uni.example.edu/attention/ (the proxy strips it before passing requests "
+        "on); every asset, link, fetch and redirect then starts with it. Unset or empty: "
+        "the root of the host. `attention-lab --root-path` (uvicorn's) overrides it.",
     )
 
     @field_validator("public_url")
@@ -127,6 +140,31 @@ class Settings(BaseSettings):
         ):
             raise ValueError("must be an http(s) address such as https://lab.example.edu")
         return value.rstrip("/")
+
+    @field_validator("root_path")
+    @classmethod
+    def _root_path(cls, value: str | None) -> str | None:
+        return check_root_path(value or "") or None
+
+
+def check_root_path(value: str) -> str:
+    """A root path is empty or ``/segment[/segment…]``: it starts with "/", has no
+    trailing "/", and its segments are unreserved URL characters (ValueError saying which)."""
+    if value == "":
+        return value
+    if not value.startswith("/"):
+        raise ValueError(f"must start with '/', e.g. /attention (got {value!r})")
+    if value.endswith("/"):
+        shorter = value.rstrip("/")
+        if not shorter:
+            raise ValueError("must be empty, not '/', to serve at the root of the host")
+        raise ValueError(f"must not end with '/': write {shorter!r}")
+    if not _ROOT_PATH.fullmatch(value):
+        raise ValueError(
+            "must be a path of segments of letters, digits, '-', '.', '_' or '~' such as "
+            f"/attention or /courses/attention (got {value!r})"
+        )
+    return value
 
 
 @cache

@@ -25,6 +25,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.http.mount import path_in_app
+
 # Fresh for five minutes, then revalidated with the ETag (a 304 when nothing changed).
 CACHEABLE = "public, max-age=300"
 # The most a tagged body may hold; the route has already built it in memory.
@@ -81,7 +83,7 @@ class ETags:
             await self.app(scope, receive, send)
             return
         if_none_match = Headers(scope=scope).get("if-none-match")
-        marked = scope["path"] in self.mark
+        marked = path_in_app(scope) in self.mark
         start: Message | None = None
         chunks: list[bytes] = []
 

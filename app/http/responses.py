@@ -23,8 +23,10 @@ def settings_of(request: Request) -> Settings:
 
 
 def site_base(request: Request) -> str:
-    """The site's address without a trailing slash: ``ATTENTION_LAB_PUBLIC_URL`` when set,
-    else the request's scheme and Host (which a client or proxy chooses). Every absolute
+    """The site's address without a trailing slash: ``ATTENTION_LAB_PUBLIC_URL`` when set
+    (under a sub-path it names it: ``https://uni.example.edu/attention``), else the
+    request's scheme and Host (which a client or proxy chooses) followed by the app's
+    root path (``app.http.mount``; Starlette's ``base_url`` holds it). Every absolute
     link the app writes (share links, iframe snippets, oEmbed, redirects) starts here."""
     settings = getattr(request.app.state, "settings", None)
     public = getattr(settings, "public_url", None)

@@ -1,4 +1,12 @@
-"""Static assets: content-hashed URLs, long cache lifetimes when the hash matches, gzip.
+"""Static assets: content-hashed URLs, long cache lifetimes when the hash matches, gzip;
+and every URL a template writes, under the app's root path.
+
+Root path. Behind a proxy at ``/attention/`` every URL a page names must start with
+``/attention``: templates write assets with ``asset_url('css/app.css')`` and links with
+``site_url('/labs')``, which read the root from the request being rendered
+(``app.http.mount``); a template rendered without a request (the offline export) gets
+none. The static files stay mounted at ``/static`` inside the app (the proxy strips
+the prefix).
 
 Caching choice. Templates link every asset as ``/static/<path>?v=<hash>`` (``asset_url``).
 When a request's ``v`` equals the current hash of that file, the response is cached for a
@@ -19,10 +27,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
+from app.http.mount import root_path
 from app.paths import static_dir
 
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -55,9 +66,22 @@ def asset_hash(rel: str, root: Path | None = None) -> str:
     return _hash_cache[key]
 
 
-def asset_url(rel: str) -> str:
-    """``/static/<rel>?v=<hash>``: the URL templates use for every asset."""
-    return f"/static/{rel}?v={asset_hash(rel)}"
+def _root(context: Context) -> str:
+    request = context.get("request")
+    return root_path(request.scope) if request is not None else ""
+
+
+@pass_context
+def site_url(context: Context, path: str) -> str:
+    """``path`` (absolute in the app: ``/labs``; "" for the root itself) under the root
+    path of the request being rendered: ``/attention/labs``."""
+    return _root(context) + path
+
+
+@pass_context
+def asset_url(context: Context, rel: str) -> str:
+    """``<root>/static/<rel>?v=<hash>``: the URL templates use for every asset."""
+    return f"{_root(context)}/static/{rel}?v={asset_hash(rel)}"
 
 
 class HashedStaticFiles(StaticFiles):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from app.http.mount import root_path
 from app.web.templating import templates
 
 SWAGGER_UI_VERSION = "5.35.0"
@@ -21,7 +22,7 @@ router = APIRouter(include_in_schema=False)
 @router.get("/api/v1/docs", response_class=HTMLResponse)
 def docs(request: Request) -> HTMLResponse:
     """The Swagger UI page for API v1; every asset it loads comes from this server."""
-    root = request.scope.get("root_path", "")
+    root = root_path(request.scope)
     vendor = f"{root}/static/vendor/swagger-ui-{SWAGGER_UI_VERSION}"
     return templates.TemplateResponse(
         request,

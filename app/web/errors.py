@@ -19,6 +19,7 @@ from starlette.routing import Match
 
 from app.attention import InputError
 from app.http.admission import BusyError
+from app.http.mount import path_in_app
 from app.inputs.errors import FieldError, error_detail, validation_detail
 from app.inputs.limits import CostError
 from app.web.templating import templates
@@ -69,7 +70,7 @@ async def drain(request: Request) -> None:
 def wants_json(request: Request) -> bool:
     """The API, oEmbed and health answer JSON; so does anything that does not ask for HTML
     (the page's own ``fetch`` calls, scripts). A browser opening a page gets a page."""
-    if request.url.path.startswith(("/api/", "/oembed", "/healthz")):
+    if path_in_app(request.scope).startswith(("/api/", "/oembed", "/healthz")):
         return True
     return "text/html" not in request.headers.get("accept", "")
 
@@ -135,7 +136,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 405:
             exc.headers = {**(exc.headers or {}), "Allow": _allowed_methods(request)}
-        if request.url.path.startswith("/api/") and isinstance(exc.detail, str):
+        if path_in_app(request.scope).startswith("/api/") and isinstance(exc.detail, str):
             return api_http_error(exc)
         if not wants_json(request):
             field = _HTTP_FIELDS.get(exc.status_code, "path")

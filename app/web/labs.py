@@ -20,6 +20,7 @@ from markupsafe import Markup
 from app.figures.labs import LABS, Lab, get_lab
 from app.figures.labs.base import BODY_KEYS
 from app.http.lab_state import body_of, extra_keys, lab_query, theme_of
+from app.http.mount import site_path
 from app.http.pipeline import computes, priced
 from app.http.responses import settings_of, site_base
 from app.inputs.lab_controls import ControlError, check_unknown, figure_values
@@ -124,7 +125,7 @@ def _moved(request: Request, *segments: str) -> RedirectResponse:
     """308 to the API's address of the same answer (same method, the query kept)."""
     path = "/api/v1/labs/" + "/".join(quote(s, safe="") for s in segments)
     query = f"?{request.url.query}" if request.url.query else ""
-    return RedirectResponse(f"{path}{query}", status_code=308)
+    return RedirectResponse(f"{site_path(request.scope, path)}{query}", status_code=308)
 
 
 @router.get("/labs/{lab_id}/figures.json")

@@ -17,6 +17,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.http.mount import path_in_app
 from app.inputs.errors import error_detail
 
 log = logging.getLogger("attention_lab.access")
@@ -48,7 +49,7 @@ class RequestGuard:
         self._seen: dict[tuple[str, str], bool] = {}
 
     def _takes_json(self, scope: Scope) -> bool:
-        if not scope["path"].startswith("/api/"):
+        if not path_in_app(scope).startswith("/api/"):
             return False
         if self.router is None:
             return True
@@ -143,7 +144,7 @@ class SelectiveGZip:
         self.skip_prefixes = skip_prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not scope["path"].startswith(self.skip_prefixes):
+        if scope["type"] == "http" and not path_in_app(scope).startswith(self.skip_prefixes):
             await self.gzip(scope, receive, send)
         else:
             await self.app(scope, receive, send)

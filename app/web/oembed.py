@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import SplitResult, parse_qsl, quote, urlencode, urlsplit
 
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from app.http.mount import path_in_app
 from app.http.responses import site_base
 from app.inputs.errors import error_detail
 from app.inputs.fields import printable
@@ -71,13 +72,31 @@ def iframe_html(src: str, title: str, width: int, height: int) -> str:
     )
 
 
+def path_on_site(url_path: str, base_path: str) -> str | None:
+    """The app's path of a URL's path on a site mounted at ``base_path`` (its root path,
+    "" at the root of the host): ``/embed/3`` for ``/attention/embed/3``; None outside."""
+    root, path = base_path.rstrip("/"), url_path or "/"
+    if path == root:
+        return "/"
+    return path[len(root) :] if path.startswith(root + "/") else None
+
+
+def _not_this_site(base: SplitResult) -> OEmbedError:
+    site = base.netloc + base.path.rstrip("/")
+    return OEmbedError(404, "url", f"only URLs of this site ({site}) can be embedded")
+
+
 def parse_site_url(url: str, base_url: str) -> tuple[int, dict[str, str]]:
     """(figure, query params) of a page or embed URL on this site; OEmbedError otherwise."""
     parts, base = urlsplit(url), urlsplit(base_url)
-    if parts.scheme not in {"http", "https"} or parts.netloc.lower() != base.netloc.lower():
-        raise OEmbedError(404, "url", f"only URLs of this site ({base.netloc}) can be embedded")
+    path = path_on_site(parts.path, base.path)
+    if (
+        parts.scheme not in {"http", "https"}
+        or parts.netloc.lower() != base.netloc.lower()
+        or path is None
+    ):
+        raise _not_this_site(base)
     params = dict(parse_qsl(parts.query))
-    path = parts.path or "/"
     if path == "/":
         fragment = path_int(parts.fragment.removeprefix("fig-"))
         return (DEFAULT_FIGURE if fragment is None else fragment), params
@@ -92,7 +111,7 @@ def parse_lab_url(url: str, base_url: str) -> tuple[str, str | None, dict[str, s
     lab embed (``/embed/labs/<id>/<figure>?…``) URL on this site; None for any other path
     (the figure URLs above); OEmbedError for another site."""
     parts, base = urlsplit(url), urlsplit(base_url)
-    path = parts.path
+    path = path_on_site(parts.path, base.path) or ""
     figure: str | None
     if path.startswith("/embed/labs/"):
         segments = path.removeprefix("/embed/labs/").split("/")
@@ -104,7 +123,7 @@ def parse_lab_url(url: str, base_url: str) -> tuple[str, str | None, dict[str, s
     else:
         return None
     if parts.scheme not in {"http", "https"} or parts.netloc.lower() != base.netloc.lower():
-        raise OEmbedError(404, "url", f"only URLs of this site ({base.netloc}) can be embedded")
+        raise _not_this_site(base)
     return lab_id, figure, dict(parse_qsl(parts.query))
 
 
@@ -136,7 +155,8 @@ def oembed_link(request: Request) -> Markup:
     A Jinja global: ``{{ oembed_link(request) }}`` in a template's ``<head>``.
     """
     base = site_base(request)
-    page = base + request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    path = path_in_app(request.scope)  # the base holds the root path already
+    page = base + path + (f"?{request.url.query}" if request.url.query else "")
     href = f"{base}/oembed?url={quote(page, safe='')}&format=json"
     return Markup(
         f'<link rel="alternate" type="application/json+oembed" href="{escape(href)}" '

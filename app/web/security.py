@@ -20,6 +20,7 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.http.mount import path_in_app
 from app.web.middleware import send_error
 
 EMBED_PREFIXES = ("/embed/",)
@@ -91,7 +92,7 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = self.embed_headers if is_embed_path(scope["path"]) else self.site_headers
+        extra = self.embed_headers if is_embed_path(path_in_app(scope)) else self.site_headers
         started = False
 
         async def send_with_headers(message: Message) -> None:
@@ -116,7 +117,7 @@ class SecurityHeaders:
 
 
 async def _internal_error(scope: Scope, send: Send) -> None:
-    if scope["path"].startswith(("/api/", "/oembed")):
+    if path_in_app(scope).startswith(("/api/", "/oembed")):
         msg = "internal error; the request was not completed"
         await send_error(send, 500, "server", msg, "internal_error")
         return

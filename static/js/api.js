@@ -1,5 +1,6 @@
 /**
- * api.js — the one fetch wrapper of the page, the embeds and the labs. Every request to
+ * api.js — the one fetch wrapper of the page, the embeds and the labs, and `siteUrl`, the
+ * one way a script names a URL of this site (under the root path). Every request to
  * the server goes through `send`: it asks for JSON (or what `accept` names), sends a JSON
  * body when given one, and turns an answer that is not 2xx into an ApiError carrying the
  * server's one error shape, `detail: [{ field, msg, type }]`, so callers show the
@@ -7,6 +8,16 @@
  * endpoint (a newer edit aborts the older); `targetOf` says where an error's field points
  * on the page. DOM-free: only fetch and AbortController, as in node.
  */
+
+/**
+ * `path`, absolute inside the app ("/api/v1/figures", "/?preset=…", "/embed/6"), as the
+ * browser must ask for it: behind a proxy that serves the app at /attention/ the server
+ * writes <html data-root="/attention"> and this returns "/attention/api/v1/figures". Every
+ * absolute path a script fetches or links goes through it. No document (node): no root.
+ */
+export function siteUrl(path) {
+  return `${globalThis.document?.documentElement?.dataset.root ?? ""}${path}`;
+}
 
 /** An answer that is not 2xx: `status` (0 when the server was not reached) and `errors`. */
 export class ApiError extends Error {

@@ -11,7 +11,7 @@
  * height changes:  { type: "attention-lab:height", figure: <number>, height: <px> }
  */
 
-import { postJSON, targetOf } from "./api.js";
+import { postJSON, siteUrl, targetOf } from "./api.js";
 import { parseNumber } from "./numbers.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
@@ -76,7 +76,7 @@ async function draw() {
 
 function openLink() {
   const link = document.getElementById("open-link");
-  link.href = `/?${toQuery(state, presetId)}#fig-${data.figure}`;
+  link.href = siteUrl(`/?${toQuery(state, presetId)}#fig-${data.figure}`);
 }
 
 function showErrors(errors) {
@@ -103,7 +103,7 @@ async function refresh() {
       themes.map(async (theme) => {
         const view = figuresView(state.view, theme, [data.figure]);
         const answer = await postJSON(
-          "/api/v1/figures",
+          siteUrl("/api/v1/figures"),
           { ...state.body, view },
           { signal: controller.signal },
         );

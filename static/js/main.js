@@ -5,7 +5,7 @@
  * state, announces the change, and mirrors the state in the URL (history.replaceState).
  */
 
-import { LatestOnly, getJSON, postJSON, targetOf } from "./api.js";
+import { LatestOnly, getJSON, postJSON, siteUrl, targetOf } from "./api.js";
 import {
   onPhoneChange,
   renderFigures,
@@ -48,7 +48,7 @@ const app = {
   resetBody: clone(initial.body),
   resetPreset: initial.preset_id,
   needed: new Set(ALL),
-  client: new LatestOnly("/api/v1/figures?draw=grids"),
+  client: new LatestOnly(siteUrl("/api/v1/figures?draw=grids")),
   timer: null,
   seq: 0,
 };
@@ -229,7 +229,7 @@ function revert(input) {
 async function loadPreset(id) {
   setBusy(true);
   try {
-    const preset = await getJSON(`/api/v1/presets/${encodeURIComponent(id)}`);
+    const preset = await getJSON(siteUrl(`/api/v1/presets/${encodeURIComponent(id)}`));
     app.resetBody = clone(preset.body);
     app.resetPreset = id;
     setBody(preset.body, { structure: true });
@@ -261,7 +261,7 @@ function setView(patch) {
 /** A large state's tables, asked for when the reader opens them (the edit path skips them). */
 async function tablesOf(n) {
   const view = figuresView(app.view, theme(), [n]);
-  const answer = await postJSON("/api/v1/figures?draw=tables", { ...app.body, view });
+  const answer = await postJSON(siteUrl("/api/v1/figures?draw=tables"), { ...app.body, view });
   return answer.figures[String(n)].tables;
 }
 

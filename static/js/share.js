@@ -8,25 +8,25 @@
  * text or file name and reject with a readable Error. Copying is toolbar.js's.
  */
 
-import { getJSON, postJSON, send } from "./api.js";
+import { getJSON, postJSON, send, siteUrl } from "./api.js";
 import { saveSlide } from "./slide.js";
 import { figuresView, toQuery } from "./state.js";
 
 /** The page URL of this state, scrolled to figure N when given. */
 export function linkFor(state, presetId = null, figure = null) {
   const hash = figure ? `#fig-${figure}` : "";
-  return `${window.location.origin}/?${toQuery(state, presetId)}${hash}`;
+  return `${window.location.origin}${siteUrl(`/?${toQuery(state, presetId)}${hash}`)}`;
 }
 
 /** The embed URL of figure N in this state. */
 export function embedUrl(figure, state, presetId = null) {
-  return `${window.location.origin}/embed/${figure}?${toQuery(state, presetId)}`;
+  return `${window.location.origin}${siteUrl(`/embed/${figure}?${toQuery(state, presetId)}`)}`;
 }
 
 /** The <iframe> snippet for figure N (built by the server's oEmbed endpoint). */
 export async function embedSnippet(figure, state, presetId = null) {
   const url = encodeURIComponent(embedUrl(figure, state, presetId));
-  return (await getJSON(`/oembed?format=json&url=${url}`)).html;
+  return (await getJSON(siteUrl(`/oembed?format=json&url=${url}`))).html;
 }
 
 function viewQuery(view) {
@@ -38,7 +38,7 @@ function viewQuery(view) {
 }
 
 function postExport(state, format) {
-  const url = `/api/v1/export?format=${format}&${viewQuery(state.view)}`;
+  const url = siteUrl(`/api/v1/export?format=${format}&${viewQuery(state.view)}`);
   return send(url, { json: state.body, accept: "*/*" });
 }
 
@@ -82,7 +82,8 @@ async function plotlyTwin(figureEl, state) {
   const number = Number(figureEl.dataset.figure);
   const theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
   const view = figuresView(state.view, theme, [number]);
-  const fig = (await postJSON("/api/v1/figures", { ...state.body, view })).figures[String(number)];
+  const answer = await postJSON(siteUrl("/api/v1/figures"), { ...state.body, view });
+  const fig = answer.figures[String(number)];
   return { data: fig.data, layout: fig.layout };
 }
 

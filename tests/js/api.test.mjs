@@ -10,6 +10,7 @@ import {
   getJSON,
   postJSON,
   send,
+  siteUrl,
   targetOf,
 } from "../../static/js/api.js";
 
@@ -125,4 +126,20 @@ test("targetOf: cells, matrices, tokens and controls", () => {
   assert.deepEqual(targetOf("view.focus"), { kind: "control", name: "focus" });
   assert.deepEqual(targetOf("heads"), { kind: "control", name: "heads" });
   assert.deepEqual(targetOf(undefined), { kind: "control", name: "body" });
+});
+
+test("siteUrl puts the root path the server wrote in <html data-root> before a path", () => {
+  assert.equal(siteUrl("/api/v1/figures"), "/api/v1/figures"); // node: no document, no root
+  const realDocument = globalThis.document;
+  try {
+    globalThis.document = { documentElement: { dataset: { root: "/attention" } } };
+    assert.equal(siteUrl("/api/v1/figures?draw=grids"), "/attention/api/v1/figures?draw=grids");
+    assert.equal(siteUrl("/?preset=x#fig-6"), "/attention/?preset=x#fig-6");
+    globalThis.document = { documentElement: { dataset: { root: "" } } };
+    assert.equal(siteUrl("/embed/6"), "/embed/6");
+    globalThis.document = { documentElement: { dataset: {} } }; // a page without data-root
+    assert.equal(siteUrl("/labs"), "/labs");
+  } finally {
+    globalThis.document = realDocument;
+  }
 });

@@ -8,7 +8,7 @@
  * computes and formats; a bad value is named under the controls) and redraws it.
  */
 
-import { getJSON } from "../api.js";
+import { getJSON, siteUrl } from "../api.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
 import { renderFigure } from "./render.js";
@@ -49,7 +49,7 @@ async function refresh() {
   params.set("theme", theme());
   main.setAttribute("aria-busy", "true");
   try {
-    const answer = await getJSON(`/api/v1/labs/${data.lab}/figures?${params}`, {
+    const answer = await getJSON(siteUrl(`/api/v1/labs/${data.lab}/figures?${params}`), {
       signal: controller.signal,
     });
     showError(null);

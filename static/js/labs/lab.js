@@ -7,7 +7,7 @@
  * moves and for the full run when released. No maths: the server computes and formats.
  */
 
-import { ApiError, errorList, getJSON, send } from "../api.js";
+import { ApiError, errorList, getJSON, send, siteUrl } from "../api.js";
 import { copyText } from "../toolbar.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
@@ -149,7 +149,7 @@ async function fetchAnswer(name, preview, signal) {
       : null;
   try {
     const path = kind === "json" ? "figures" : "figures.ndjson";
-    const url = `/api/v1/labs/${lab.id}/${path}?${queryFor([name], preview)}`;
+    const url = siteUrl(`/api/v1/labs/${lab.id}/${path}?${queryFor([name], preview)}`);
     if (kind === "json") return await getJSON(url, { signal });
     return await streamed(await send(url, { signal, accept: NDJSON }), panel);
   } finally {
@@ -368,7 +368,7 @@ function start() {
 
 /** The numpy script of an experiment figure (the server builds it). */
 async function numpyScript(name) {
-  const url = `/api/v1/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`;
+  const url = siteUrl(`/api/v1/labs/${lab.id}/numpy/${name}?${queryFor([name], false)}`);
   return (await send(url, { accept: "text/plain, */*" })).text();
 }
 

@@ -1,7 +1,8 @@
 """The docs say where things are; this keeps them true.
 
-Every repository path that docs/architecture.md and docs/labs.md name in backticks
-(``app/…``, ``static/…``, ``templates/…``, ``tests/…``, ``benchmarks/…``) exists: a renamed
+Every repository path that docs/architecture.md, docs/labs.md and docs/deployment.md name
+in backticks (``app/…``, ``static/…``, ``templates/…``, ``tests/…``, ``benchmarks/…``,
+``deploy/…``) exists: a renamed
 or deleted file fails here, naming the document, its line and the path. A path with a
 placeholder (``app/figures/labs/<id>.py``) needs its folder. And the layers table of
 docs/architecture.md (the "may import from `app`" and "libraries" columns) equals
@@ -17,8 +18,8 @@ import pytest
 from test_layers import LAYERS
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["docs/architecture.md", "docs/labs.md"]
-PATH = re.compile(r"`((?:app|static|templates|tests|benchmarks)/[^`\s]*)`")
+DOCS = ["docs/architecture.md", "docs/labs.md", "docs/deployment.md"]
+PATH = re.compile(r"`((?:app|static|templates|tests|benchmarks|deploy)/[^`\s]*)`")
 ROW = re.compile(r"^\| `app/([\w.]+?)(?:/|\.py)` \|")
 NOTHING = "—"  # a cell that names nothing
 

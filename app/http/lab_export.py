@@ -76,3 +76,20 @@ def lab_picture(ask: Ask) -> Picture:
             "button, or export it as HTML",
         )
     return lab_svg(fig, ask.theme)
+
+
+def export_lab(
+    lab_id: str,
+    query: Mapping[str, str],
+    figures: tuple[str, ...] | None,
+    fmt: str,
+    settings: Settings,
+) -> bytes:
+    """``attention-lab export`` of a lab URL: the same checks and price as the API's, in
+    process (ControlError naming the key; ``lab_id`` for an unknown lab)."""
+    params = {k: v for k, v in query.items() if k != "figures"}
+    if figures:
+        params["figures"] = ",".join(figures)
+    ask = ask_for(lab_named(lab_id), query=params, settings=settings)
+    ask.price()
+    return (lab_html(ask) if fmt == "html" else lab_picture(ask).svg).encode()

@@ -87,7 +87,7 @@ function filenameOf(response, fallback) {
  * Resolves with the image's { width, height } in pixels.
  */
 export async function downloadImage(figureEl, format = "png", state = null, presetId = null) {
-  const number = Number(figureEl.dataset.figure);
+  const number = Number(figureEl.dataset.figure ?? figureEl.id.replace(/^fig-/, ""));
   const filename = `attention-lab-figure-${number}`;
   const plot = figureEl.querySelector(".js-plotly-plot");
   if (!plot) {

@@ -77,13 +77,12 @@ def add_export_parser(sub: Any, labs: LabExporter | None = None) -> None:
 
 
 def state_params(text: str) -> dict[str, str]:
-    """A JSON request body's text as URL parameters (``s`` and the view)."""
+    """A JSON request body's text (an object: it starts with "{") as URL parameters (``s``
+    and the view)."""
     try:
         body = json.loads(text)
     except ValueError as exc:
         raise StateError("--state", f"the file is not valid JSON ({exc})") from None
-    if not isinstance(body, dict):
-        raise StateError("--state", "a JSON state must be an object")
     view = body.pop("view", None) or {}
     if not isinstance(view, dict):
         raise StateError("--state", "view must be an object")

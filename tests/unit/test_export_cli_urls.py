@@ -155,3 +155,29 @@ def test_what_cannot_be_exported_is_refused(
     assert err.startswith("attention-lab export: ")
     assert err.count("\n") == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "--state: the file is not valid JSON"),
+        ('{"x": [[1]], "view": [1]}', "--state: view must be an object"),
+        ('{"x": [[1]], "view": {"stretch": "wide"}}', "stretch:"),
+    ],
+)
+def test_a_bad_body_file_is_refused(
+    text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(text)
+    assert main(["export", "--state", str(state), "--output", str(tmp_path / "x")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_numpy_script_of_a_url_state_to_stdout(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    assert main(["export", "--state", f"{HOST}/?preset=causal#fig-7", "--format", "numpy",
+                 "--output", "-"]) == 0  # fmt: skip
+    script = capsysbinary.readouterr().out.decode()
+    assert "import numpy as np" in script

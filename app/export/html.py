@@ -73,6 +73,8 @@ def figure_section(spec: Json, theme: str) -> Json:
         section["svg"] = Markup(figure_svg(spec, theme, framed=False).svg)
     else:
         section["plot"] = _plot(spec["data"], spec["layout"], spec.get("config"))
+        if spec.get("narrow"):  # the portrait variant a phone shows (Figures 5 and 10)
+            section["plot"]["narrow"] = {k: spec["narrow"][k] for k in ("data", "layout")}
     return section
 
 

@@ -39,6 +39,7 @@ def test_every_figure_shares_one_plotly(client: TestClient) -> None:
     assert "showSendToCloud" in r.text
     assert '"showSendToCloud":false' in r.text
     assert "every pair at once" in r.text  # Figure 1's own drawing
+    assert r.text.count('"narrow":{') == 2  # Figures 5 and 10 keep their phone variant
 
 
 def test_a_grid_figure_as_svg(client: TestClient) -> None:

@@ -29,7 +29,8 @@ const mistakes = {
 
 // A URL of this site written as a path ("/api/v1/…", `/embed/${n}`) must go through
 // api.js `siteUrl`, or it misses the root path behind a proxy at /attention/.
-const SITE_PATH = "/^\\/(?!\\/)/";
+// A lone "/" (a separator, as in split("/")) is not a path.
+const SITE_PATH = "/^\\/[\\w$?#.-]/";
 const sitePaths = {
   "no-restricted-syntax": [
     "error",

@@ -50,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     # would otherwise overwrite what was given before the subcommand.
     add_serve_arguments(serve_parser, suppress_defaults=True)
     from app.export.cli import add_export_parser  # the `export` subcommand (issue 5)
+    from app.http.lab_export import export_lab  # labs are built as the lab API builds them
 
-    add_export_parser(sub)
+    add_export_parser(sub, labs=export_lab)
     return parser
 
 

@@ -1,4 +1,7 @@
-"""``/api/v1/export``: every stage as JSON or a zip of CSVs, or a NumPy script.
+"""``/api/v1/export``: every stage as JSON or a zip of CSVs, or a NumPy script; and files
+drawn from the figures: ``/api/v1/export/figures.html`` (offline HTML of one or more
+figures), ``/api/v1/export/figure.svg`` (a grid figure), ``/api/v1/labs/{id}/export.html``
+and ``export.svg`` (a lab, or one of its figures).
 
 ``GET`` takes a page or embed URL's state (``preset=`` or ``s=``, plus view parameters);
 ``POST`` takes an ``AttentionRequest`` body (view parameters in the query). Both answer
@@ -8,25 +11,33 @@ the same bytes for the same state. Formats: ``json``, ``csv`` (zip), ``numpy``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from app.export.documents import page_document, page_figures, page_picture
 from app.export.numpy_scripts import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
+from app.figures.registry import BY_NUMBER
 from app.http.admission import admitted, gate_of
 from app.http.body import body_doc, content_length, read_body
+from app.http.lab_answer import Ask, control_detail
+from app.http.lab_export import NoLabError, ask_for, lab_html, lab_named, lab_picture
+from app.http.lab_state import ADMIT_WAIT_S
 from app.http.params import link_params, view_params
 from app.http.pipeline import compute, computes, price, priced
 from app.http.responses import POST_ERRORS, SettingsDep
 from app.http.routing import LeanRoute
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError
+from app.inputs.lab_controls import ControlError
 from app.inputs.limits import attention_cost, body_cost, input_cost, request_shape
 from app.inputs.link import LinkState
 from app.inputs.resolve import Plan, Resolved, StateError, make_plan, plan_link, resolve_plan
 from app.inputs.view import ViewState
+from app.settings import Settings
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["export"], route_class=LeanRoute)
@@ -138,3 +149,156 @@ async def export_body(
         cost = price(request, attention_cost(shape), shape.reduce, field=shape.field)
         plan = make_plan(link, body, shape, cost, "body")
         return await compute(request, cost, _export_plan, plan, format)
+
+
+# ---- files drawn from the figures: offline HTML (several figures, one plotly.js) and SVG ----
+
+FiguresParam = Annotated[
+    str | None,
+    Query(description="Which figures: a number 1 … 13, a comma-separated list, or all "
+          "(the default: Figures 1–13 in one file).", examples=["7"]),
+]  # fmt: skip
+FigureParam = Annotated[
+    str, Query(description="A figure drawn as number grids (3, 4, 6, 7, 8, 9, 11).", examples=["7"])
+]
+LabFiguresParam = Annotated[
+    str | None,
+    Query(description="Comma-separated lab figure names (the lab page's section ids); "
+          "default: every figure of the lab.", examples=["mask-kinds"]),
+]  # fmt: skip
+LabThemeParam = Annotated[str | None, Query(description="light (default) or dark.")]
+_FILE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {}, "image/svg+xml": {}}, "description": "The file."},
+    404: {"description": "No such lab."},
+    422: {"description": "A bad state, view, control or figure; `detail` names it."},
+    503: {"description": "Every heavy-work slot is busy; retry after `Retry-After` seconds."},
+}
+
+
+def _file(body: str, media: str, name: str) -> Response:
+    return Response(body, media_type=f"{media}; charset=utf-8",
+                    headers={"content-disposition": f'attachment; filename="{name}"'})  # fmt: skip
+
+
+def _stem(resolved: Resolved) -> str:
+    return f"attention-lab-{resolved.link.preset_id or 'state'}"
+
+
+@router.get("/export/figures.html", summary="Figures as one offline HTML file",
+            responses=_FILE_RESPONSES)  # fmt: skip
+@computes
+async def export_figures_html(
+    request: Request,
+    settings: SettingsDep,
+    state: Annotated[dict[str, str], Depends(link_params)],
+    figures: FiguresParam = None,
+) -> Response:
+    """Figures of a linked state as ONE self-contained HTML file that works offline:
+    number grids as SVG, charts drawn by plotly.js (inlined once, and only when a chart
+    is in the file), captions, readouts and the numbers as tables."""
+    try:
+        numbers = page_figures(figures)
+        live = sum(1 for n in numbers if BY_NUMBER[n].builder is not None)
+        plan = plan_link(state, settings, figures=max(1, live))
+    except StateError as exc:
+        return _error(exc)
+    cost = priced(request, plan.cost)
+    return await compute(request, cost, _figures_html, plan, numbers, settings)
+
+
+def _figures_html(plan: Plan, numbers: tuple[int, ...], settings: Settings) -> Response:
+    try:
+        resolved = resolve_plan(plan)
+        text = page_document(resolved, numbers, settings)
+    except StateError as exc:
+        return _error(exc)
+    which = f"fig{numbers[0]}" if len(numbers) == 1 else "figures"
+    return _file(text, "text/html", f"{_stem(resolved)}-{which}.html")
+
+
+@router.get("/export/figure.svg", summary="A grid figure as SVG", responses=_FILE_RESPONSES)
+@computes
+async def export_figure_svg(
+    request: Request,
+    settings: SettingsDep,
+    state: Annotated[dict[str, str], Depends(link_params)],
+    figure: FigureParam,
+) -> Response:
+    """A figure drawn as number grids, as an SVG laid out for its content (heading,
+    grids, legend, caption): what the page's SVG button saves and its PNG button
+    rasterises."""
+    try:
+        number = page_figures(figure, "figure")
+        if len(number) != 1:
+            raise StateError("figure", "name one figure")
+        plan = plan_link(state, settings, figures=1)
+    except StateError as exc:
+        return _error(exc)
+    return await compute(request, priced(request, plan.cost), _figure_svg, plan, number[0],
+                         settings)  # fmt: skip
+
+
+def _figure_svg(plan: Plan, number: int, settings: Settings) -> Response:
+    try:
+        resolved = resolve_plan(plan)
+        picture = page_picture(resolved, number, settings)
+    except StateError as exc:
+        return _error(exc)
+    return _file(picture.svg, "image/svg+xml", f"{_stem(resolved)}-fig{number}.svg")
+
+
+async def _lab_file(lab_id: str, request: Request, draw: Callable[[Ask], Response]) -> Response:
+    try:
+        ask = ask_for(lab_named(lab_id), request)
+        cost = priced(request, ask.price())
+    except NoLabError as exc:
+        return JSONResponse(status_code=404, content=control_detail(exc.key, exc.message))
+    except ControlError as exc:
+        return JSONResponse(status_code=422, content=control_detail(exc.key, exc.message))
+    return await compute(request, cost, draw, ask, wait=ADMIT_WAIT_S)
+
+
+def _guarded(make: Callable[[Ask], Response]) -> Callable[[Ask], Response]:
+    def draw(ask: Ask) -> Response:
+        try:
+            return make(ask)
+        except ControlError as exc:
+            return JSONResponse(status_code=422, content=control_detail(exc.key, exc.message))
+
+    return draw
+
+
+def _lab_name(ask: Ask) -> str:
+    one = len(ask.figures) == 1 and len(ask.lab.figures) > 1
+    return f"attention-lab-{ask.lab.id}" + (f"-{ask.figures[0].name}" if one else "")
+
+
+@router.get("/labs/{lab_id}/export.html", summary="A lab (or some of its figures) as one "
+            "offline HTML file", responses=_FILE_RESPONSES)  # fmt: skip
+@computes
+async def export_lab_html(
+    lab_id: str, request: Request, figures: LabFiguresParam = None, theme: LabThemeParam = None
+) -> Response:
+    """The figures of a lab page for the state in the query (its controls' URL keys, as
+    on the page), as one self-contained HTML file: grids as SVG, charts with one copy of
+    plotly.js."""
+
+    def draw(ask: Ask) -> Response:
+        return _file(lab_html(ask), "text/html", f"{_lab_name(ask)}.html")
+
+    return await _lab_file(lab_id, request, _guarded(draw))
+
+
+@router.get("/labs/{lab_id}/export.svg", summary="A lab figure's number grids as SVG",
+            responses=_FILE_RESPONSES)  # fmt: skip
+@computes
+async def export_lab_svg(
+    lab_id: str, request: Request, figures: LabFiguresParam = None, theme: LabThemeParam = None
+) -> Response:
+    """One lab figure drawn as number grids (`figures` names it), as an SVG laid out for
+    its content: what the lab page's SVG button saves and its PNG button rasterises."""
+
+    def draw(ask: Ask) -> Response:
+        return _file(lab_picture(ask).svg, "image/svg+xml", f"{_lab_name(ask)}.svg")
+
+    return await _lab_file(lab_id, request, _guarded(draw))

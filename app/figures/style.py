@@ -30,13 +30,22 @@ MAX_TEXT_CELLS = 400
 MAX_TICKS = 12
 
 
-CONFIG: Json = {
+# The one Plotly config of every chart the product draws (page, labs, embeds, exports):
+# nothing in the modebar leaves the machine. plotly.js 4 shows a "Share chart…" button by
+# default (``showSendToCloud``) that uploads the figure to Plotly's cloud; it is switched
+# off, removed by name, and given no server to send to. The logo links out: off too.
+CLOUD_OFF: Json = {
     "displaylogo": False,
+    "showSendToCloud": False,
+    "plotlyServerURL": "",
+}
+CONFIG: Json = {
+    **CLOUD_OFF,
     "responsive": True,
     "displayModeBar": "hover",
-    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
     "toImageButtonOptions": {"format": "png", "scale": 2},
-}
+}  # fmt: skip
 
 
 def theme(name: str) -> Theme:

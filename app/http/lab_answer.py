@@ -12,7 +12,7 @@ is the NDJSON body, run inside the stream's slot.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
 from starlette.requests import Request
@@ -42,7 +42,7 @@ from app.inputs.limits import Cost, CostError, check_cost
 from app.inputs.link import parse_query
 from app.inputs.resolve import StateError, check_request
 from app.labs.experiments import blocks_total, experiment_cells, held_cells, iterate, steps
-from app.settings import Settings
+from app.settings import Settings, get_settings
 from app.wire import json_block
 
 
@@ -53,10 +53,16 @@ class PriceError(ControlError):
 class Ask:
     """A checked figures request: the lab, the figures asked for and their state."""
 
-    def __init__(self, lab: Lab, request: Request, *, embed: LabFigure | None = None) -> None:
-        params = dict(request.query_params)
+    def __init__(
+        self, lab: Lab, request: Request | None, *, embed: LabFigure | None = None,
+        query: Mapping[str, str] | None = None, settings: Settings | None = None,
+    ) -> None:  # fmt: skip
+        """From a request, or (``attention-lab export``: no request) a query and settings."""
+        params = dict(request.query_params) if request is not None else dict(query or {})
         self.lab, self.request, self.embed = lab, request, embed is not None
-        self.settings: Settings = settings_of(request)
+        self.settings: Settings = (
+            settings_of(request) if request is not None else settings or get_settings()
+        )
         if embed is not None:
             params.pop("controls", None)
             self.figures = [embed]
@@ -139,7 +145,8 @@ class Ask:
                               preview=self.preview, results=results)  # fmt: skip
             out["figures"][fig.name] = with_export(built, self.theme)
             out["values"][fig.name] = values_text(self.lab, fig, self.values(fig))
-            out["links"][fig.name] = links(self.request, self.lab, fig, self.query)
+            if self.request is not None:
+                out["links"][fig.name] = links(self.request, self.lab, fig, self.query)
         return out
 
 

@@ -1,6 +1,6 @@
 /**
- * share.js — the main page's per-figure "Embed", "Link", PNG/SVG and "Copy as NumPy"
- * buttons, and the stage downloads. The server builds every snippet and export (oEmbed,
+ * share.js — the main page's per-figure "Embed", "Link", PNG/SVG/HTML and "Copy as
+ * NumPy" buttons, and the stage downloads. The server builds every snippet and export (oEmbed,
  * /api/v1/export); this module only asks for them and saves files. No maths.
  *
  * All functions take the page state { body, view } (as in state.js) and an optional
@@ -8,9 +8,9 @@
  * text or file name and reject with a readable Error. Copying is toolbar.js's.
  */
 
-import { getJSON, postJSON, send, siteUrl } from "./api.js";
-import { saveSlide } from "./slide.js";
-import { figuresView, toQuery } from "./state.js";
+import { getJSON, send, siteUrl } from "./api.js";
+import { saveBlob, saveSlide, saveSvg } from "./slide.js";
+import { toQuery } from "./state.js";
 
 /** The page URL of this state, scrolled to figure N when given. */
 export function linkFor(state, presetId = null, figure = null) {
@@ -47,20 +47,10 @@ export async function numpySnippet(state) {
   return (await postExport(state, "numpy")).text();
 }
 
-function saveBlob(blob, filename) {
-  const url = URL.createObjectURL(blob);
-  const a = Object.assign(document.createElement("a"), { href: url, download: filename });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 /** Download every stage: format "csv" (a zip of CSV files) or "json". */
 export async function downloadStages(state, format = "csv") {
   const response = await postExport(state, format);
-  const named = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "");
-  const filename = named ? named[1] : `attention-lab-state.${format === "csv" ? "zip" : "json"}`;
+  const filename = filenameOf(response, `attention-lab-state.${format === "csv" ? "zip" : "json"}`);
   saveBlob(await response.blob(), filename);
   return filename;
 }
@@ -73,39 +63,56 @@ function textOf(figureEl, selectors) {
   return "";
 }
 
-/**
- * A figure the page draws as grids, as the server's Plotly conversion of the same
- * description (the one converter, app/figures/to_plotly.py): { data, layout }.
- */
-async function plotlyTwin(figureEl, state) {
-  if (!state) return null;
-  const number = Number(figureEl.dataset.figure);
-  const theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
-  const view = figuresView(state.view, theme, [number]);
-  const answer = await postJSON(siteUrl("/api/v1/figures"), { ...state.body, view });
-  const fig = answer.figures[String(number)];
-  return { data: fig.data, layout: fig.layout };
+/** The URL of a file the server draws from this state: `path` under /api/v1/export/. */
+export function exportUrl(path, state, presetId, params) {
+  const query = new URLSearchParams(toQuery(state, presetId));
+  for (const [key, value] of Object.entries(params)) query.set(key, String(value));
+  return siteUrl(`/api/v1/export/${path}?${query}`);
+}
+
+function drawnTheme() {
+  return document.documentElement.dataset.theme === "dark" ? "dark" : "light";
+}
+
+/** The file name the server gives in Content-Disposition, else `fallback`. */
+function filenameOf(response, fallback) {
+  const named = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "");
+  return named ? named[1] : fallback;
 }
 
 /**
- * Save the figure inside `figureEl` (an element holding one Plotly plot, e.g. #fig-6) as
- * "png" or "svg" at slide size (1600 × 900), with its title and caption printed under
- * the plot exactly as the server wrote them.
+ * Save figure N as "png" or "svg", laid out for its size. A figure drawn as number grids
+ * is the server's SVG (heading, grids, legend, caption; the PNG is that SVG at twice its
+ * size); a chart is its Plotly plot with the title and caption printed with it.
+ * Resolves with the image's { width, height } in pixels.
  */
-export async function downloadImage(figureEl, format = "png", state = null) {
-  const plot = figureEl.querySelector(".js-plotly-plot") ?? (await plotlyTwin(figureEl, state));
-  if (!plot) throw new Error("this figure has no plot to save");
-  const number = figureEl.id.replace(/^fig-/, "");
+export async function downloadImage(figureEl, format = "png", state = null, presetId = null) {
+  const number = Number(figureEl.dataset.figure ?? figureEl.id.replace(/^fig-/, ""));
+  const filename = `attention-lab-figure-${number}`;
+  const plot = figureEl.querySelector(".js-plotly-plot");
+  if (!plot) {
+    if (!state) throw new Error("this figure is not drawn yet");
+    const url = exportUrl("figure.svg", state, presetId, { figure: number, theme: drawnTheme() });
+    const text = await (await send(url, { accept: "image/svg+xml" })).text();
+    return saveSvg(text, { filename, format });
+  }
   const title = textOf(figureEl, ['[data-role="title"]', '[data-field="title"]', "h2", "h1"]);
   const caption = textOf(figureEl, [
     '[data-role="caption"]',
     '[data-field="caption"]',
     "figcaption p",
   ]);
-  await saveSlide(plot, {
-    heading: `Figure ${number}. ${title}`,
-    caption,
-    filename: `attention-lab-figure-${number}`,
-    format,
+  return saveSlide(plot, { heading: `Figure ${number}. ${title}`, caption, filename, format });
+}
+
+/** Download figure N of this state as one offline HTML file (the server writes it). */
+export async function downloadHtml(number, state, presetId = null) {
+  const url = exportUrl("figures.html", state, presetId, {
+    figures: number,
+    theme: drawnTheme(),
   });
+  const response = await send(url, { accept: "text/html" });
+  const filename = filenameOf(response, `attention-lab-figure-${number}.html`);
+  saveBlob(await response.blob(), filename);
+  return filename;
 }

@@ -1,6 +1,6 @@
 /**
  * sharebar.js — the main page's share and export buttons: per figure "Embed", "Link",
- * "PNG", "SVG" (templates/macros/figure.html) and the page's "Copy as NumPy", "Download
+ * "PNG", "SVG", "HTML" (templates/macros/figure.html) and the page's "Copy as NumPy", "Download
  * CSV (zip)", "Download JSON" (templates/index.html). One delegated click handler on
  * `button[data-share]`; share.js asks the server for every snippet and file. Each outcome
  * is shown beside the button and announced in the page's aria-live line (#announce).
@@ -22,9 +22,12 @@ async function shareAction(kind, bar, { state, presetId }) {
     case "link":
       return copyOrShow(bar, share.linkFor(state, presetId, n), `Link to Figure ${n}`);
     case "png":
-    case "svg":
-      await share.downloadImage(panel, kind, state);
-      return `Figure ${n} saved as ${kind.toUpperCase()}, 1600 × 900 pixels, caption included.`;
+    case "svg": {
+      const { width, height } = await share.downloadImage(panel, kind, state, presetId);
+      return `Figure ${n} saved as ${kind.toUpperCase()}, ${width} × ${height} pixels, caption included.`;
+    }
+    case "html":
+      return `Figure ${n} saved as ${await share.downloadHtml(n, state, presetId)}: one HTML file that works offline.`;
     case "numpy":
       return copyOrShow(
         bar,

@@ -1,4 +1,4 @@
-"""`attention-lab export --format html`: the file draws its figure in Chromium offline."""
+"""`attention-lab export --format html`: the file draws its figures in Chromium offline."""
 
 from __future__ import annotations
 
@@ -46,11 +46,11 @@ def offline_page(embed_browser: Browser) -> Iterator[tuple[Page, list[str]]]:
 
 @pytest.mark.parametrize(
     ("args", "theme_bg"),
-    [(["--preset", "i-love-llms", "--figure", "6"], "#ffffff"),
-     (["--preset", "causal", "--figure", "6", "--theme", "dark"], None)],
+    [(["--preset", "i-love-llms", "--figure", "12"], "#ffffff"),
+     (["--preset", "causal", "--figure", "12", "--theme", "dark"], "#1b1b1b")],
 )  # fmt: skip
-def test_exported_figure_draws_offline(
-    tmp_path: Path, offline_page: tuple[Page, list[str]], args: list[str], theme_bg: str | None
+def test_an_exported_chart_draws_offline(
+    tmp_path: Path, offline_page: tuple[Page, list[str]], args: list[str], theme_bg: str
 ) -> None:
     page, requested = offline_page
     errors = console_errors(page)
@@ -59,25 +59,30 @@ def test_exported_figure_draws_offline(
     assert "<script src=" not in html  # everything inlined
     assert "http://" not in html.split("<script>")[0]  # no external stylesheet or font
     page.goto(path.as_uri())
-    page.locator("#plot .main-svg").first.wait_for(timeout=20_000)
-    assert page.locator("#plot .heatmaplayer").count() >= 1
-    trace_type = page.evaluate("document.getElementById('plot').data[0].type")
-    assert trace_type == "heatmap"
+    page.locator("#fig-12-plot .main-svg").first.wait_for(timeout=20_000)
+    trace_type = page.evaluate("document.getElementById('fig-12-plot').data[0].type")
+    assert trace_type == "bar"
     assert page.locator("table caption").first.text_content()
-    assert "Figure 6" in (page.locator("h1").text_content() or "")
+    assert "Figure 12" in (page.locator("h1").text_content() or "")
     assert page.locator("input, select, textarea").count() == 0  # read-only
     assert requested == []
     assert errors == []
-    if theme_bg:
-        assert page.evaluate("document.getElementById('plot').layout.plot_bgcolor") == theme_bg
+    assert page.evaluate("document.getElementById('fig-12-plot').layout.plot_bgcolor") == theme_bg
 
 
-def test_export_from_a_state_url_file(tmp_path: Path, offline_page: tuple[Page, list[str]]) -> None:
+def test_a_page_state_url_exports_every_figure_in_one_file(
+    tmp_path: Path, offline_page: tuple[Page, list[str]]
+) -> None:
     page, requested = offline_page
+    errors = console_errors(page)
     state = tmp_path / "link.txt"
-    state.write_text("https://lab.example.edu/embed/7?preset=two-heads&head=1\n")
-    path = export(tmp_path, "--state", str(state), "--figure", "7")
+    state.write_text("https://lab.example.edu/?preset=two-heads&head=1\n")
+    path = export(tmp_path, "--state", str(state))
     page.goto(path.as_uri())
-    page.locator("#plot .main-svg").first.wait_for(timeout=20_000)
+    page.locator("#fig-13-plot .main-svg").first.wait_for(timeout=20_000)
+    assert page.locator("section").count() == 13
+    assert page.locator(".picture svg").count() == 7  # the grid figures, drawn as SVG
+    assert page.locator(".js-plotly-plot").count() == 4  # one plotly.js draws every chart
     assert "head 2 of 2" in page.content()
     assert requested == []
+    assert errors == []

@@ -446,12 +446,19 @@ def test_share_toolbar_link_embed_and_numpy(lab: Any, server_url: str) -> None:
 @pytest.mark.parametrize(
     ("path", "fig"), [("/labs/step-by-step", "per-position"), ("/labs/one-query", "two-maps")]
 )
-def test_grids_only_figures_save_png_and_svg(lab: Any, path: str, fig: str) -> None:
+def test_grids_only_figures_save_png_svg_and_html(lab: Any, path: str, fig: str) -> None:
     page = lab(f"{path}#{fig}")
     for kind in ("png", "svg"):
         with page.expect_download() as download:
             page.click(f"#{fig} [data-share={kind}]")
         assert download.value.suggested_filename == f"attention-lab-{fig}.{kind}"
+    svg = download.value.path().read_text()
+    assert svg.startswith("<svg")  # the server's SVG of the grids, laid out for its size
+    with page.expect_download() as download:
+        page.click(f"#{fig} [data-share=html]")
+    lab_id = path.rsplit("/", 1)[1]
+    assert download.value.suggested_filename == f"attention-lab-{lab_id}-{fig}.html"
+    assert f'<section id="{fig}"' in download.value.path().read_text()
 
 
 def test_b1_embed_has_the_player(lab_page: Page, server_url: str) -> None:

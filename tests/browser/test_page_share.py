@@ -64,7 +64,8 @@ def z_of_figure_6(page: Page) -> list[list[float]]:
 
 def test_every_figure_has_a_labelled_keyboard_toolbar(page: Page) -> None:
     names = ["Copy embed code for Figure {n}", "Copy link to Figure {n}",
-             "Download Figure {n} as PNG", "Download Figure {n} as SVG"]  # fmt: skip
+             "Download Figure {n} as PNG", "Download Figure {n} as SVG",
+             "Download Figure {n} as an offline HTML file"]  # fmt: skip
     for n in FIGURES:
         for name in names:
             button = page.locator(f"#fig-{n}").get_by_role("button", name=name.format(n=n))
@@ -133,27 +134,48 @@ def test_link_reopens_the_same_state_at_the_figure(
         other.close()
 
 
-def test_png_download_is_slide_sized_with_the_caption_drawn(page: Page) -> None:
+def test_png_of_a_grid_figure_is_its_svg_at_twice_the_size_with_the_caption(page: Page) -> None:
     edit(page)
     with page.expect_download() as info:
         click_share(page, "Download Figure 6 as PNG", "Figure 6 saved as PNG")
     assert info.value.suggested_filename == "attention-lab-figure-6.png"
     png = info.value.path().read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", png[16:24]) == (1600, 900)
-    # The caption is printed under the plot: the band between the x axis and the bottom
-    # edge has text (dark pixels on the light paper). Decoded by the browser's own canvas.
+    width, height = struct.unpack(">II", png[16:24])
+    said = page.locator("#fig-6 [data-role='share-status']").text_content() or ""
+    assert f"{width} × {height} pixels" in said  # laid out for its size, no fixed 1600 × 900
+    assert (width, height) != (1600, 900)
+    # The caption is printed under the grids: the bottom band has dark pixels (text) on
+    # the light paper. Decoded by the browser's own canvas.
     inked = page.evaluate(
-        """async b64 => {
+        """async ([b64, w, h]) => {
              const img = new Image(); img.src = 'data:image/png;base64,' + b64; await img.decode();
-             const c = document.createElement('canvas'); c.width = 1600; c.height = 900;
+             const c = document.createElement('canvas'); c.width = w; c.height = h;
              const g = c.getContext('2d'); g.drawImage(img, 0, 0);
-             const d = g.getImageData(0, 780, 1600, 100).data; let n = 0;
+             const d = g.getImageData(0, h - 120, w, 100).data; let n = 0;
              for (let i = 0; i < d.length; i += 4) if (d[i] + d[i+1] + d[i+2] < 300) n++;
              return n; }""",
-        base64.b64encode(png).decode(),
+        [base64.b64encode(png).decode(), width, height],
     )
-    assert inked > 2000, f"no caption text under the plot ({inked} dark pixels)"
+    assert inked > 1000, f"no caption text under the grids ({inked} dark pixels)"
+
+
+def test_svg_and_html_of_a_grid_figure_come_from_the_server(page: Page) -> None:
+    edit(page)
+    with page.expect_download() as info:
+        click_share(page, "Download Figure 7 as SVG", "Figure 7 saved as SVG")
+    svg = info.value.path().read_text()
+    assert svg.startswith("<svg")
+    assert "Figure 7. One grid, three stages" in svg
+    assert ">÷ 2<" in svg
+    assert ">softmax per row<" in svg
+    with page.expect_download() as info:
+        click_share(page, "Download Figure 7 as an offline HTML file", "works offline")
+    html = info.value.path().read_text()
+    assert info.value.suggested_filename == "attention-lab-state-fig7.html"
+    assert re.findall(r'<section id="([^"]+)"', html) == ["fig-7"]
+    assert "plotly" not in html.lower()  # grids only: no plotly.js in the file
+    assert "<td>2</td>" in html  # the edited X[0][0], in the state on screen
 
 
 def test_svg_download_keeps_the_caption_and_its_numbers(page: Page) -> None:
@@ -165,7 +187,9 @@ def test_svg_download_keeps_the_caption_and_its_numbers(page: Page) -> None:
         click_share(page, "Download Figure 12 as SVG", "Figure 12 saved as SVG")
     svg = unescape(info.value.path().read_text())
     assert svg.lstrip().startswith("<svg")
-    assert re.search(r'<svg[^>]*width="1600"[^>]*height="900"', svg)
+    size = re.search(r'<svg[^>]*width="(\d+)"[^>]*height="(\d+)"', svg)
+    assert size
+    assert int(size[1]) >= 800
     assert "Figure 12. Softmax saturation" in svg
     for number in numbers:
         assert number in svg, number

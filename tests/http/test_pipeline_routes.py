@@ -72,6 +72,13 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/api/v1/figures"): ("/api/v1/figures", BODY),
     ("GET", "/api/v1/export"): ("/api/v1/export?preset=i-love-llms", None),
     ("POST", "/api/v1/export"): ("/api/v1/export", BODY),
+    ("GET", "/api/v1/export/figures.html"): ("/api/v1/export/figures.html?figures=7", None),
+    ("GET", "/api/v1/export/figure.svg"): ("/api/v1/export/figure.svg?figure=7", None),
+    ("GET", "/api/v1/labs/{lab_id}/export.html"): ("/api/v1/labs/masks/export.html", None),
+    ("GET", "/api/v1/labs/{lab_id}/export.svg"): (
+        "/api/v1/labs/masks/export.svg?figures=mask-kinds",
+        None,
+    ),
     ("GET", "/"): ("/", None),
     ("GET", "/labs/{lab_id}"): ("/labs/order", None),
     ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),

@@ -72,7 +72,7 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "__init__": (set(), set()),
     "__main__": ({"cli"}, set()),
     "main": ({"api", "web", "http", "settings", "paths"}, {"fastapi"}),
-    "cli": ({"settings", "export", "web"}, {"pydantic", "uvicorn"}),
+    "cli": ({"settings", "export", "http", "web"}, {"pydantic", "uvicorn"}),
 }
 
 

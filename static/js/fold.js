@@ -1,0 +1,48 @@
+/**
+ * fold.js — the page's layout on narrow screens: the editor folds into one row under the
+ * toolbar (the figures come first) and its button opens it in place; the sticky toolbar's
+ * real height is written to --bar-height so an anchored figure (a link to #fig-6) lands
+ * below the bar, never under it. Wide screens (editor beside the figures) show it open.
+ */
+
+/** Open or close the editor (the button's aria-expanded and the body's class agree). */
+export function setEditorOpen(root, open) {
+  const toggle = root.querySelector("#editor-toggle");
+  if (!toggle) return;
+  toggle.setAttribute("aria-expanded", String(open));
+  toggle.textContent = open ? "Hide the inputs" : "Edit the inputs";
+  root.classList.toggle("open", open);
+}
+
+/** Wire the fold button; a link into the editor (#editor, #x-block, …) opens it. */
+export function wireEditorFold(root) {
+  const toggle = root.querySelector("#editor-toggle");
+  if (!toggle) return;
+  toggle.addEventListener("click", () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    setEditorOpen(root, open);
+    if (open) root.querySelector("#editor-body input, #editor-body button")?.focus();
+  });
+  const openForHash = () => {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    if (target && root.contains(target) && target !== root) {
+      setEditorOpen(root, true);
+      target.scrollIntoView();
+    } else if (target === root) setEditorOpen(root, true);
+  };
+  window.addEventListener("hashchange", openForHash);
+  openForHash();
+}
+
+/** Keep --bar-height (on <html>) equal to the sticky bar's height, as it wraps. */
+export function measureBar(bar) {
+  if (!bar) return;
+  const write = () =>
+    document.documentElement.style.setProperty(
+      "--bar-height",
+      `${Math.ceil(bar.getBoundingClientRect().height)}px`,
+    );
+  write();
+  new ResizeObserver(write).observe(bar);
+}

@@ -46,3 +46,27 @@ export function measureBar(bar) {
   write();
   new ResizeObserver(write).observe(bar);
 }
+
+const HOLD_MS = 3000;
+const READER_MOVES = ["wheel", "touchstart", "keydown", "pointerdown"];
+
+/**
+ * A link to a figure (#fig-6) opens the page there, but the figures above it take their
+ * real heights only as they are drawn, which would push the target down the screen. For
+ * the first seconds, until the reader scrolls, keys or touches, the target is put back
+ * under the bar whenever the figures' layout changes.
+ */
+export function holdAnchor(root) {
+  const id = decodeURIComponent(window.location.hash.slice(1));
+  const target = id && document.getElementById(id);
+  if (!target || !root.contains(target)) return;
+  const resize = new ResizeObserver(() => target.scrollIntoView({ block: "start" }));
+  const release = () => {
+    resize.disconnect();
+    for (const type of READER_MOVES) window.removeEventListener(type, release, true);
+  };
+  for (const type of READER_MOVES)
+    window.addEventListener(type, release, { capture: true, passive: true });
+  resize.observe(root);
+  window.setTimeout(release, HOLD_MS);
+}

@@ -24,7 +24,7 @@ import {
   wireWindows,
 } from "./editor.js";
 import { readCell, writeCell } from "./editor_core.js";
-import { measureBar, setEditorOpen, wireEditorFold } from "./fold.js";
+import { holdAnchor, measureBar, setEditorOpen, wireEditorFold } from "./fold.js";
 import { newSeed, randomise } from "./random.js";
 import { watchScrollCues } from "./scroll_cue.js";
 import { clone, edit, headChoices, queryRows, setCross, setPadding } from "./shapes.js";
@@ -275,6 +275,7 @@ function start() {
   renderEditor(editorRoot, app.body);
   wireEditorFold(editorRoot);
   measureBar(document.querySelector(".toolbar"));
+  holdAnchor(document.getElementById("figures"));
   watchScrollCues(document.getElementById("figures"), ".tables > [data-role=tables]", "tables");
   syncControls(app);
   applyTheme(app.view.theme);

@@ -342,6 +342,7 @@ class Ctx:
             name, label, values, rows=row_labels, cols=col_labels, theme=self.t.name,
             text=text_of() if small else None, hover=hover_of() if small and hover_of else None,
             uses=used, row_title=row_title, col_title=col_title,
+            masked=~self.stages.allowed if name == "weights" else None,
         )  # fmt: skip
 
 

@@ -24,6 +24,11 @@ def _side_label(cv: Canvas, c: Ctx, text: str, x: float, y: float) -> None:
     cv.label(text, x, y, color=c.t.muted, size=11, xanchor="left")
 
 
+# A step's box on a phone, in units of the 100-unit-high canvas: tall enough for its two
+# lines of 12 px text ("MatMul", "· V") at the height figure_parts gives the diagram.
+BOX_5 = 9.0
+
+
 def _narrow_5(c: Ctx, steps: list[tuple[str, str, bool, str]]) -> dict[str, Any]:
     """Figure 5 top to bottom, for a phone: Q and K, then each step, then Z."""
     cv = Canvas(c.t, 100)
@@ -36,14 +41,14 @@ def _narrow_5(c: Ctx, steps: list[tuple[str, str, bool, str]]) -> dict[str, Any]
     top = 86.0
     for n, (label, _, off, hover) in enumerate(steps):
         y1 = top - n * pitch
-        y0 = y1 - 7
+        y0 = y1 - BOX_5
         cv.box(28, 66, y0, y1, label, off=off, hover=hover, size=12)
         if n == 0:
             cv.arrow(21, 92, 40, y1)
             cv.arrow(79, 92, 54, y1)
         else:
-            cv.arrow(47, y1 + pitch - 7, 47, y1)
-            _side_label(cv, c, lq_lk, 49, y1 + (pitch - 7) / 2)
+            cv.arrow(47, y1 + pitch - BOX_5, 47, y1)
+            _side_label(cv, c, lq_lk, 49, y1 + (pitch - BOX_5) / 2)
         if n == len(steps) - 1:
             cv.box(80, 96, y0, y1, "V", role="v", hover=f"V: {dims(c.l_k, c.d_v)}")
             cv.arrow(80, (y0 + y1) / 2, 66, (y0 + y1) / 2)

@@ -18,6 +18,11 @@ A grid description is a plain dict (JSON, no NaN), self-contained, made by ``gri
               ("i"/"j" = the hovered row/column index, null = every row/column)
     outline   {"rows": [...], "cols": [...], "cells": [[i, j], …]} drawn outlined (focus)
     domain    [lo, hi] of the colour scale; ``scale`` the role's scale id
+    scale_colors  [low, middle, high]: the backgrounds at the scale's ends and middle (the
+              legend under each grid draws them beside the domain's numbers)
+    masked    per cell true where the mask removed the cell (a blocked score, or its weight
+              0 after the softmax), or null when nothing is masked: drawn hatched and named
+              in the legend. Blocked (non-finite) cells are always masked.
 
 Colour: one scale per role, the same in every figure. Signed roles are diverging and
 centred on 0 over a symmetric domain rounded up to a 1-2-5 step (so colours stay put across
@@ -172,16 +177,19 @@ def grid(
     col_title: str = "",
     uses: list[Json] | None = None,
     outline: Json | None = None,
+    masked: Any = None,
 ) -> Json:
     """One grid description (see the module docstring). ``text`` and ``hover`` are
-    dropped for grids over MAX_TEXT_CELLS cells: those are drawn as colour blocks."""
+    dropped for grids over MAX_TEXT_CELLS cells: those are drawn as colour blocks.
+    ``masked`` (booleans of the values' shape) marks cells the mask removed."""
     m = np.asarray(values, dtype=np.float64)
     if m.ndim != 2:
         raise ValueError(f"grid {name!r}: values must be 2-D, got shape {m.shape}")
     r, c = m.shape
     if len(rows) != r or len(cols) != c:
         raise ValueError(f"grid {name!r}: {r} × {c} values with {len(rows)} × {len(cols)} labels")
-    role = role or ROLE_OF.get(name, "x")
+    # "weights-h2" (a lab's per-head grid) takes the role of "weights": one hue per role
+    role = role or ROLE_OF.get(name) or ROLE_OF.get(name.split("-")[0], "x")
     lo, hi = domain(m, role)
     idx = colour_index(m, lo, hi)
     used = sorted(int(i) for i in np.unique(idx) if i >= 0)
@@ -189,6 +197,10 @@ def grid(
     remap[used] = np.arange(len(used))
     colours = palette(theme, role)
     big = r * c > MAX_TEXT_CELLS or c > MAX_TEXT_COLS
+    given = np.zeros(m.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
+    if given.shape != m.shape:
+        raise ValueError(f"grid {name!r}: masked has shape {given.shape}, values {m.shape}")
+    cut = given | ~np.isfinite(m)
     return {
         "grid": name,
         "label": label,
@@ -208,6 +220,8 @@ def grid(
         "outline": outline or {},
         "scale": role,
         "domain": [lo, hi],
+        "scale_colors": [colours[0][0], colours[STEPS // 2][0], colours[-1][0]],
+        "masked": (np.ascontiguousarray(cut) if big else cut.tolist()) if cut.any() else None,
     }
 
 

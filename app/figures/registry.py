@@ -88,7 +88,15 @@ FIGURES: tuple[FigureEntry, ...] = (
     _focus_grid(9, "One output row as a blend", blend.build_9),
     FigureEntry(10, "Everything on one line", "chart", flows.build_10, narrow=True),
     FigureEntry(11, "Self- versus cross-attention", "grid", wiring.build, inputs=True),
-    FigureEntry(12, "Softmax saturation", "chart", saturation.build, _STRETCH_ROW, row_focus=True),
+    FigureEntry(
+        12,
+        "Softmax saturation",
+        "chart",
+        saturation.build,
+        _STRETCH_ROW,
+        row_focus=True,
+        narrow=True,
+    ),
     FigureEntry(13, "Shape rules", "chart", shapes.build),
 )
 

@@ -69,36 +69,13 @@ def build(c: Ctx) -> dict[str, Any]:
     scores, labels, source = _row(c)
     k = c.view.stretch
     before, after = softmax_stage(scores, 1.0), softmax_stage(scores, k)
-    axes: Json = {}
-    for n, dom in ((1, [0.0, 0.45]), (2, [0.55, 1.0])):
-        sfx = "" if n == 1 else str(n)
-        x = axis(t, labels)
-        x.update(domain=dom, anchor=f"y{sfx}")
-        y = {
-            "type": "linear",
-            "domain": [0.0, 0.85],
-            "range": [0, 1.15],
-            "anchor": f"x{sfx}",
-            "color": t.fg,
-            "gridcolor": t.grid,
-            "fixedrange": True,
-            "zeroline": False,
-            "ticklabeloverflow": "allow",  # no label box measuring on redraws (see style.axis)
-            "title": {"text": "weight" if n == 1 else "", "font": {"color": t.muted}},
-        }
-        axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y
-    sv = [fmt.value(v) for v in before.scores[0].tolist()]
-    st = [fmt.value(v) for v in after.stretched[0].tolist()]
-    anns = [
-        annotation("<b>scores as they are</b>", 0.0, 1.0, t, xanchor="left"),
-        annotation(f"<b>× {root_phrase(k)}</b>", 0.55, 1.0, t, xanchor="left"),
-    ]
     traces = [
         _bars(before, labels, 2, 1, t.roles["scores"], t),
         _bars(after, labels, 4, 2, t.roles["weights"], t),
     ]
-    layout = base_layout(t, 340, "", annotations=anns, bargap=0.3, **axes)
-    layout["margin"].update(t=50)
+    layout = _layout(t, labels, k, stacked=False)
+    sv = [fmt.value(v) for v in before.scores[0].tolist()]
+    st = [fmt.value(v) for v in after.stretched[0].tolist()]
     w0 = [fmt.weight(w) for w in before.weights[0].tolist()]
     w1 = [fmt.small_weight(w, 4) for w in after.weights[0].tolist()]
     b, a = stats_line(before, 2), stats_line(after, 4)
@@ -149,7 +126,41 @@ def build(c: Ctx) -> dict[str, Any]:
             ),
         ],
         derivations={"0": [traces[0]["customdata"]], "1": [traces[1]["customdata"]]},
+        narrow={"data": traces, "layout": _layout(t, labels, k, stacked=True)},
     )
+
+
+def _layout(t: Any, labels: list[str], k: float, *, stacked: bool) -> Json:
+    """Two bar charts side by side, or (``stacked``, a phone's portrait variant) one above
+    the other at full width, where a half-width panel would crowd its labels together."""
+    axes: Json = {}
+    for n in (1, 2):
+        sfx = "" if n == 1 else str(n)
+        x = axis(t, labels)
+        x_dom, y_dom = ([0.0, 1.0], [0.6, 0.94] if n == 1 else [0.0, 0.34]) if stacked else (
+            [0.0, 0.45] if n == 1 else [0.55, 1.0], [0.0, 0.85])  # fmt: skip
+        x.update(domain=x_dom, anchor=f"y{sfx}")
+        y = {
+            "type": "linear",
+            "domain": y_dom,
+            "range": [0, 1.15],
+            "anchor": f"x{sfx}",
+            "color": t.fg,
+            "gridcolor": t.grid,
+            "fixedrange": True,
+            "zeroline": False,
+            "ticklabeloverflow": "allow",  # no label box measuring on redraws (see style.axis)
+            "title": {"text": "weight" if n == 1 or stacked else "", "font": {"color": t.muted}},
+        }
+        axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y
+    second = (0.0, 0.42) if stacked else (0.55, 1.0)
+    anns = [
+        annotation("<b>scores as they are</b>", 0.0, 1.0, t, xanchor="left"),
+        annotation(f"<b>× {root_phrase(k)}</b>", second[0], second[1], t, xanchor="left"),
+    ]
+    layout = base_layout(t, 560 if stacked else 340, "", annotations=anns, bargap=0.3, **axes)
+    layout["margin"].update(t=50)
+    return layout
 
 
 def root_phrase(k: float) -> str:

@@ -30,8 +30,13 @@
  *     `desc` was made from, as desc.uses describes (a grid inside `near` wins over one
  *     elsewhere in `scope`); clear them again.
  *
+ *   Under the grid (a second child of `host`) a legend: the colour scale's low and high
+ *   ends with their numbers and, when a cell is masked, a hatched swatch naming it.
+ *   Masked cells (desc.masked) are hatched (class "masked") with their number printed.
+ *
  * Description fields read: grid, label, shape, rows, cols, row_title, col_title, values,
- * text, color, palette, hover, uses, outline (see app/figures/grid.py).
+ * text, color, palette, hover, uses, outline, domain, scale, scale_colors, masked (see
+ * app/figures/grid.py).
  *
  * What needs no DOM (keys, cells, labels, which cells changed, pixels) is grid_core.js.
  */
@@ -45,6 +50,8 @@ import {
   cellLook,
   cellSize,
   changedCells,
+  legendOf,
+  maskedAt,
   moveCell,
   outlineOf,
   splitLabel,
@@ -211,6 +218,60 @@ function updateTable(table, old, desc) {
     td.classList.toggle("col-outlined", look.colOutlined);
     td.classList.toggle("cell-outlined", look.cellOutlined);
   }
+  // The mask can change where no number did (a weight 0 either way): every cell's hatch.
+  if (!old || JSON.stringify(old.masked ?? null) !== JSON.stringify(desc.masked ?? null)) {
+    for (let i = 0; i < rows; i++)
+      for (let j = 0; j < cols; j++)
+        bodyRows[i].cells[j + 1].classList.toggle("masked", maskedAt(desc, i, j));
+  }
+}
+
+/* ---- the legend under every grid ---- */
+
+function buildLegend() {
+  const legend = document.createElement("p");
+  legend.className = "grid-legend";
+  const scale = Object.assign(document.createElement("span"), { className: "legend-scale" });
+  const low = Object.assign(document.createElement("span"), { className: "legend-low" });
+  const ramp = Object.assign(document.createElement("span"), { className: "legend-ramp" });
+  ramp.setAttribute("aria-hidden", "true");
+  const high = Object.assign(document.createElement("span"), { className: "legend-high" });
+  const to = Object.assign(document.createElement("span"), {
+    className: "visually-hidden",
+    textContent: " to ",
+  });
+  const intro = Object.assign(document.createElement("span"), {
+    className: "visually-hidden",
+    textContent: "Colour scale: ",
+  });
+  scale.append(intro, low, ramp, to, high);
+  const masked = Object.assign(document.createElement("span"), { className: "legend-masked" });
+  const swatch = Object.assign(document.createElement("span"), { className: "swatch masked" });
+  swatch.setAttribute("aria-hidden", "true");
+  masked.append(swatch, document.createElement("span"));
+  legend.append(scale, masked);
+  return legend;
+}
+
+function updateLegend(host, desc) {
+  let legend = host.querySelector(":scope > .grid-legend");
+  if (!legend) {
+    legend = buildLegend();
+    host.append(legend);
+  }
+  const look = legendOf(desc);
+  setText(legend.querySelector(".legend-low"), look.low);
+  setText(legend.querySelector(".legend-high"), look.high);
+  const [lo, mid, hi] = look.colors;
+  const ramp = legend.querySelector(".legend-ramp");
+  const fill = lo ? `linear-gradient(to right, ${lo}, ${mid}, ${hi})` : "";
+  if (ramp.dataset.fill !== fill) {
+    ramp.style.backgroundImage = fill;
+    ramp.dataset.fill = fill;
+  }
+  const masked = legend.querySelector(".legend-masked");
+  masked.hidden = !look.masked;
+  setText(masked.lastElementChild, look.masked ?? "");
 }
 
 /* ---- canvas (large grids: one block per cell, numbers on hover) ---- */
@@ -339,5 +400,6 @@ export function renderGrid(host, desc, options = {}) {
   optionsOf.set(el, options);
   if (kind === "TABLE") updateTable(el, rebuilt ? null : old, desc);
   else updateCanvas(el, desc, host);
+  updateLegend(host, desc);
   return el;
 }

@@ -170,3 +170,40 @@ export function boxRect(row, col, [rows, cols], size) {
 export function cellSize(width, cols, min, max) {
   return Math.max(min, Math.min(max, Math.floor(width / cols)));
 }
+
+/**
+ * The sides of a sideways-scrolling box that hide content: ["left"], ["right"], both or
+ * none, from its scrollLeft, scrollWidth and clientWidth (1 px of rounding tolerated).
+ */
+export function scrollSides(left, scrollWidth, clientWidth) {
+  const sides = [];
+  if (left > 1) sides.push("left");
+  if (left < scrollWidth - clientWidth - 1) sides.push("right");
+  return sides;
+}
+
+/** Whether cell (i, j) of `desc` was removed by the mask (drawn hatched). */
+export function maskedAt(desc, i, j) {
+  return Boolean(desc.masked?.[i]?.[j]);
+}
+
+/** Whether any cell of `desc` is masked. */
+export function anyMasked(desc) {
+  return (desc.masked ?? []).some((row) => Array.from(row).some(Boolean));
+}
+
+/**
+ * What the legend under a grid shows: the scale's low and high ends (colour and number),
+ * the ramp's three colours, and the masked swatch's words when a cell is masked (null
+ * otherwise): "masked (weight 0)" on weights, else the −∞ the softmax turns into 0.
+ */
+export function legendOf(desc) {
+  const [lo, hi] = desc.domain ?? [0, 1];
+  const colors = desc.scale_colors ?? [];
+  const masked = anyMasked(desc)
+    ? desc.scale === "weights"
+      ? "masked (weight 0)"
+      : "masked (−∞, weight 0 after the softmax)"
+    : null;
+  return { low: numberText(lo), high: numberText(hi), colors, masked };
+}

@@ -24,7 +24,9 @@ import {
   wireWindows,
 } from "./editor.js";
 import { readCell, writeCell } from "./editor_core.js";
+import { holdAnchor, measureBar, setEditorOpen, wireEditorFold } from "./fold.js";
 import { newSeed, randomise } from "./random.js";
+import { watchScrollCues } from "./scroll_cue.js";
 import { clone, edit, headChoices, queryRows, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
@@ -160,6 +162,8 @@ function showServerErrors(errors) {
     }
   }
   pageError(loose.length ? `The figures show the last valid state. ${loose.join("; ")}` : null);
+  // A folded editor opens to show the cell or label the server named.
+  if (loose.length < errors.length) setEditorOpen(editorRoot, true);
 }
 
 /* ---- edits ---- */
@@ -269,6 +273,10 @@ function start() {
   // Ask for the figures first: the server computes them while the editor is built.
   const first = update();
   renderEditor(editorRoot, app.body);
+  wireEditorFold(editorRoot);
+  measureBar(document.querySelector(".toolbar"));
+  holdAnchor(document.getElementById("figures"));
+  watchScrollCues(document.getElementById("figures"), ".tables > [data-role=tables]", "tables");
   syncControls(app);
   applyTheme(app.view.theme);
   wireEditor();

@@ -77,7 +77,11 @@ def figure_strings(page: Page, n: int) -> str:
 
 
 def set_cell(page: Page, selector: str, text: str) -> None:
-    """Type into an editor input and commit with Enter, then wait for the figures."""
+    """Type into an editor input and commit with Enter, then wait for the figures.
+    On a narrow screen the editor is folded: open it first, as a reader would."""
+    toggle = page.locator("#editor-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
     page.fill(selector, text)
     page.press(selector, "Enter")
     wait_idle(page)

@@ -14,6 +14,7 @@ import { Player } from "./player.js";
 import { part } from "../dom.js";
 import { applyTheme, onSchemeChange, resolveTheme } from "../theme.js";
 import { renderFigure } from "./render.js";
+import { watchScrollCues } from "../scroll_cue.js";
 import { wireShare } from "./share.js";
 
 const TYPING_DELAY_MS = 250;
@@ -363,6 +364,8 @@ function start() {
       status.textContent = window.location.href;
     }
   });
+  // Wide tables and grids (F1's 10 × 10 on a phone) scroll inside a labelled box with a cue.
+  watchScrollCues(main, "[data-role=primary-tables], [data-role=tables], .lab-grid-item", "table");
   requestAll();
 }
 

@@ -1,12 +1,15 @@
 """The one Jinja environment: every page, embed, lab, error page and exported HTML file is
 rendered from ``templates/`` by ``environment``.
 
-Its one number filter, ``num``, writes a number exactly as the page's JavaScript would
+Its number filter, ``num``, writes a number exactly as the page's JavaScript would
 (``app.figures.fmt.exact``), so an editor cell reads the same before and after the script
-runs. Autoescape is on; templates are read once (no reload on every request). It lives at
-the top of ``app`` because two surfaces render with it: the web pages (``app.web``, which
-adds its globals ``asset_url`` and ``oembed_link``) and the standalone HTML export
-(``app.export.html``), which must work without a server.
+runs. Its notation filter, ``math``, escapes a text and writes the product's notation in
+it (W^Q, d_k, q_2, √d_k, e^−2: ``app.notation``) as MathML, exactly as the page's
+``setNotation`` (static/js/notation.js) does. Autoescape is on; templates are read once
+(no reload on every request). It lives at the top of ``app`` because two surfaces render
+with it: the web pages (``app.web``, which adds its globals ``asset_url`` and
+``oembed_link``) and the standalone HTML export (``app.export.html``), which must work
+without a server.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 import jinja2
+from markupsafe import Markup, escape
 
 from app import __version__
 from app.figures.fmt import exact
+from app.notation import Tree, tokens
 from app.paths import templates_dir
 
 environment = jinja2.Environment(
@@ -29,4 +34,24 @@ def _num(value: Any) -> str:
     return exact(float(value))
 
 
+def mathml(tree: Tree) -> str:
+    """One MathML tree as markup: ["msub", ["mi", "d"], ["mi", "k"]] -> <msub>…</msub>."""
+    tag, *children = tree
+    inner = "".join(str(escape(c)) if isinstance(c, str) else mathml(c) for c in children)
+    return f"<{tag}>{inner}</{tag}>"
+
+
+def _math(value: Any) -> Markup:
+    """``text`` escaped, with its notation as inline MathML. Markup given (already HTML)
+    is returned as it is: only plain text is parsed."""
+    if isinstance(value, Markup):
+        return value
+    parts = (
+        f"<math>{mathml(token[1])}</math>" if isinstance(token[1], list) else str(escape(token[1]))
+        for token in tokens("" if value is None else str(value))
+    )
+    return Markup("".join(parts))
+
+
 environment.filters["num"] = _num
+environment.filters["math"] = _math

@@ -47,9 +47,9 @@ import {
   changedCells,
   moveCell,
   outlineOf,
-  splitLabel,
   usedCells,
 } from "./grid_core.js";
+import { notationNodes } from "./notation.js";
 
 const described = new WeakMap(); // drawn element -> its current description
 const optionsOf = new WeakMap(); // drawn element -> options
@@ -59,15 +59,8 @@ const CANVAS_MIN_CELL = 2;
 /* ---- shared helpers ---- */
 
 function labelInto(node, label) {
-  // "W^Q" -> W<sup>Q</sup>; anything else as text.
-  const split = splitLabel(label);
-  if (!split) {
-    node.textContent = label ?? "";
-    return;
-  }
-  const sup = document.createElement("sup");
-  sup.textContent = split[1];
-  node.replaceChildren(document.createTextNode(split[0]), sup);
+  // "W^Q" -> MathML, as every text the server writes (notation.js); anything else as text.
+  node.replaceChildren(...notationNodes(label ?? ""));
 }
 
 function cellInfo(el, row, col) {

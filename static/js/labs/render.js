@@ -5,7 +5,7 @@
  * the lab embeds. No numbers are made here: every string arrives formatted.
  */
 
-import { part } from "../dom.js";
+import { part, setRich } from "../dom.js";
 import { renderGrid } from "../grid.js";
 import { dataTable } from "../tables.js";
 
@@ -17,20 +17,24 @@ function quote(q) {
   const p = document.createElement("p");
   p.className = `quote quote-${q.kind ?? "source"}`;
   const who = Object.assign(document.createElement("strong"), { textContent: `${q.source}: ` });
-  p.append(who, document.createTextNode(q.text));
+  const text = document.createElement("span");
+  setRich(text, q.text);
+  p.append(who, text);
   return p;
 }
 
 function renderText(panel, fig) {
   const set = (role, text) => {
     const el = part(panel, role);
-    if (el) el.textContent = text ?? "";
+    if (el) setRich(el, text ?? "");
   };
   set("title", fig.title);
   set("caption", fig.caption);
-  setList(part(panel, "readout"), fig.readout, (line) =>
-    Object.assign(document.createElement("li"), { textContent: line }),
-  );
+  setList(part(panel, "readout"), fig.readout, (line) => {
+    const li = document.createElement("li");
+    setRich(li, line);
+    return li;
+  });
   setList(
     part(panel, "quotes"),
     [
@@ -97,7 +101,7 @@ function renderGrids(panel, grids) {
     }
     slot.dataset.badge = item.badge ?? "";
     const heading = slot.querySelector(".grid-heading");
-    heading.textContent = item.heading ?? "";
+    setRich(heading, item.heading ?? "");
     if (item.badge) {
       const badge = Object.assign(document.createElement("span"), {
         className: "badge grid-badge",

@@ -8,9 +8,11 @@ strings in the same way (``tests/js/notation.test.mjs`` and ``tests/unit/test_no
 check both against one case list). Everything outside the vocabulary stays text: a hyphen
 before a number, ``^{…}`` or a misspelt name is never guessed at.
 
-A token is ``("text", str)`` or ``("math", tree, source)``; a tree is a list
+A token is ``("text", str)`` or ``("math", tree, source, spoken)``; a tree is a list
 ``[element, child, …]`` whose children are trees or text (MathML token elements ``mi``,
-``mn`` hold one string).
+``mn`` hold one string); ``spoken`` is its accessible name ("d k", "square root of d k"),
+written as the <math>'s aria-label because screen readers and axe read MathML's own text
+unreliably when it is the whole name of a label or a button.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from app.paths import static_dir
 VOCABULARY = "js/notation-vocabulary.json"
 
 Tree = list[Any]
-Token = tuple[str, str] | tuple[str, Tree, str]
+Token = tuple[str, str] | tuple[str, Tree, str, str]
 
 
 @dataclass(frozen=True)
@@ -34,13 +36,17 @@ class Pattern:
     name: str
     regex: re.Pattern[str]
     tree: Tree
+    spoken: str
 
 
 @cache
 def patterns() -> tuple[Pattern, ...]:
     """The vocabulary's patterns, in priority order (read once)."""
     table = json.loads((static_dir() / VOCABULARY).read_text(encoding="utf-8"))
-    return tuple(Pattern(p["name"], re.compile(p["regex"]), p["tree"]) for p in table["patterns"])
+    return tuple(
+        Pattern(p["name"], re.compile(p["regex"]), p["tree"], p["spoken"])
+        for p in table["patterns"]
+    )
 
 
 def _fill(tree: Any, match: re.Match[str]) -> Any:
@@ -62,14 +68,15 @@ def _first(text: str, pos: int) -> tuple[re.Match[str], Pattern] | None:
 
 def tokens(text: str) -> list[Token]:
     """``text`` split into text and notation: "W^Q has d_k columns" ->
-    [("math", ["msup", ["mi", "W"], ["mi", "Q"]], "W^Q"), ("text", " has "), …]."""
+    [("math", ["msup", ["mi", "W"], ["mi", "Q"]], "W^Q", "W Q"), ("text", " has "), …]."""
     out: list[Token] = []
     pos = 0
     while (found := _first(text, pos)) is not None:
         match, pattern = found
         if match.start() > pos:
             out.append(("text", text[pos : match.start()]))
-        out.append(("math", _fill(pattern.tree, match), match.group(0)))
+        spoken = _fill(pattern.spoken, match)
+        out.append(("math", _fill(pattern.tree, match), match.group(0), spoken))
         pos = match.end()
     if pos < len(text):
         out.append(("text", text[pos:]))

@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 
 from app import __version__
 from app.figures.fmt import exact
-from app.notation import Tree, tokens
+from app.notation import Token, Tree, tokens
 from app.paths import templates_dir
 
 environment = jinja2.Environment(
@@ -46,11 +46,17 @@ def _math(value: Any) -> Markup:
     is returned as it is: only plain text is parsed."""
     if isinstance(value, Markup):
         return value
-    parts = (
-        f"<math>{mathml(token[1])}</math>" if isinstance(token[1], list) else str(escape(token[1]))
-        for token in tokens("" if value is None else str(value))
-    )
-    return Markup("".join(parts))
+    return Markup("".join(map(_html, tokens("" if value is None else str(value)))))
+
+
+def _html(token: Token) -> str:
+    if len(token) == 4:
+        _, tree, source, spoken = token
+        # alttext: the source as typed ("√d_k"), for copying and for tests reading the text
+        return (
+            f'<math alttext="{escape(source)}" aria-label="{escape(spoken)}">{mathml(tree)}</math>'
+        )
+    return str(escape(token[1]))
 
 
 environment.filters["num"] = _num

@@ -19,7 +19,7 @@ function derivationAt(fig, trace, row, col) {
 }
 
 function showDerivation(panel, text) {
-  part(panel, "derivation").textContent = text;
+  setRich(part(panel, "derivation"), text);
 }
 
 function listenHover(panel, plot) {

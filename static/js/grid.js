@@ -36,7 +36,7 @@
  * What needs no DOM (keys, cells, labels, which cells changed, pixels) is grid_core.js.
  */
 
-import { setText } from "./dom.js";
+import { setRich, setText } from "./dom.js";
 import {
   axesText,
   boxRect,
@@ -179,7 +179,7 @@ function updateTable(table, old, desc) {
   const [rows, cols] = desc.shape;
   labelInto(table.caption.querySelector(".grid-label"), desc.label);
   setText(table.caption.querySelector(".grid-shape"), `${rows} × ${cols}`);
-  setText(table.caption.querySelector(".visually-hidden"), axesText(desc));
+  setRich(table.caption.querySelector(".visually-hidden"), axesText(desc));
   table.dataset.grid = desc.grid;
   const headCells = table.tHead.rows[0].cells;
   for (let j = 0; j < cols; j++) setText(headCells[j + 1], desc.cols[j]);

@@ -24,9 +24,11 @@ function leaves(tree) {
     .join("");
 }
 
-function nodeOf([kind, value]) {
+function nodeOf([kind, value, source, spoken]) {
   if (kind === "text") return document.createTextNode(value);
   const math = document.createElementNS(MATHML, "math");
+  math.setAttribute("alttext", source); // the text as typed ("√d_k"), as the server writes it
+  math.setAttribute("aria-label", spoken); // MathML's own text is read unreliably in a name
   math.append(mathNode(value));
   return math;
 }

@@ -4,8 +4,9 @@
  * The patterns are notation-vocabulary.json, which the server's `math` filter
  * (app/notation.py) reads too, so page, labs and templates convert the same strings alike.
  *
- *   notationTokens(text) -> [["text", string] | ["math", tree, source]]
- *     a tree is [element, child, …] whose children are trees or strings.
+ *   notationTokens(text) -> [["text", string] | ["math", tree, source, spoken]]
+ *     a tree is [element, child, …] whose children are trees or strings; spoken is its
+ *     accessible name ("d k"), the <math>'s aria-label.
  */
 
 import vocabulary from "./notation-vocabulary.json" with { type: "json" };
@@ -14,6 +15,7 @@ import vocabulary from "./notation-vocabulary.json" with { type: "json" };
 const PATTERNS = vocabulary.patterns.map((p) => ({
   regex: new RegExp(p.regex, "gu"),
   tree: p.tree,
+  spoken: p.spoken,
 }));
 
 function fill(tree, match) {
@@ -40,7 +42,7 @@ export function notationTokens(text) {
   for (let found = first(source, 0); found; found = first(source, pos)) {
     const { match, pattern } = found;
     if (match.index > pos) out.push(["text", source.slice(pos, match.index)]);
-    out.push(["math", fill(pattern.tree, match), match[0]]);
+    out.push(["math", fill(pattern.tree, match), match[0], fill(pattern.spoken, match)]);
     pos = match.index + match[0].length;
   }
   if (pos < source.length) out.push(["text", source.slice(pos)]);

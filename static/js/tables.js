@@ -4,8 +4,8 @@
  * screen reader can walk. Used by the page's figures (the tables under each figure), the
  * embeds and the labs. With `derivations` (a grid of arithmetic lines of the same shape)
  * the cells become a keyboard grid whose focus shows each cell's arithmetic (charts.js
- * wires the keys). Text nodes only (captions and headers with their notation as MathML,
- * dom.js setRich); no numbers are made here.
+ * wires the keys). Text nodes only (with their notation as MathML, dom.js setRich); no
+ * numbers are made here.
  */
 
 import { setRich } from "./dom.js";
@@ -35,7 +35,7 @@ export function dataTable(spec, derivations = null) {
     if (rowHeaders) tr.append(header("row", rowHeaders[i] ?? ""));
     row.forEach((text, j) => {
       const td = tr.insertCell();
-      td.textContent = text;
+      setRich(td, text);
       if (derivations) {
         td.tabIndex = i === 0 && j === 0 ? 0 : -1;
         td.dataset.derivation = derivations[i]?.[j] ?? "";

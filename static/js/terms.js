@@ -9,10 +9,23 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && document.querySelector(".term-wrap:hover, .term-wrap:focus-within"))
     document.documentElement.classList.add("tips-hidden");
 });
+/** Keep a shown tooltip inside the window: shift it left when it would pass the right edge
+ * (a term near the edge of a phone's screen). */
+function place(wrap) {
+  const tip = wrap.querySelector(".term-tip");
+  if (!tip) return;
+  tip.style.left = "";
+  const box = tip.getBoundingClientRect();
+  const over = box.right - (document.documentElement.clientWidth - 8);
+  if (box.width && over > 0) tip.style.left = `${-Math.min(over, box.left - 8)}px`;
+}
+
 for (const type of ["pointerover", "focusin"]) {
   document.addEventListener(type, (event) => {
-    if (event.target.closest?.(".term-wrap"))
-      document.documentElement.classList.remove("tips-hidden");
+    const wrap = event.target.closest?.(".term-wrap");
+    if (!wrap) return;
+    document.documentElement.classList.remove("tips-hidden");
+    requestAnimationFrame(() => place(wrap));
   });
 }
 

@@ -52,7 +52,7 @@ def test_sources_names_the_five_sources_by_id(client: TestClient) -> None:
     assert "“Queries, keys and values”" in html
     assert "“Attention”</h2>" in html
     # Notation in the sources' text is MathML; no authoring notes.
-    assert "<math><msup><mi>W</mi><mi>O</mi></msup></math>" in html
+    assert '<math alttext="W^O" aria-label="W O"><msup><mi>W</mi><mi>O</mi></msup></math>' in html
     for note in ("(ours)", "reconstructed", "is missing"):
         assert note not in html
 
@@ -69,7 +69,10 @@ def test_glossary_defines_each_term_once(client: TestClient) -> None:
         assert html.count(f'<div id="{t.id}"><dt>') == 1
     assert "<dt>entropy (in bits)</dt>" in html
     assert "<dt>p(1 − p)</dt>" in html
-    assert "<dt><math><msub><mi>d</mi><mi>k</mi></msub></math></dt>" in html
+    assert (
+        '<dt><math alttext="d_k" aria-label="d k"><msub><mi>d</mi><mi>k</mi></msub></math></dt>'
+        in html
+    )
     assert "multiply-adds" in TERM_BY_ID["flops"].definition
 
 
@@ -77,7 +80,8 @@ def test_term_links_to_its_definition_with_a_tooltip() -> None:
     html = str(term("d_k", "√d_k"))
     found = re.fullmatch(
         r'<span class="term-wrap"><a class="term" href="/glossary#d_k" '
-        r'aria-describedby="(tip-d_k-\d+)"><math><msqrt>.*</msqrt></math></a>'
+        r'aria-describedby="(tip-d_k-\d+)"><math alttext="√d_k" aria-label="square root of d k">'
+        r"<msqrt>.*</msqrt></math></a>"
         r'<span class="term-tip" role="tooltip" id="(tip-d_k-\d+)">The width of a query.*'
         r"</span></span>",
         html,

@@ -17,13 +17,17 @@ test("every shared case splits into the same tokens as the server's parser", () 
 });
 
 test("the vocabulary's shapes: superscript, subscript, root, power", () => {
-  assert.deepEqual(notationTokens("W^O"), [["math", ["msup", ["mi", "W"], ["mi", "O"]], "W^O"]]);
-  assert.deepEqual(notationTokens("√d_k"), [
-    ["math", ["msqrt", ["msub", ["mi", "d"], ["mi", "k"]]], "√d_k"],
+  assert.deepEqual(notationTokens("W^O"), [
+    ["math", ["msup", ["mi", "W"], ["mi", "O"]], "W^O", "W O"],
   ]);
-  assert.deepEqual(notationTokens("e^−2"), [["math", ["msup", ["mi", "e"], ["mn", "−2"]], "e^−2"]]);
+  assert.deepEqual(notationTokens("√d_k"), [
+    ["math", ["msqrt", ["msub", ["mi", "d"], ["mi", "k"]]], "√d_k", "square root of d k"],
+  ]);
+  assert.deepEqual(notationTokens("e^−2"), [
+    ["math", ["msup", ["mi", "e"], ["mn", "−2"]], "e^−2", "e to the −2"],
+  ]);
   assert.deepEqual(notationTokens("q_2 (love)"), [
-    ["math", ["msub", ["mi", "q"], ["mn", "2"]], "q_2"],
+    ["math", ["msub", ["mi", "q"], ["mn", "2"]], "q_2", "q 2"],
     ["text", " (love)"],
   ]);
 });

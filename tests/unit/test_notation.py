@@ -39,15 +39,28 @@ def render(text: object) -> str:
 
 
 def test_filter_writes_mathml() -> None:
-    assert render("W^Q") == "<math><msup><mi>W</mi><mi>Q</mi></msup></math>"
-    assert render("÷ √d_k") == ("÷ <math><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></math>")
-    assert render("e^−2") == "<math><msup><mi>e</mi><mn>−2</mn></msup></math>"
-    assert render("k_1 (I)") == "<math><msub><mi>k</mi><mn>1</mn></msub></math> (I)"
+    assert (
+        render("W^Q")
+        == '<math alttext="W^Q" aria-label="W Q"><msup><mi>W</mi><mi>Q</mi></msup></math>'
+    )
+    assert render("÷ √d_k") == (
+        '÷ <math alttext="√d_k" aria-label="square root of d k">'
+        "<msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></math>"
+    )
+    assert (
+        render("e^−2")
+        == '<math alttext="e^−2" aria-label="e to the −2"><msup><mi>e</mi><mn>−2</mn></msup></math>'
+    )
+    assert (
+        render("k_1 (I)")
+        == '<math alttext="k_1" aria-label="k 1"><msub><mi>k</mi><mn>1</mn></msub></math> (I)'
+    )
 
 
 def test_filter_escapes_everything_else() -> None:
     assert render("<script>d_k</script> & W^{O}") == (
-        "&lt;script&gt;<math><msub><mi>d</mi><mi>k</mi></msub></math>&lt;/script&gt; &amp; W^{O}"
+        '&lt;script&gt;<math alttext="d_k" aria-label="d k">'
+        "<msub><mi>d</mi><mi>k</mi></msub></math>&lt;/script&gt; &amp; W^{O}"
     )
     assert render("\"a\" 'b'") == "&#34;a&#34; &#39;b&#39;"
     assert render(None) == ""

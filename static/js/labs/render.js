@@ -112,7 +112,7 @@ function renderGrids(panel, grids) {
     renderGrid(slot.querySelector(".grid-host"), item.desc, {
       onCell: (info) => {
         const line = part(panel, "derivation");
-        if (line && info) line.textContent = info.hover ?? `${info.desc.label} ${info.text}`;
+        if (line && info) setRich(line, info.hover ?? `${info.desc.label} ${info.text}`);
       },
     });
   });
@@ -143,9 +143,11 @@ export async function renderFigure(panel, fig, options = {}) {
   const line = part(panel, "derivation");
   if (line) {
     line.hidden = !(fig.grids ?? []).length;
-    line.textContent =
+    setRich(
+      line,
       fig.grid_hint ??
-      "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.";
+        "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.",
+    );
   }
   const box = part(panel, "plot-box") ?? part(panel, "plot");
   const plot = part(panel, "plot");

@@ -533,7 +533,7 @@ def test_index_and_404(lab_page: Page, server_url: str) -> None:
     assert cards.count() == 7
     coming = sum(lab.status == "coming" for lab in REGISTRY)
     assert lab_page.locator(".lab-card[data-status=coming]").count() == coming
-    lab_page.click("text=Why scale by √d_k")
+    lab_page.click(".lab-card[data-lab=why-scale] h2 a")  # "Why scale by √d_k", in MathML
     wait_idle(lab_page)
     assert lab_page.url.endswith("/labs/why-scale")
     response = lab_page.goto(server_url + "/labs/nope")

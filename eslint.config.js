@@ -54,7 +54,7 @@ export default [
   {
     files: ["static/js/**/*.js"],
     languageOptions: {
-      ecmaVersion: 2024,
+      ecmaVersion: 2025, // import attributes (notation_core.js imports its JSON table)
       sourceType: "module",
       globals: { ...globals.browser },
     },
@@ -68,7 +68,7 @@ export default [
   {
     files: ["tests/js/**/*.mjs", "eslint.config.js"],
     languageOptions: {
-      ecmaVersion: 2024,
+      ecmaVersion: 2025,
       sourceType: "module",
       globals: { ...globals.node },
     },

@@ -56,6 +56,11 @@ class FigureEntry:
     narrow: bool = False  # has a portrait variant (``narrow``) that a phone shows
     per_head: bool = False  # shows one head: with several, its title says which
 
+    @property
+    def labs(self) -> tuple[tuple[str, str], ...]:
+        """The lab sections that explore this figure, as (lab id, lab figure name)."""
+        return LAB_LINKS.get(self.number, ())
+
     def follows_focus(self, row: str) -> bool:
         """Whether a new focus row changes this figure, given the view's ``row``."""
         return "focus" in self.reads or (self.row_focus and row == "focus")
@@ -99,6 +104,22 @@ FIGURES: tuple[FigureEntry, ...] = (
     ),
     FigureEntry(13, "Shape rules", "chart", shapes.build),
 )
+
+# Where a lab lets the learner do what a figure shows: figure number -> (lab id, lab figure
+# name), best first; the page writes "Try it in lab …" under the figure (app.web.crosslinks).
+LAB_LINKS: dict[int, tuple[tuple[str, str], ...]] = {
+    1: (("cost", "growth"),),
+    3: (("step-by-step", "stepper"),),
+    4: (("one-query", "two-maps"),),
+    5: (("step-by-step", "per-position"), ("masks", "mask-kinds")),
+    6: (("masks", "mask-kinds"), ("heads", "four-heads")),
+    7: (("one-query", "two-maps"), ("why-scale", "scaling-table")),
+    8: (("one-query", "worked-query"),),
+    9: (("one-query", "softmax-table"),),
+    10: (("cost", "growth"), ("heads", "split-concat")),
+    12: (("why-scale", "flat-line"), ("why-scale", "saturation")),
+    13: (("heads", "split-concat"), ("cost", "params")),
+}
 
 BY_NUMBER: dict[int, FigureEntry] = {f.number: f for f in FIGURES}
 # The figures the server builds (3 … 13), in order: the default of every request.

@@ -1,9 +1,11 @@
 """``templates``: the one Jinja environment (``app.templating``) wrapped for responses
 (``templates.TemplateResponse(request, name, context)``), with the globals every page may
 use: ``asset_url`` (hashed static URLs), ``site_url`` (a path under the root path),
-``oembed_link`` (the page's oEmbed discovery) and
+``oembed_link`` (the page's oEmbed discovery),
 ``view_fields`` (the one declaration of the view, by name: the controls' bounds, stops,
-choices and labels, ``app.figures.view_fields``).
+choices and labels, ``app.figures.view_fields``), ``term`` (a word linked to its glossary
+definition, ``app.web.glossary``) and ``figure_labs`` (the lab sections that explore a
+figure, ``app.web.crosslinks``).
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from fastapi.templating import Jinja2Templates
 from app.figures.view_fields import BY_NAME
 from app.templating import environment
 from app.web.assets import asset_url, site_url
+from app.web.crosslinks import figure_labs
+from app.web.glossary import term
 from app.web.oembed import oembed_link
 
 environment.globals.update(
     asset_url=asset_url, site_url=site_url, oembed_link=oembed_link, view_fields=BY_NAME
 )
+environment.globals.update(term=term, figure_labs=figure_labs)
 templates = Jinja2Templates(env=environment)

@@ -4,7 +4,7 @@
  * or keyboard-focused cell, and the Figure 3 stepper. No numbers are made here.
  */
 
-import { part, setText } from "./dom.js";
+import { part, setRich, setText } from "./dom.js";
 import { drawPanels, showStep } from "./panels.js";
 import { plotly } from "./plotly.js";
 import { Stepper } from "./stepper.js";
@@ -19,7 +19,7 @@ function derivationAt(fig, trace, row, col) {
 }
 
 function showDerivation(panel, text) {
-  part(panel, "derivation").textContent = text;
+  setRich(part(panel, "derivation"), text);
 }
 
 function listenHover(panel, plot) {
@@ -165,8 +165,8 @@ function renderText(panel, n, fig) {
   const derivation = part(panel, "derivation");
   derivation.hidden = !fig.panels && Object.keys(fig.derivations ?? {}).length === 0;
   setText(derivation, fig.panels ? GRID_HINT : DERIVATION_HINT); // older arithmetic would be stale
-  setText(part(panel, "title"), fig.title ?? "");
-  setText(part(panel, "caption"), fig.caption ?? "");
+  setRich(part(panel, "title"), fig.title ?? "");
+  setRich(part(panel, "caption"), fig.caption ?? "");
   const label = `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`;
   if (part(panel, "plot").getAttribute("aria-label") !== label)
     part(panel, "plot").setAttribute("aria-label", label);
@@ -176,7 +176,7 @@ function renderText(panel, n, fig) {
   while (list.children.length > lines.length) list.lastElementChild.remove();
   lines.forEach((line, i) => {
     const item = list.children[i] ?? list.appendChild(document.createElement("li"));
-    setText(item, line);
+    setRich(item, line);
   });
   renderTables(panel, fig);
 }

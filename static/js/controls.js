@@ -4,6 +4,7 @@
  * row, and "copy link". It keeps them in step with the state and reports changes.
  */
 
+import { setRich } from "./dom.js";
 import { headChoices, isDirect, queryRows } from "./shapes.js";
 import { showStretch, wireStretch } from "./stretch.js";
 import { copyText } from "./toolbar.js";
@@ -48,9 +49,10 @@ export function syncControls(app) {
   );
   $("preset").value = app.presetId ?? "";
   const preset = app.presets.find((p) => p.id === app.presetId);
-  $("preset-description").textContent = preset
-    ? preset.description
-    : "Your own numbers: share them with “Copy link”.";
+  setRich(
+    $("preset-description"),
+    preset ? preset.description : "Your own numbers: share them with “Copy link”.",
+  );
   $("theme").value = view.theme;
   showStretch(document, view.stretch);
   for (const radio of document.querySelectorAll("input[name=row]"))

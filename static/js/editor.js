@@ -8,6 +8,7 @@
  * editor_core.js.
  */
 
+import { setRich } from "./dom.js";
 import {
   LABELS,
   WINDOW_STEPS,
@@ -131,8 +132,9 @@ function buildTable(name, rows, opts) {
     "data-window": r1 - r0 < rows.length || c1 - c0 < cols ? `${r0},${c0}` : null,
   });
   const caption = el("caption");
-  const title = el("span", { class: "matrix-name" }, name.startsWith("w_") ? "W" : LABELS[name]);
-  if (name.startsWith("w_")) title.append(el("sup", {}, name.slice(2).toUpperCase()));
+  const title = el("span", { class: "matrix-name" });
+  // "W^Q" in the one notation (MathML), as the server's caption_html writes it.
+  setRich(title, name.startsWith("w_") ? `W^${name.slice(2).toUpperCase()}` : LABELS[name]);
   caption.append(
     title,
     " ",

@@ -12,6 +12,7 @@
  */
 
 import { postJSON, siteUrl, targetOf } from "./api.js";
+import { setRich } from "./dom.js";
 import { parseNumber } from "./numbers.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
@@ -43,13 +44,15 @@ function renderTables(tables) {
 }
 
 function renderText(fig) {
-  field("title").textContent = fig.title ?? "";
-  field("caption").textContent = fig.caption ?? "";
+  setRich(field("title"), fig.title ?? "");
+  setRich(field("caption"), fig.caption ?? "");
   plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
   field("readout").replaceChildren(
-    ...(fig.readout ?? []).map((line) =>
-      Object.assign(document.createElement("li"), { textContent: line }),
-    ),
+    ...(fig.readout ?? []).map((line) => {
+      const li = document.createElement("li");
+      setRich(li, line);
+      return li;
+    }),
   );
   renderTables(fig.tables);
 }

@@ -41,7 +41,7 @@
  * What needs no DOM (keys, cells, labels, which cells changed, pixels) is grid_core.js.
  */
 
-import { setText } from "./dom.js";
+import { setRich, setText } from "./dom.js";
 import {
   axesText,
   boxRect,
@@ -54,9 +54,9 @@ import {
   maskedAt,
   moveCell,
   outlineOf,
-  splitLabel,
   usedCells,
 } from "./grid_core.js";
+import { notationNodes } from "./notation.js";
 
 const described = new WeakMap(); // drawn element -> its current description
 const optionsOf = new WeakMap(); // drawn element -> options
@@ -66,15 +66,8 @@ const CANVAS_MIN_CELL = 2;
 /* ---- shared helpers ---- */
 
 function labelInto(node, label) {
-  // "W^Q" -> W<sup>Q</sup>; anything else as text.
-  const split = splitLabel(label);
-  if (!split) {
-    node.textContent = label ?? "";
-    return;
-  }
-  const sup = document.createElement("sup");
-  sup.textContent = split[1];
-  node.replaceChildren(document.createTextNode(split[0]), sup);
+  // "W^Q" -> MathML, as every text the server writes (notation.js); anything else as text.
+  node.replaceChildren(...notationNodes(label ?? ""));
 }
 
 function cellInfo(el, row, col) {
@@ -193,7 +186,7 @@ function updateTable(table, old, desc) {
   const [rows, cols] = desc.shape;
   labelInto(table.caption.querySelector(".grid-label"), desc.label);
   setText(table.caption.querySelector(".grid-shape"), `${rows} × ${cols}`);
-  setText(table.caption.querySelector(".visually-hidden"), axesText(desc));
+  setRich(table.caption.querySelector(".visually-hidden"), axesText(desc));
   table.dataset.grid = desc.grid;
   const headCells = table.tHead.rows[0].cells;
   for (let j = 0; j < cols; j++) setText(headCells[j + 1], desc.cols[j]);

@@ -5,6 +5,7 @@
  * outline marks; every step keeps what came before visible. No numbers are made here.
  */
 
+import { setRich } from "./dom.js";
 import { renderGrid } from "./grid.js";
 
 function signature(panels) {
@@ -19,18 +20,6 @@ function signature(panels) {
     .join("|");
 }
 
-/** Text with "W^Q"-style superscripts drawn as <sup> (the page's one notation). */
-function richText(node, text) {
-  const parts = String(text).split(/\^([A-Za-z]+)/);
-  node.replaceChildren(
-    ...parts.map((part, i) =>
-      i % 2
-        ? Object.assign(document.createElement("sup"), { textContent: part })
-        : document.createTextNode(part),
-    ),
-  );
-}
-
 function build(root, panels) {
   const rows = panels.map((row) => {
     const div = document.createElement("div");
@@ -43,7 +32,7 @@ function build(root, panels) {
       } else {
         const op = document.createElement("span");
         op.className = item.arrow ? "op arrow" : `op ${item.op === "×" ? "times" : "equals"}`;
-        richText(op, item.arrow ?? item.op);
+        setRich(op, item.arrow ?? item.op);
         if (!item.arrow) op.setAttribute("aria-hidden", "true");
         div.append(op);
       }

@@ -7,6 +7,8 @@
  * it rests on, and `onSettle(index)` when the reader settles on a frame.
  */
 
+import { setRich } from "./dom.js";
+
 const TICK_MS = 1400;
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
@@ -66,7 +68,7 @@ export class Stepper {
     this.index = Math.max(0, Math.min(index, this.last));
     const frame = this.fig.frames[this.index];
     const narration = this.panel.querySelector("[data-role=narration]");
-    if (narration) narration.textContent = frame.narration ?? "";
+    if (narration) setRich(narration, frame.narration ?? "");
     const count = this.panel.querySelector("[data-role=step-count]");
     if (count) count.textContent = `${this.unit} ${this.index + 1} of ${this.last + 1}`;
     return this.draw(this.panel, this.fig, frame);

@@ -4,11 +4,16 @@
  * screen reader can walk. Used by the page's figures (the tables under each figure), the
  * embeds and the labs. With `derivations` (a grid of arithmetic lines of the same shape)
  * the cells become a keyboard grid whose focus shows each cell's arithmetic (charts.js
- * wires the keys). textContent only; no numbers are made here.
+ * wires the keys). Text nodes only (with their notation as MathML, dom.js setRich); no
+ * numbers are made here.
  */
 
+import { setRich } from "./dom.js";
+
 function header(scope, text) {
-  return Object.assign(document.createElement("th"), { scope, textContent: text });
+  const th = Object.assign(document.createElement("th"), { scope });
+  setRich(th, text);
+  return th;
 }
 
 /** A <table class="data-table"> for `spec`; headers only where the spec has them. */
@@ -16,7 +21,7 @@ export function dataTable(spec, derivations = null) {
   const table = document.createElement("table");
   table.className = "data-table";
   if (derivations) table.setAttribute("role", "grid");
-  table.createCaption().textContent = spec.caption ?? "";
+  setRich(table.createCaption(), spec.caption ?? "");
   const rowHeaders = spec.row_headers?.length ? spec.row_headers : null;
   if (spec.col_headers?.length) {
     const head = table.createTHead().insertRow();
@@ -30,7 +35,7 @@ export function dataTable(spec, derivations = null) {
     if (rowHeaders) tr.append(header("row", rowHeaders[i] ?? ""));
     row.forEach((text, j) => {
       const td = tr.insertCell();
-      td.textContent = text;
+      setRich(td, text);
       if (derivations) {
         td.tabIndex = i === 0 && j === 0 ? 0 : -1;
         td.dataset.derivation = derivations[i]?.[j] ?? "";

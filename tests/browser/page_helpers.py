@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Locator, Page
 
 
 def open_page(page: Page, url: str) -> None:
@@ -44,8 +44,41 @@ def figure_data(page: Page, n: int) -> Any:
     return page.evaluate(f"document.querySelector('#fig-{n} .js-plotly-plot').data")
 
 
+# An element's text as the server wrote it: each <math> (the notation renderer's MathML)
+# read back as its alttext ("√d_k"), so tests compare with the figure description.
+SOURCE_TEXT = """const sourceText = (el) => {
+  const copy = el.cloneNode(true);
+  copy.querySelectorAll('math').forEach(m => m.replaceWith(m.getAttribute('alttext') ?? ''));
+  return copy.textContent;
+};"""
+
+
+def source_text(page: Page, selector: str) -> str:
+    """The text of the first element matching ``selector``, notation as typed (W^Q, d_k)."""
+    return str(
+        page.evaluate(
+            f"sel => {{ {SOURCE_TEXT} return sourceText(document.querySelector(sel)); }}", selector
+        )
+    )
+
+
+def element_source_text(locator: Locator) -> str:
+    """``source_text`` of the element a locator points to."""
+    return str(locator.evaluate(f"el => {{ {SOURCE_TEXT} return sourceText(el); }}"))
+
+
+def source_texts(page: Page, selector: str) -> list[str]:
+    """``source_text`` of every element matching ``selector``."""
+    js = f"sel => {{ {SOURCE_TEXT} return [...document.querySelectorAll(sel)].map(sourceText); }}"
+    return list(page.evaluate(js, selector))
+
+
 # Opens the figure's "as tables" section (tables are built when opened), then reads them.
-TABLES_JS = """async n => {
+TABLES_JS = (
+    """async n => {
+  """
+    + SOURCE_TEXT
+    + """
   const details = document.querySelector(`#fig-${n} details.tables`);
   if (!details.open) {
     const opened = new Promise(r => details.addEventListener('toggle', r, {once: true}));
@@ -53,10 +86,11 @@ TABLES_JS = """async n => {
     await opened;
   }
   return [...details.querySelectorAll('table.data-table')].map(t => ({
-    caption: t.caption ? t.caption.textContent : '',
+    caption: t.caption ? sourceText(t.caption) : '',
     cells: [...t.tBodies[0].rows].map(r => [...r.cells].filter(c => c.tagName === 'TD')
-                                                      .map(c => c.textContent))}));
+                                                      .map(sourceText))}));
 }"""
+)
 
 
 def figure_tables(page: Page, n: int) -> list[dict[str, Any]]:
@@ -68,9 +102,11 @@ def figure_strings(page: Page, n: int) -> str:
     """Everything Figure n shows as text: the panel's text plus the graph's data and layout."""
     return str(
         page.evaluate(
-            """n => { const p = document.querySelector(`#fig-${n}`);
+            "n => { "
+            + SOURCE_TEXT
+            + """ const p = document.querySelector(`#fig-${n}`);
                       const g = p.querySelector('.js-plotly-plot');
-                      return p.textContent + JSON.stringify(g ? [g.data, g.layout] : []); }""",
+                      return sourceText(p) + JSON.stringify(g ? [g.data, g.layout] : []); }""",
             n,
         )
     )

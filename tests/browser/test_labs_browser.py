@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import open_page, wait_idle
+from page_helpers import element_source_text, open_page, source_text, wait_idle
 from playwright.sync_api import BrowserContext, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
@@ -50,7 +50,7 @@ def lab(lab_page: Page, server_url: str) -> Any:
 
 
 def caption(page: Page, fig: str) -> str:
-    return page.inner_text(f"#{fig} [data-role=caption]")
+    return source_text(page, f"#{fig} [data-role=caption]")
 
 
 def table_cells(page: Page, fig: str, which: str = "primary-tables") -> list[list[str]]:
@@ -102,7 +102,7 @@ def test_a2_query_and_answer(lab: Any) -> None:
     commit(page, "#alignment--q-1", "1.5")
     assert "k1 takes the largest weight" in caption(page, "alignment")
     page.click("#alignment [data-role=reveal] summary")
-    answer = page.inner_text("#alignment [data-role=answer]")
+    answer = source_text(page, "#alignment [data-role=answer]")
     assert answer.startswith("k1 gets the largest weight")
     assert "perpendicular" in answer
 
@@ -110,7 +110,7 @@ def test_a2_query_and_answer(lab: Any) -> None:
 def test_a3_anchor_and_untied_values(lab: Any) -> None:
     page = lab("/labs/one-query#worked-query")
     assert [r[3] for r in table_cells(page, "worked-query")] == ["0.3369", "0.3019", "0.3611"]
-    assert "√d_k = √3 = 1.7321" in page.inner_text("#worked-query [data-role=readout]")
+    assert "√d_k = √3 = 1.7321" in source_text(page, "#worked-query [data-role=readout]")
     assert page.is_disabled("#worked-query--v-0-0")
     page.uncheck("#worked-query--tied")
     wait_idle(page)
@@ -164,7 +164,7 @@ def test_b1_rests_on_the_final_frame_and_steps_back_and_forward(lab: Any) -> Non
     assert step_count(page) == "Step 1 of 5"
     assert "= −9 − 9 = −18" in caption(page, "stepper")
     assert "step=1" in page.url  # "step" is only B1's, so its key is bare
-    derivation = page.inner_text("#stepper [data-role=derivation]")
+    derivation = source_text(page, "#stepper [data-role=derivation]")
     assert derivation == "Highlighted: score[1, 1] = q2·k2 = 1·1 + 1·1 = 1 + 1 = 2"
     outlined = page.locator("#stepper [data-grid=scores] td.cell-outlined")
     assert outlined.count() == 1
@@ -324,7 +324,7 @@ def test_c1_slider_previews_then_refines(lab: Any) -> None:
     page.check("#score-histogram--scale")
     wait_idle(page)
     assert "against the N(0, 1) curve" in caption(page, "score-histogram")
-    quotes = page.inner_text("#score-histogram [data-role=quotes]")
+    quotes = source_text(page, "#score-histogram [data-role=quotes]")
     assert "The course module measured" in quotes
     assert "This run measured" in quotes
 
@@ -340,7 +340,7 @@ def test_c1_reproduce_the_module(lab: Any) -> None:
 
 def test_c2_progress_and_cancel(lab: Any) -> None:
     page = lab("/labs/why-scale#saturation")
-    assert "35 %" in page.inner_text("#saturation [data-role=quotes]")
+    assert "35 %" in source_text(page, "#saturation [data-role=quotes]")
     assert "34.6 %" in caption(page, "saturation")  # this run, seed 0
     before = caption(page, "saturation")
     held: list[Route] = []  # the run's answer is held back, so Cancel always comes first
@@ -382,7 +382,7 @@ def test_c2_share_against_log2_dk_chart_and_its_table(lab: Any) -> None:
     page.click("#saturation details.tables summary")  # the table alternative
     sweep = page.locator("#saturation details.tables table").nth(1)
     expect(sweep.locator("tbody tr")).to_have_count(7)  # built on toggle, a task later
-    assert sweep.locator("tbody tr").first.locator("th").inner_text() == "d_k = 16"
+    assert element_source_text(sweep.locator("tbody tr").first.locator("th")) == "d_k = 16"
     assert "the scaled share is at most 0.0 %" in caption(page, "saturation")
     page.uncheck("#saturation--sweep")
     wait_idle(page)
@@ -406,7 +406,7 @@ def test_c4_width_moves_the_marker(lab: Any) -> None:
     page.keyboard.press("End")
     wait_idle(page)
     assert "At d = 1024" in caption(page, "flat-line")
-    assert "e^20 = 4.852 × 10⁸" in page.inner_text("#flat-line [data-role=readout]")
+    assert "e^20 = 4.852 × 10⁸" in source_text(page, "#flat-line [data-role=readout]")
 
 
 # ---- across pages
@@ -540,7 +540,7 @@ def test_index_and_404(lab_page: Page, server_url: str) -> None:
     assert cards.count() == 7
     coming = sum(lab.status == "coming" for lab in REGISTRY)
     assert lab_page.locator(".lab-card[data-status=coming]").count() == coming
-    lab_page.click("text=Why scale by √d_k")
+    lab_page.click(".lab-card[data-lab=why-scale] h2 a")  # "Why scale by √d_k", in MathML
     wait_idle(lab_page)
     assert lab_page.url.endswith("/labs/why-scale")
     response = lab_page.goto(server_url + "/labs/nope")

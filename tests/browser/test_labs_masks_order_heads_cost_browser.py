@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import wait_idle
+from page_helpers import source_text, wait_idle
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
@@ -106,9 +106,17 @@ def _type(figure: str, name: str, text: str) -> Callable[[Page], None]:
 
 
 def _has(figure: str, role: str, text: str) -> Callable[[Page], None]:
-    return lambda page: expect(
-        panel(page, figure).locator(f'[data-role="{role}"]')
-    ).to_contain_text(text)
+    """Wait until the part's text, its notation read as typed (d_k, W^O), contains ``text``."""
+
+    def check(page: Page) -> None:
+        selector = f'[data-figure="{figure}"] [data-role="{role}"]'
+        for _ in range(200):
+            if text in source_text(page, selector):
+                return
+            page.wait_for_timeout(50)
+        assert text in source_text(page, selector)
+
+    return check
 
 
 def _grid_has(figure: str, grid: str, text: str) -> Callable[[Page], None]:

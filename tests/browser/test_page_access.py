@@ -11,7 +11,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from page_helpers import cell, figure_tables, grid_values, open_page, wait_idle
+from page_helpers import (
+    cell,
+    element_source_text,
+    figure_tables,
+    grid_values,
+    open_page,
+    wait_idle,
+)
 from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route, expect
 
 from app.attention import run
@@ -111,10 +118,10 @@ def test_invalid_entries_are_marked_and_figures_keep_the_last_valid_state(page: 
 def test_derivations_show_on_keyboard_focus_of_grid_cells(page: Page, server_url: str) -> None:
     page.focus('#fig-6 [data-grid="weights"] td[tabindex="0"]')
     line = page.locator("#fig-6 [data-role=derivation]")
-    first = line.inner_text()
+    first = element_source_text(line)
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowRight")
-    second = line.inner_text()
+    second = element_source_text(line)
     assert first != second
     # the cell the softmax used: row 2 of the scaled grid is outlined in Figure 7, not 6
     request = urllib.request.Request(

@@ -19,6 +19,8 @@ from page_helpers import (
     grid_values,
     open_page,
     set_cell,
+    source_text,
+    source_texts,
     wait_idle,
 )
 from playwright.sync_api import Page
@@ -139,8 +141,8 @@ def assert_page_matches_api(page: Page, server_url: str, view: dict[str, Any]) -
         if not page.locator(f"#fig-{key}").count():
             continue
         # text_content, not inner_text: off-screen panels skip rendering (content-visibility)
-        assert page.locator(f"#fig-{key} [data-role=caption]").text_content() == fig["caption"]
-        readout = page.locator(f"#fig-{key} [data-role=readout] li").all_text_contents()
+        assert source_text(page, f"#fig-{key} [data-role=caption]") == fig["caption"]
+        readout = source_texts(page, f"#fig-{key} [data-role=readout] li")
         assert readout == fig["readout"], f"Figure {key}'s readout is stale"
         cells = [t["cells"] for t in figure_tables(page, int(key))]
         assert cells == [t["cells"] for t in fig["tables"]], f"Figure {key} is stale"

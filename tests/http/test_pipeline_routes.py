@@ -29,6 +29,8 @@ NOT_COMPUTING = {
     ("GET", "/api/v1/presets"),  # named examples: data
     ("GET", "/api/v1/presets/{preset_id}"),
     ("GET", "/labs"),  # the list of labs
+    ("GET", "/sources"),  # reference pages: data in a template
+    ("GET", "/glossary"),
     ("GET", "/labs/"),  # redirects
     ("GET", "/labs/{lab_id}/figures.json"),
     ("GET", "/labs/{lab_id}/figures.ndjson"),

@@ -30,7 +30,8 @@ HTML = {"accept": "text/html"}
 READY = [lab.id for lab in LABS if lab.status == "ready"]
 # Every page a person opens: the page, the labs, embeds, errors, the API docs.
 PAGES = [
-    "/", "/?preset=cross-attention#fig-7", "/labs", *[f"/labs/{lab}" for lab in READY],
+    "/", "/?preset=cross-attention#fig-7", "/labs", "/sources", "/glossary",
+    *[f"/labs/{lab}" for lab in READY],
     "/embed/6", "/embed/3?editable=1&controls=stretch", "/embed/labs/one-query/alignment",
     "/embed/99", "/labs/no-such-lab", "/no-such-page", "/api/v1/docs",
 ]  # fmt: skip

@@ -5,7 +5,7 @@
  * the lab embeds. No numbers are made here: every string arrives formatted.
  */
 
-import { part } from "../dom.js";
+import { part, setRich } from "../dom.js";
 import { renderGrid } from "../grid.js";
 import { dataTable } from "../tables.js";
 
@@ -17,20 +17,24 @@ function quote(q) {
   const p = document.createElement("p");
   p.className = `quote quote-${q.kind ?? "source"}`;
   const who = Object.assign(document.createElement("strong"), { textContent: `${q.source}: ` });
-  p.append(who, document.createTextNode(q.text));
+  const text = document.createElement("span");
+  setRich(text, q.text);
+  p.append(who, text);
   return p;
 }
 
 function renderText(panel, fig) {
   const set = (role, text) => {
     const el = part(panel, role);
-    if (el) el.textContent = text ?? "";
+    if (el) setRich(el, text ?? "");
   };
   set("title", fig.title);
   set("caption", fig.caption);
-  setList(part(panel, "readout"), fig.readout, (line) =>
-    Object.assign(document.createElement("li"), { textContent: line }),
-  );
+  setList(part(panel, "readout"), fig.readout, (line) => {
+    const li = document.createElement("li");
+    setRich(li, line);
+    return li;
+  });
   setList(
     part(panel, "quotes"),
     [
@@ -97,7 +101,7 @@ function renderGrids(panel, grids) {
     }
     slot.dataset.badge = item.badge ?? "";
     const heading = slot.querySelector(".grid-heading");
-    heading.textContent = item.heading ?? "";
+    setRich(heading, item.heading ?? "");
     if (item.badge) {
       const badge = Object.assign(document.createElement("span"), {
         className: "badge grid-badge",
@@ -108,7 +112,7 @@ function renderGrids(panel, grids) {
     renderGrid(slot.querySelector(".grid-host"), item.desc, {
       onCell: (info) => {
         const line = part(panel, "derivation");
-        if (line && info) line.textContent = info.hover ?? `${info.desc.label} ${info.text}`;
+        if (line && info) setRich(line, info.hover ?? `${info.desc.label} ${info.text}`);
       },
     });
   });
@@ -139,9 +143,11 @@ export async function renderFigure(panel, fig, options = {}) {
   const line = part(panel, "derivation");
   if (line) {
     line.hidden = !(fig.grids ?? []).length;
-    line.textContent =
+    setRich(
+      line,
       fig.grid_hint ??
-      "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.";
+        "Point at a cell, or tab into a grid and use the arrow keys, to see its arithmetic.",
+    );
   }
   const box = part(panel, "plot-box") ?? part(panel, "plot");
   const plot = part(panel, "plot");

@@ -1,0 +1,55 @@
+/**
+ * notation_core.js — the DOM-free half of the one notation renderer: finds the product's
+ * closed vocabulary (W^Q, d_k, q_2, √d_k, e^−2, …) in a text and returns MathML trees.
+ * The patterns are notation-vocabulary.json, which the server's `math` filter
+ * (app/notation.py) reads too, so page, labs and templates convert the same strings alike.
+ *
+ *   notationTokens(text) -> [["text", string] | ["math", tree, source, spoken]]
+ *     a tree is [element, child, …] whose children are trees or strings; spoken is its
+ *     accessible name ("d k"), the <math>'s aria-label.
+ */
+
+import vocabulary from "./notation-vocabulary.json" with { type: "json" };
+
+// "u": the patterns hold characters outside ASCII (√, −); "g": search from lastIndex.
+const PATTERNS = vocabulary.patterns.map((p) => ({
+  regex: new RegExp(p.regex, "gu"),
+  tree: p.tree,
+  spoken: p.spoken,
+}));
+
+function fill(tree, match) {
+  if (typeof tree === "string") return tree.replace(/\$(\d)/g, (_, n) => match[Number(n)]);
+  return [tree[0], ...tree.slice(1).map((child) => fill(child, match))];
+}
+
+/** The earliest match at or after `pos`; a tie goes to the earlier pattern. */
+function first(text, pos) {
+  let best = null;
+  for (const pattern of PATTERNS) {
+    pattern.regex.lastIndex = pos;
+    const match = pattern.regex.exec(text);
+    if (match && (best === null || match.index < best.match.index)) best = { match, pattern };
+  }
+  return best;
+}
+
+/** `text` split into text and notation, as app/notation.py `tokens` splits it. */
+export function notationTokens(text) {
+  const source = String(text ?? "");
+  const out = [];
+  let pos = 0;
+  for (let found = first(source, 0); found; found = first(source, pos)) {
+    const { match, pattern } = found;
+    if (match.index > pos) out.push(["text", source.slice(pos, match.index)]);
+    out.push(["math", fill(pattern.tree, match), match[0], fill(pattern.spoken, match)]);
+    pos = match.index + match[0].length;
+  }
+  if (pos < source.length) out.push(["text", source.slice(pos)]);
+  return out;
+}
+
+/** True when `text` holds no notation (a plain text node is enough). */
+export function isPlain(text) {
+  return first(String(text ?? ""), 0) === null;
+}

@@ -10,6 +10,10 @@ A grid description is a plain dict (JSON, no NaN), self-contained, made by ``gri
     values    full precision, ``null`` for a blocked cell
     text      the printed numbers (``fmt``), or null for large grids (drawn without text)
     color     per cell an index into ``palette`` (-1: blocked, drawn as a hatched gap)
+    masked    per cell true when the mask blocks it ([[bool]], the shape of ``values``):
+              the renderer hatches these cells and names them in its legend. A blocked
+              score is −∞ (``null``) and a blocked weight is exactly 0, so the value alone
+              cannot say which zeros are the mask's; all false when nothing is blocked
     palette   [[background, ink], …]: only the colours this grid uses, ink chosen per
               colour for the higher contrast (black or white: always ≥ 4.58 : 1)
     hover     per cell the arithmetic behind it, or null
@@ -172,6 +176,7 @@ def grid(
     col_title: str = "",
     uses: list[Json] | None = None,
     outline: Json | None = None,
+    masked: Any = None,
 ) -> Json:
     """One grid description (see the module docstring). ``text`` and ``hover`` are
     dropped for grids over MAX_TEXT_CELLS cells: those are drawn as colour blocks."""
@@ -189,6 +194,9 @@ def grid(
     remap[used] = np.arange(len(used))
     colours = palette(theme, role)
     big = r * c > MAX_TEXT_CELLS or c > MAX_TEXT_COLS
+    blocked = np.zeros((r, c), dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
+    if blocked.shape != (r, c):
+        raise ValueError(f"grid {name!r}: masked is {blocked.shape}, values {r} × {c}")
     return {
         "grid": name,
         "label": label,
@@ -203,6 +211,7 @@ def grid(
         "text": None if big else text,
         "color": np.ascontiguousarray(remap[idx]) if big else remap[idx].tolist(),
         "palette": [list(colours[i]) for i in used],
+        "masked": np.ascontiguousarray(blocked) if big else blocked.tolist(),
         "hover": None if big else hover,
         "uses": uses or [],
         "outline": outline or {},

@@ -89,7 +89,7 @@ FIGURES: tuple[FigureEntry, ...] = (
     FigureEntry(10, "Everything on one line", "chart", flows.build_10, narrow=True),
     FigureEntry(11, "Self- versus cross-attention", "grid", wiring.build, inputs=True),
     FigureEntry(12, "Softmax saturation", "chart", saturation.build, _STRETCH_ROW, row_focus=True),
-    FigureEntry(13, "Shape rules", "chart", shapes.build),
+    FigureEntry(13, "Shape rules", "chart", shapes.build, narrow=True),
 )
 
 BY_NUMBER: dict[int, FigureEntry] = {f.number: f for f in FIGURES}

@@ -56,7 +56,7 @@ def test_figure_6_values_are_full_precision_weights_and_text_is_2dp() -> None:
         "love gives 0.63 of its attention to itself, 0.23 to LLMs, 0.14 to I."
     )
     assert fig["readout"][1] == (
-        "Softmax of row 2: e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382."
+        "Softmax of love (row 2): e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382."
     )
     diagonal = next(line for line in fig["readout"] if "diagonal" in line)
     assert "not a rule" in diagonal

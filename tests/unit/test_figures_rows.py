@@ -100,10 +100,18 @@ def test_figure_11_shows_a_concrete_cross_attention_beside_self_attention() -> N
     g = grids(fig)
     assert g["weights"]["shape"] == [3, 3]
     cross_w = g["cross.weights"]
-    assert cross_w["shape"] == [2, 4]
-    # FIGURES.md's suggested source: X plus (1, 1, 0, 1), queries rows 1-2 of X
-    assert cross_w["text"] == [["0.51", "0.19", "0.19", "0.11"], ["0.10", "0.46", "0.17", "0.28"]]
-    assert cross_w["cols"] == ["I", "love", "LLMs", "(extra)"]
+    assert cross_w["shape"] == [3, 4]
+    # FIGURES.md's suggested source (the rows of X plus (1, 1, 0, 1)), now a sequence of
+    # its own, a translation's French source with its own rows S; rows 1-2 are its numbers
+    assert cross_w["text"][:2] == [["0.51", "0.19", "0.19", "0.11"],
+                                   ["0.10", "0.46", "0.17", "0.28"]]  # fmt: skip
+    assert cross_w["cols"] == ["J'", "aime", "les", "LLM"]
+    assert g["cross.source_x"]["rows"] == ["J'", "aime", "les", "LLM"]
+    assert g["cross.source_x"]["values"][3] == [1, 1, 0, 1]
+    readout = fig["readout"][0]
+    assert "the French source J'aime les LLM (4 tokens, its own rows S)" in readout
+    assert "3 × 4 (not square)" in readout
+    assert readout not in fig["caption"]  # the caption is not repeated as a bullet
     now_cross = figs(cross())["figures"]["11"]
     g2 = grids(now_cross)
     assert g2["weights"]["shape"] == [2, 4]

@@ -103,6 +103,12 @@ class Ctx:
         return head_note(self.view.head, self.num_heads)
 
     @property
+    def head_words(self) -> str:
+        """'' for one head, else ', head 2 of 2': the head after a parenthesis ("love
+        (row 2), head 2 of 2"), where a second parenthesis would read badly."""
+        return f", {self.head_note.strip(' ()')}" if self.head_note else ""
+
+    @property
     def focus_token(self) -> str:
         return self.tokens[self.focus]
 

@@ -64,7 +64,10 @@ def build_5(c: Ctx) -> dict[str, Any]:
     steps: list[tuple[str, str, bool, str]] = [
         ("MatMul<br>Q Kᵀ", "", False, f"Q Kᵀ: ({dims(c.l_q, c.d_k)}) · ({dims(c.d_k, c.l_k)})"),
         (
-            f"Scale<br>÷ {c.divisor_text}" if c.stages.scale else "Scale<br>off (÷ 1)",
+            # the radical alone fits the box ("÷ √2"); the hover gives its value
+            f"Scale<br>÷ {c.divisor_text.split(' ≈ ')[0]}"
+            if c.stages.scale
+            else "Scale<br>off (÷ 1)",
             "",
             not c.stages.scale,
             f"divide every score by {c.divisor_text}",

@@ -192,7 +192,7 @@ def path_sentence(c: Ctx) -> str:
     w = float(c.h.weights[last, first])
     via = "" if c.l_q == 2 else f", through {c.l_q - 2} position{'s' if c.l_q > 3 else ''} between"
     weight = (
-        f"({a} = {fmt.weight(w)}{', ' + c.head_note.strip(' ()') if c.head_note else ''})"
+        f"({a} = {fmt.weight(w)}{c.head_words})"
         if c.stages.allowed[last, first]
         else f"({a}, here blocked by {c.mask_why}, so 0)"
     )

@@ -111,11 +111,11 @@ def _step3(s: Steps) -> None:
 
 
 def _step4(s: Steps) -> None:
-    c, h, f = s.c, s.c.h, s.c.focus
+    c, f = s.c, s.c.focus
     if c.stages.scale:
         say = (
-            f"Scaling: divide every score by √d_k = √{c.d_k} "
-            f"{'=' if '≈' not in c.divisor_text else '≈'} {fmt.value(h.divisor)}; "
+            f"Scaling: divide every score by √d_k = "
+            f"{c.divisor_text if '≈' in c.divisor_text else f'√{c.d_k} = {c.divisor_text}'}; "
             f"the scores of {s.named(f)} become {fmt.listing(c.text_row('masked', f))}."
         )
     else:
@@ -209,7 +209,8 @@ def build(c: Ctx) -> dict[str, Any]:
         step(s)
     steps = s.steps
     caption = (
-        f"The whole computation for {c.focus_token} (row {c.focus + 1}){c.head_note}, in "
+        f"The whole computation for {c.focus_token} (row {c.focus + 1})"
+        f"{c.head_words}, in "
         f"{len(steps)} frames: inputs, projections, scores, "
         + ("scaling, " if c.stages.scale else "no scaling (divisor 1), ")
         + ("masking, " if c.masked_any else "")

@@ -50,7 +50,7 @@ def sums_sentence(c: Ctx) -> str:
 
 def diagonal_sentence(c: Ctx) -> str | None:
     """Only when true: every row's largest weight sits on the diagonal (self-attention)."""
-    if c.stages.cross or c.l_q != c.l_k or c.blocked_rows:
+    if c.stages.cross or c.l_q != c.l_k or c.l_q < 2 or c.blocked_rows:
         return None
     w = c.h.weights
     if all(w[i, i] >= w[i].max() for i in range(c.l_q)):
@@ -138,7 +138,8 @@ def build(c: Ctx) -> dict[str, Any]:
     )
     shape = f"{c.l_q} × {c.l_k}"
     caption = (
-        f"A = softmax(Q Kᵀ ÷ {c.divisor_text}){c.head_note}: {shape}, one row per query token "
+        f"A = softmax(Q Kᵀ ÷ {c.divisor_text.split(' ≈ ')[0]})"
+        f"{c.head_words}: {shape}, one row per query token "
         f"(attending from), one column per key token (attending to). Colours run from 0 to 1 "
         f"on a fixed scale; {c.focus_token} (row {f + 1}) is outlined."
     )

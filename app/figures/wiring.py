@@ -134,7 +134,8 @@ def build(c: Ctx) -> dict[str, Any]:
     else:
         self_shape = dims(c.l_q, c.l_q)
         now = (
-            f"Now: self-attention. One sequence, {words} ({c.l_q} tokens), feeds Q, K and V, "
+            f"Now: self-attention. One sequence, {words} ({c.l_q} "
+            f"token{'s' if c.l_q != 1 else ''}), feeds Q, K and V, "
             f"so the weights are {_shape(c.l_q, c.l_q)}."
         )
         cross_shape = f"{c.l_q} × L_K"

@@ -84,7 +84,7 @@ def test_figure_7_divisor_follows_scaling_and_heads() -> None:
     assert "divisor is 1" in off["caption"]
     assert grids(off)["weights"]["text"][1] == ["0.04", "0.84", "0.11"]
     assert "÷ 1" in figs(stages(scale=False))["figures"]["6"]["caption"]
-    assert "÷ √2 ≈ 1.414" in figs(stages(heads=2))["figures"]["6"]["caption"]
+    assert "÷ √2), head 1 of 2" in figs(stages(heads=2))["figures"]["6"]["caption"]
     two = figs(stages(heads=2), head=1)["figures"]["7"]
     assert "√2" in ops(two)[0]
     assert "head 2 of 2" in two["title"]

@@ -36,7 +36,8 @@ def test_figure_3_steps_for_the_running_example() -> None:
     # the answer is withheld until its frame: no readout, no alt text gives it away, and
     # no frame before Z's row 2 says it
     assert fig["readout"] == []
-    assert "1.63" not in fig["alt"] and "1.63" not in fig["caption"]
+    assert "1.63" not in fig["alt"]
+    assert "1.63" not in fig["caption"]
     assert not any("1.63" in n for n in narr[:8])
     # at rest: the whole pipeline, every grid fully shown
     assert steps[-1]["show"] == {}

@@ -80,7 +80,9 @@ def test_figure_9_cross_and_causal() -> None:
     assert f9["readout"][0].endswith("= (1.73, 0.10, 0.44, 0.73)")
     assert not any("own value" in line for line in f9["readout"])
     causal = figs(stages(mask="causal"), focus=1)["figures"]["9"]
-    assert causal["readout"][0].startswith("z_2 (love) = 0.18·v_1 (I) + 0.82·v_2 (love) + 0·v_3 (LLMs)")
+    assert causal["readout"][0].startswith(
+        "z_2 (love) = 0.18·v_1 (I) + 0.82·v_2 (love) + 0·v_3 (LLMs)"
+    )
 
 
 def test_rows_figures_at_64_tokens_and_two_heads() -> None:

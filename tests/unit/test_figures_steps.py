@@ -26,8 +26,9 @@ def test_figure_3_steps_for_the_running_example() -> None:
     assert [n.split(":")[0] for n in narr[7:10]] == [
         "Output of I (row 1)", "Output of love (row 2)", "Output of LLMs (row 3)",
     ]  # fmt: skip
-    assert "z_1 = 0.58·v_1 (I) + 0.21·v_2 (love) + 0.21·v_3 (LLMs) = (1.21, 0.58, 0.21, 0.21)" in (
-        narr[7]
+    assert (
+        "z_1 = 0.58·v_1 (I) + 0.21·v_2 (love) + 0.21·v_3 (LLMs) = (1.21, 0.58, 0.21, 0.21)"
+        in (narr[7])
     )
     assert "z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63" in narr[8]
     assert [s["show"]["output"] for s in steps[7:10]] == [4, 8, 12]

@@ -95,12 +95,11 @@ def build(c: Ctx) -> dict[str, Any]:
         axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y
     sv = [fmt.value(v) for v in before.scores[0].tolist()]
     st = [fmt.value(v) for v in after.stretched[0].tolist()]
-    # Both charts draw weights (in the weights' one colour); the titles say of what.
+    # Both charts draw weights (in the weights' one colour); the titles say of what, short
+    # enough for half a phone's width (the readout says when × k is a √d_k).
     anns = [
-        annotation("<b>weights</b><br>softmax(scores)", 0.0, 1.0, t, xanchor="left"),
-        annotation(
-            f"<b>weights</b><br>softmax(scores × {root_phrase(k)})", 0.55, 1.0, t, xanchor="left"
-        ),
+        annotation("<b>weights of</b><br>the scores", 0.0, 1.0, t, xanchor="left"),
+        annotation(f"<b>weights of</b><br>scores × {fmt.value(k)}", 0.55, 1.0, t, xanchor="left"),
     ]
     traces = [
         _bars(before, labels, DP, 1, t.roles["weights"], t),
@@ -176,14 +175,6 @@ def build(c: Ctx) -> dict[str, Any]:
         ],
         derivations={"0": [traces[0]["customdata"]], "1": [traces[1]["customdata"]]},
     )
-
-
-def root_phrase(k: float) -> str:
-    """'8 (= √64)' when the stretch is the square root of a whole number above 1."""
-    square = round(k * k)
-    if k > 1 and abs(k * k - square) < 1e-9:
-        return f"{fmt.value(k)} (= √{square})"
-    return fmt.value(k)
 
 
 def _effect(before: SoftmaxStage, after: SoftmaxStage, p0: str, p1: str) -> str:

@@ -181,7 +181,7 @@ def test_figure_12_prints_one_precision_and_says_unchanged() -> None:
         assert all(re.fullmatch(r"0\.\d{4}|[01]|.* × 10.*", t) for t in trace["text"])
     titles = [a["text"] for a in fig["layout"]["annotations"]]
     assert not any("scores as they are" in t for t in titles)
-    assert all(t.startswith("<b>weights</b>") for t in titles)
+    assert titles == ["<b>weights of</b><br>the scores", "<b>weights of</b><br>scores × 1"]
 
 
 def test_figure_7_and_9_say_what_is_true_for_one_key() -> None:

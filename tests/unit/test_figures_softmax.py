@@ -19,8 +19,7 @@ def test_textbook_row_saturates_at_8() -> None:
     assert any(line.startswith("× 8 is √64: ") for line in fig["readout"])
     # both charts draw weights, and their titles say so (not "scores as they are")
     titles = [a["text"] for a in fig["layout"]["annotations"]]
-    assert titles == ["<b>weights</b><br>softmax(scores)",
-                      "<b>weights</b><br>softmax(scores × 8 (= √64))"]  # fmt: skip
+    assert titles == ["<b>weights of</b><br>the scores", "<b>weights of</b><br>scores × 8"]
     assert fig["data"][0]["marker"]["color"] == fig["data"][1]["marker"]["color"]
     assert fig["layout"]["xaxis"]["ticktext"] == ["score 1", "score 2", "score 3"]
     assert "p(1 − p): 0.2227 → 0.0003" in fig["readout"][1]

@@ -98,7 +98,7 @@ def _layer_chain(c: Ctx) -> list[tuple[str, str, str, bool, str]]:
         (f"÷ {div}" if st.scale else "÷ 1 (off)", lq_lk, "", not st.scale,
          f"divide by {c.divisor_text}" if st.scale else "scaling is off: divisor 1"),
         ("softmax", lq_lk, "weights", False, f"weights A: {lq_lk}, each row sums to 1"),
-        ("· V", dims(c.l_q, c.d_v), "z", False, f"Z = A V: {dims(c.l_q, c.d_v)} per head"),
+        ("· V = Z", dims(c.l_q, c.d_v), "z", False, f"Z = A V: {dims(c.l_q, c.d_v)} per head"),
         ("concat", dims(c.l_q, concat_w), "z", heads == 1,
          f"{heads} heads side by side: {dims(c.l_q, concat_w)}" if heads > 1
          else "one head: Z passes as it is"),
@@ -139,7 +139,7 @@ def _wide(c: Ctx) -> tuple[list[Json], Json]:
             cv.arrow(22.5, 10, x, y - 1.5)
         else:
             cv.arrow(x - gap, y, x, y)
-        if label == "· V":
+        if label.startswith("· V"):
             cv.arrow(22.5, 3, x + width / 2, y - 3, color=t.roles["v"])
         x += width + gap
     return cv.figure_parts(380)
@@ -172,7 +172,7 @@ def _narrow(c: Ctx) -> tuple[list[Json], Json]:
             cv.arrow(50, 74, 56, y1)
         else:
             cv.arrow(47, y1 + 3, 47, y1)
-        if label == "· V":
+        if label.startswith("· V"):
             cv.arrow(83, 74, 64, y1 - 3, color=t.roles["v"])
         y1 -= 9.0
     return cv.figure_parts(900)

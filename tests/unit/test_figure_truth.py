@@ -190,3 +190,25 @@ def test_figure_7_and_9_say_what_is_true_for_one_key() -> None:
     assert not any("own value" in t for t in out["9"]["readout"])  # no other token to borrow
     assert "the 1 value row into" in out["8"]["caption"]
     assert not any("diagonal" in t for t in out["6"]["readout"])
+
+
+def test_figure_13_draws_the_page_alone_when_its_sizes_already_differ() -> None:
+    s = stages(
+        x=arr(R["x"][:2]),
+        tokens=("I", "love"),
+        source_x=arr([*R["x"], [1, 1, 0, 1]]),
+        source_tokens=("J'", "aime", "les", "LLM"),
+        w_v=arr([row[:2] for row in R["w_v"]]),
+    )
+    fig = figs(s)["figures"]["13"]
+    texts = [a["text"] for a in fig["layout"]["annotations"]]
+    assert "<b>An example where every size differs</b>" not in texts
+    assert len([t for t in fig["layout"]["shapes"] if t["type"] == "rect"]) == 5
+    assert not any("by choice" in t for t in fig["readout"])
+    assert "Free: L_Q = 2 (any number of queries) and d_v = 2 (any value width)." in fig["readout"]
+
+
+def test_figure_10_says_when_the_mask_blocks_the_pair_it_counts() -> None:
+    fig = figs(stages(padding=(True, False, False)))["figures"]["10"]
+    assert "(a_31, here blocked by padding or a custom mask, so 0)" in fig["readout"][0]
+    assert "every allowed pair is one step apart" in fig["readout"][0]

@@ -50,8 +50,7 @@ class Steps:
         return f"{self.c.tokens[i]} (row {i + 1})"
 
     def rows_named(self, rows: list[int]) -> str:
-        if len(rows) == 1:
-            return self.named(rows[0])
+        """'rows 1–16 (t0 … t15)': a group of query rows (a long input's frame)."""
         first, last = rows[0], rows[-1]
         return f"rows {first + 1}–{last + 1} ({self.c.tokens[first]} … {self.c.tokens[last]})"
 

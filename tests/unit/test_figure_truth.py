@@ -212,3 +212,30 @@ def test_figure_10_says_when_the_mask_blocks_the_pair_it_counts() -> None:
     fig = figs(stages(padding=(True, False, False)))["figures"]["10"]
     assert "(a_31, here blocked by padding or a custom mask, so 0)" in fig["readout"][0]
     assert "every allowed pair is one step apart" in fig["readout"][0]
+
+
+def test_figure_7_names_a_higher_score_the_mask_hides() -> None:
+    fig = figs(stages(padding=(False, True, False)), focus=1)["figures"]["7"]
+    line = next(t for t in fig["readout"] if "keeps the order" in t)
+    assert "for love (row 2), LLMs has the largest raw score among the keys it may see" in line
+    assert "(love scored higher but is blocked by padding or a custom mask.)" in line
+
+
+def test_figure_11_source_follows_a_width_other_than_4() -> None:
+    narrow = stages(
+        x=arr([row[:3] for row in R["x"]]),
+        w_q=arr(R["w_q"][:3]),
+        w_k=arr(R["w_k"][:3]),
+        w_v=arr(R["w_v"][:3]),
+    )
+    source = grids(figs(narrow)["figures"]["11"])["cross.source_x"]
+    assert source["shape"] == [4, 3]
+    assert source["values"][3] == [1, 1, 0]  # (1, 1, 0, 1) cut to the page's width
+
+
+def test_a_grid_refuses_a_mask_of_another_shape() -> None:
+    from app.figures import grid
+
+    with pytest.raises(ValueError, match="masked is"):
+        grid.grid("weights", "A", np.eye(2), rows=["a", "b"], cols=["a", "b"],
+                  masked=np.zeros((3, 2), dtype=bool))  # fmt: skip

@@ -21,27 +21,34 @@ RUNNING_EXAMPLE: dict[str, Any] = {
     "heads": 1,
 }
 
-# The chapter's W^O for two heads of width 2 (used by the "two-heads" preset).
+# Our W^O for two heads of width 2 (used by the "two-heads" preset; the tutorial has none).
 W_O_TWO_HEADS = [[0, 0, 1, 1], [1, 1, 0, 0], [0, 1, -1, 1], [1, 0, 0, 0]]
+
+# A second sequence for cross-attention: a translation's source, its own rows S. A
+# decoder writing English reads the French sentence it translates. The numbers are the
+# rows of X plus (1, 1, 0, 1), so the weights are the ones FIGURES.md works out.
+TRANSLATION_SOURCE: dict[str, Any] = {
+    "tokens": ["J'", "aime", "les", "LLM"],
+    "x": [*RUNNING_EXAMPLE["x"], [1, 1, 0, 1]],
+}
 
 _PRESETS: dict[str, dict[str, Any]] = {
     "i-love-llms": {
         "title": "I love LLMs",
-        "description": "The chapter's running example: 3 tokens, d_model = d_k = d_v = 4.",
+        "description": 'The running example of the tutorial "Self-Attention": 3 tokens, '
+        "d_model = d_k = d_v = 4.",
         "body": RUNNING_EXAMPLE,
     },
     "cross-attention": {
-        "title": "Cross-attention: 2 queries, 4 source tokens",
-        "description": "Q from the first two rows of X; K and V from a 4-token source "
-        "(X plus the row 1 1 0 1). The weights are 2 × 4, not square.",
+        "title": "Cross-attention: translating J'aime les LLM",
+        "description": "A translation in progress: the decoder has written I love (2 "
+        "queries, from X) and reads the French source J'aime les LLM (4 keys and values, "
+        "from its own rows S). The weights are 2 × 4, not square.",
         "body": {
             **RUNNING_EXAMPLE,
             "tokens": ["I", "love"],
             "x": RUNNING_EXAMPLE["x"][:2],
-            "source": {
-                "x": [*RUNNING_EXAMPLE["x"], [1, 1, 0, 1]],
-                "tokens": ["I", "love", "LLMs", "!"],
-            },
+            "source": copy.deepcopy(TRANSLATION_SOURCE),
         },
     },
     "causal": {
@@ -52,7 +59,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
     },
     "two-heads": {
         "title": "I love LLMs, two heads",
-        "description": "Two heads of width 2 (divisor √2 each), concatenated and mixed by W^O.",
+        "description": "Two heads of width 2 (divisor √2 each), concatenated and mixed by our W^O.",
         "body": {**RUNNING_EXAMPLE, "heads": 2, "w_o": W_O_TWO_HEADS},
     },
 }
@@ -65,8 +72,9 @@ _PRESETS.update(
     {
         "two-tokens": {
             "title": "Two tokens, step by step",
-            "description": "The course module's two-token computation (lab B1): d_k = 2, "
-            "scaled, causal. Q and K are reconstructed to reproduce its printed numbers.",
+            "description": 'The two-token computation of the course module "Attention" '
+            "(lab B1): d_k = 2, scaled, causal. Q and K are our reconstruction, chosen to give "
+            "its printed numbers.",
             "body": {
                 "tokens": ["token 1", "token 2"],
                 "q": [[3, -3], [1, 1]],
@@ -79,8 +87,9 @@ _PRESETS.update(
         },
         "who-is-the-best": {
             "title": "One query, worked: who",
-            "description": "The textbook chapter's 'who' query against three 3-D keys, "
-            "values equal to the keys (lab A3); the table is rebuilt.",
+            "description": 'The "who" query of "Chapter 16: Self-Attention and the '
+            'Transformer" against three 3-D keys, values equal to the keys (lab A3): our '
+            "reconstruction of its table.",
             "body": {
                 "tokens": ["who"],
                 "key_tokens": ["is", "the", "best"],
@@ -94,9 +103,8 @@ _PRESETS.update(
         },
         "dog-truck-barked": {
             "title": "Queries that commit or average",
-            "description": "Keys for animal, vehicle and verb, V = K (lab A4). The queries "
-            "are reconstructed: animal-seeking and vehicle-seeking (length 5) commit, the "
-            "neutral one cannot.",
+            "description": "Keys for animal, vehicle and verb, V = K (lab A4). Our queries: "
+            "animal-seeking and vehicle-seeking (length 5) commit, the neutral one cannot.",
             "body": {
                 "tokens": ["animal?", "vehicle?", "neutral"],
                 "key_tokens": ["dog", "truck", "barked"],

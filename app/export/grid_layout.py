@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from app.export.svg_canvas import Canvas, label_width
 from app.export.text_metrics import ASCENT, LINE, shorten, text_width, wrap
 from app.figures.palette import PAGE, THEMES
@@ -143,7 +145,10 @@ def _cells(c: Canvas, m: Measured, cx: float, top: float, surface: str, ident: s
     d = m.desc
     colours, palette, text = d["color"], d["palette"], d.get("text")
     hover = d.get("hover")
-    masked = {tuple(cell) for cell in d.get("masked") or []}
+    # the description's per-cell booleans (None when no cell is masked; a numpy array
+    # for a large grid)
+    flags = d.get("masked")
+    masked = set() if flags is None else {tuple(ij) for ij in np.argwhere(np.asarray(flags))}
     gap = "1" if text is not None else "0"
     for i, row in enumerate(colour_rows(colours)):
         for j, k in enumerate(row):

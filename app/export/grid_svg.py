@@ -152,7 +152,7 @@ def _legend_groups(descs: list[Json]) -> list[tuple[str, tuple[float, float], li
 
 def _hatched(descs: list[Json]) -> bool:
     return any(
-        d.get("masked") or any(k < 0 for row in gl.colour_rows(d["color"]) for k in row)
+        d.get("masked") is not None or any(k < 0 for row in gl.colour_rows(d["color"]) for k in row)
         for d in descs
     )
 
@@ -169,8 +169,7 @@ def _legend(c: Canvas, descs: list[Json], x0: float, top: float, width: float, t
         w = max([BAR_W + 24] + [label_width(n, size) for n in names])
         cells.append((w, len(names) * line + 4 + BAR_H + 4 + line, (scale, lo, hi, names)))
     if _hatched(descs):
-        text = "hatched: a blocked (masked) cell"
-        cells.append((34 + text_width(text, size), max(line, 16.0), ("hatch", text)))
+        cells.append((_hatch_entry_width(), max(line, 16.0), ("hatch", HATCH_TEXT)))
     x, y, row_h = x0, top, 0.0
     for w, h, what in cells:
         if x > x0 and x + w > x0 + width:
@@ -244,9 +243,16 @@ def _picture(rows: list[Row], theme: str, ident: str, *, heading: str, caption: 
     return Picture(svg, width, height, c.texts)
 
 
+HATCH_TEXT = "hatched: a blocked (masked) cell"
+
+
+def _hatch_entry_width() -> float:
+    return 34 + text_width(HATCH_TEXT, SIZES["legend"])  # swatch, gap, words
+
+
 def _legend_width(descs: list[Json]) -> float:
     """The widest single legend entry (the legend wraps entries, never cuts one)."""
-    widest = BAR_W + 24
+    widest = max(BAR_W + 24, _hatch_entry_width() if _hatched(descs) else 0.0)
     size = SIZES["legend"]
     for _, _, labels in _legend_groups(descs):
         name = ", ".join(labels)

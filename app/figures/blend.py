@@ -15,13 +15,23 @@ from app.figures.context import Ctx, figure, table
 from app.figures.style import Json, numbered
 
 
+def z_name(c: Ctx) -> str:
+    """'z_2 (love)': the focus row's output, numbered like its row, with its name."""
+    return f"{fmt.vec('z', c.focus + 1)} ({c.focus_token})"
+
+
+def z_label(c: Ctx) -> str:
+    """'z₂ (love)': the same as a grid's label (plain text, no notation renderer there)."""
+    return f"z{fmt.sub(c.focus + 1)} ({c.focus_token})"
+
+
 def blend_equation(c: Ctx) -> str:
-    """'z(love) = 0.14·v(I) + 0.63·v(love) + 0.23·v(LLMs) = (1.63, 0.14, 0.23, 0.63)'."""
+    """'z_2 (love) = 0.14·v_1 (I) + 0.63·v_2 (love) + 0.23·v_3 (LLMs) = (1.63, …)'."""
     f = c.focus
     a = c.text_row("weights", f)
-    pairs = [(a[j], f"v({c.key_tokens[j]})") for j in range(c.l_k)]
+    pairs = [(a[j], f"{fmt.vec('v', j + 1)} ({c.key_tokens[j]})") for j in range(c.l_k)]
     z = ", ".join(c.text_row("output", f)[:8]) + (", …" if c.d_v > 8 else "")
-    return f"z({c.focus_token}) = {derive.terms(pairs)} = ({z})"
+    return f"{z_name(c)} = {derive.terms(pairs)} = ({z})"
 
 
 def bounds(c: Ctx) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -34,7 +44,7 @@ def bounds(c: Ctx) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 def own_share(c: Ctx) -> str | None:
     """'love keeps 63 % of its own value and borrows 37 % from the other tokens.'"""
     f = c.focus
-    if c.stages.cross or c.l_q != c.l_k or f in c.blocked_rows:
+    if c.stages.cross or c.l_q != c.l_k or c.l_q == 1 or f in c.blocked_rows:
         return None
     own = float(c.h.weights[f, f])
     return (
@@ -71,7 +81,8 @@ def _weighted(c: Ctx, j: int) -> Json:
         else None
     )
     return grid.grid(
-        "weighted", f"{a_text} · v({c.key_tokens[j]})", row, rows=[c.key_tokens[j]],
+        "weighted", f"{a_text} · v{fmt.sub(j + 1)} ({c.key_tokens[j]})", row,
+        rows=[c.key_tokens[j]],
         cols=numbered(c.d_v), theme=c.t.name, role="z", text=text, hover=hover,
         row_title="key token", col_title="d_v column",
     )  # fmt: skip
@@ -89,8 +100,8 @@ def _range_grid(c: Ctx, lo: Any, hi: Any) -> Json:
         [f"column {j + 1}: {text[0][j]} ≤ {z_text[j]} ≤ {text[2][j]}" for j in range(c.d_v)]
     ] * 3
     return grid.grid(
-        "range", f"z({c.focus_token}) inside each column's range", values,
-        rows=["smallest in V", f"z({c.focus_token})", "largest in V"], cols=numbered(c.d_v),
+        "range", f"{z_label(c)} inside each column's range", values,
+        rows=["smallest in V", z_label(c), "largest in V"], cols=numbered(c.d_v),
         theme=c.t.name, role="z", text=text if small else None, hover=hover if small else None,
         outline={"rows": [1]}, row_title="", col_title="d_v column",
     )  # fmt: skip
@@ -115,7 +126,7 @@ def _z_row(c: Ctx) -> Json:
     f = c.focus
     small = c.d_v <= grid.MAX_TEXT_COLS
     return grid.grid(
-        "z_row", f"z({c.focus_token})", c.h.output[f : f + 1], rows=[c.focus_token],
+        "z_row", z_label(c), c.h.output[f : f + 1], rows=[c.focus_token],
         cols=numbered(c.d_v), theme=c.t.name, role="z",
         text=[c.text_row("output", f)] if small else None,
         hover=[c.output_row(f)] if small else None, row_title="query token",
@@ -133,17 +144,18 @@ def build_9(c: Ctx) -> dict[str, Any]:
     if share:
         readout.append(share)
     if f in c.blocked_rows:
-        readout.append(f"{c.focus_token} may see no key, so z({c.focus_token}) is all 0.")
+        readout.append(f"{c.focus_token} may see no key, so {z_name(c)} is all 0.")
     else:
         inside = all(lo[j] - 1e-9 <= h.output[f, j] <= hi[j] + 1e-9 for j in range(c.d_v))
+        which = "the value rows it may see" if not c.stages.allowed[f].all() else "V"
         readout.append(
             f"All {c.d_v} entries lie between the smallest and largest value of their column "
-            "of V, because the weights are non-negative and sum to 1."
+            f"of {which}, because the weights are non-negative and sum to 1."
             if inside
             else "Some entries fall outside their column's range."
         )
     caption = (
-        f"z({c.focus_token}) is a weighted average of the value rows{c.head_note}: each row of "
+        f"{z_name(c)} is a weighted average of the value rows{c.head_note}: each row of "
         f"V is multiplied by {c.focus_token}'s weight for that key (the first line) and the "
         "products are added. A weighted average never leaves the range of what it averages "
         "(the grid below)."
@@ -155,15 +167,15 @@ def build_9(c: Ctx) -> dict[str, Any]:
         c.titles[9],
         caption,
         f"The {c.l_k} value rows, each multiplied by {c.focus_token}'s weight, add up to "
-        f"z({c.focus_token}); below, each entry of z inside its column's range. {eq}",
+        f"{z_name(c)}; below, each entry of it inside its column's range. {eq}",
         [],
         {},
         readout=readout,
         panels=[_line(c), [{"grid": _range_grid(c, lo, hi)}]],
         tables=[
             table(
-                f"z({c.focus_token}) and the range of each column of V",
-                ["smallest", f"z({c.focus_token})", "largest"],
+                f"{z_name(c)} and the range of each column of V",
+                ["smallest", z_name(c), "largest"],
                 [f"column {j + 1}" for j in range(c.d_v)],
                 stats,
             )

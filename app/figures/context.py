@@ -103,6 +103,12 @@ class Ctx:
         return head_note(self.view.head, self.num_heads)
 
     @property
+    def head_words(self) -> str:
+        """'' for one head, else ', head 2 of 2': the head after a parenthesis ("love
+        (row 2), head 2 of 2"), where a second parenthesis would read badly."""
+        return f", {self.head_note.strip(' ()')}" if self.head_note else ""
+
+    @property
     def focus_token(self) -> str:
         return self.tokens[self.focus]
 
@@ -337,12 +343,14 @@ class Ctx:
         text_of: Callable[[], list[list[str]]] = text
         hover_of: Callable[[], list[list[str]]] | None = hover
         shape = np.shape(values)
+        # The mask's cells: hatched where the mask acts (after scaling, and the weights);
+        # the raw scores are computed for every pair, so none of theirs is marked.
+        blocked = ~st.allowed if name in ("scaled", "masked", "weights") else None
         small = shape[0] * shape[1] <= gridmod.MAX_TEXT_CELLS and shape[1] <= gridmod.MAX_TEXT_COLS
         return gridmod.grid(
             name, label, values, rows=row_labels, cols=col_labels, theme=self.t.name,
             text=text_of() if small else None, hover=hover_of() if small and hover_of else None,
-            uses=used, row_title=row_title, col_title=col_title,
-            masked=~self.stages.allowed if name == "weights" else None,
+            uses=used, row_title=row_title, col_title=col_title, masked=blocked,
         )  # fmt: skip
 
 

@@ -1,10 +1,9 @@
-"""Figures 5 and 10: the dataflow of Equation 1, and the whole pipeline on one line.
+"""Figure 5: the dataflow of Equation 1 (Figure 10, path length and the whole layer on one
+line, is ``app.figures.pathlength``).
 
 Figure 5: MatMul (Q Kᵀ) → Scale (÷ divisor) → [Mask] → Softmax → MatMul (· V) → Z with
 the current shapes on the arrows; Scale is drawn dashed and marked off when scaling is
 off; the Mask box exists only when some cell is blocked or the causal mask is on.
-Figure 10: X → W^Q, W^K, W^V → Q, K, V → Q Kᵀ → ÷ divisor → softmax → A → · V → Z, sizes
-under every step.
 """
 
 from __future__ import annotations
@@ -60,54 +59,6 @@ def _narrow_5(c: Ctx, steps: list[tuple[str, str, bool, str]]) -> dict[str, Any]
     return {"data": data, "layout": layout}
 
 
-def _narrow_10(c: Ctx, chain: list[tuple[str, str]]) -> dict[str, Any]:
-    """Figure 10 top to bottom, for a phone: X, the three weights, Q K V, then the chain."""
-    cv = Canvas(c.t, 100)
-    st = c.stages
-    d_model = st.x.shape[1] if st.x is not None else None
-    columns = (
-        ("Q", "q", "W<sup>Q</sup>", 17.0, c.l_q, c.d_k),
-        ("K", "k", "W<sup>K</sup>", 50.0, c.l_k, c.d_k),
-        ("V", "v", "W<sup>V</sup>", 83.0, c.l_k, c.d_v),
-    )
-    if d_model is not None:
-        sources = {"Q": 50.0, "K": 50.0, "V": 50.0}
-        if st.cross:
-            cv.box(8, 34, 93, 99, "X", role="x", hover=f"X: {dims(c.l_q, d_model)}")
-            cv.box(66, 92, 93, 99, "S", role="x", hover=f"S: {dims(c.l_k, d_model)}")
-            _side_label(cv, c, dims(c.l_q, d_model), 35, 96)
-            cv.label(dims(c.l_k, d_model), 79, 91, color=c.t.muted, size=11)
-            sources = {"Q": 21.0, "K": 79.0, "V": 79.0}
-        else:
-            cv.box(38, 62, 93, 99, "X", role="x", hover=f"X: {dims(c.l_q, d_model)}")
-            _side_label(cv, c, dims(c.l_q, d_model), 64, 96)
-        for name, role, w, x, _, k in columns:
-            hover = f"{w}: {dims(d_model, k)}".replace("<sup>", "^").replace("</sup>", "")
-            cv.box(x - 13, x + 13, 80, 86, w, role=role, hover=hover, size=12)
-            cv.arrow(sources[name], 93, x, 86)
-            cv.arrow(x, 80, x, 74)
-    for name, role, _, x, r, k in columns:
-        cv.box(x - 13, x + 13, 68, 74, name, role=role, hover=f"{name}: {dims(r, k)}")
-        cv.label(dims(r, k), x, 65.8, color=c.t.muted, size=11)
-    pitch = 10.0
-    for n, (label, size) in enumerate(chain):
-        y1 = 61 - n * pitch
-        role = "weights" if label == "A" else "z" if label == "Z" else ""
-        cv.box(30, 64, y1 - 6, y1, label, role=role, off=label.endswith("(off)"),
-               hover=f"{label}: {size}", size=12)  # fmt: skip
-        # Sizes on the left: the arrow from V runs down the right-hand side.
-        cv.label(size, 28, y1 - 3, color=c.t.muted, size=11, xanchor="right")
-        if n == 0:
-            cv.arrow(17, 68, 38, y1)
-            cv.arrow(50, 68, 56, y1)
-        else:
-            cv.arrow(47, y1 + pitch - 6, 47, y1)
-        if label == "· V":
-            cv.arrow(90, 68, 64, y1 - 3, color=c.t.roles["v"])
-    data, layout = cv.figure_parts(640)
-    return {"data": data, "layout": layout}
-
-
 def build_5(c: Ctx) -> dict[str, Any]:
     cv = Canvas(c.t, 40)
     lq_lk = dims(c.l_q, c.l_k)
@@ -118,7 +69,10 @@ def build_5(c: Ctx) -> dict[str, Any]:
     steps: list[tuple[str, str, bool, str]] = [
         ("MatMul<br>Q Kᵀ", "", False, f"Q Kᵀ: ({dims(c.l_q, c.d_k)}) · ({dims(c.d_k, c.l_k)})"),
         (
-            f"Scale<br>÷ {c.divisor_text}" if c.stages.scale else "Scale<br>off (÷ 1)",
+            # the radical alone fits the box ("÷ √2"); the hover gives its value
+            f"Scale<br>÷ {c.divisor_text.split(' ≈ ')[0]}"
+            if c.stages.scale
+            else "Scale<br>off (÷ 1)",
             "",
             not c.stages.scale,
             f"divide every score by {c.divisor_text}",
@@ -184,99 +138,6 @@ def build_5(c: Ctx) -> dict[str, Any]:
                 ["step", "result shape"],
                 [str(i + 1) for i in range(len(names))],
                 [[n, lq_lk] for n in names[:-1]] + [[names[-1], dims(c.l_q, c.d_v)]],
-            )
-        ],
-    )
-
-
-def build_10(c: Ctx) -> dict[str, Any]:
-    cv = Canvas(c.t, 40)
-    st = c.stages
-    d_model = st.x.shape[1] if st.x is not None else None
-    lq_lk, out = dims(c.l_q, c.l_k), dims(c.l_q, c.d_v)
-    if d_model is not None:
-        cv.box(0.5, 8, 17, 23, "X", role="x", hover=f"X: {dims(c.l_q, d_model)}")
-        cv.label(dims(c.l_q, d_model), 4.25, 15, color=c.t.muted, size=11)
-        if st.cross:
-            cv.box(0.5, 8, 4, 10, "S", role="x", hover=f"S: {dims(c.l_k, d_model)}")
-            cv.label(dims(c.l_k, d_model), 4.25, 2.5, color=c.t.muted, size=11)
-    rows = (
-        ("Q", "q", "W<sup>Q</sup>", 32, c.l_q, c.d_k),
-        ("K", "k", "W<sup>K</sup>", 20, c.l_k, c.d_k),
-        ("V", "v", "W<sup>V</sup>", 8, c.l_k, c.d_v),
-    )
-    for name, role, w, y, r, k in rows:
-        if d_model is not None:
-            src_y = 7 if (st.cross and name != "Q") else 20
-            cv.box(
-                12,
-                20,
-                y - 3,
-                y + 3,
-                w,
-                role=role,
-                hover=f"{w}: {dims(d_model, k)}".replace("<sup>", "^").replace("</sup>", ""),
-                size=12,
-            )
-            cv.arrow(8, src_y, 12, y)
-            cv.arrow(20, y, 24, y)
-        cv.box(24, 31, y - 3, y + 3, name, role=role, hover=f"{name}: {dims(r, k)}")
-        cv.label(dims(r, k), 27.5, y - 4.6, color=c.t.muted, size=11)
-    chain = [
-        ("Q Kᵀ", lq_lk),
-        (f"÷ {c.divisor_text}" if st.scale else "÷ 1 (off)", lq_lk),
-        ("softmax", lq_lk),
-        ("A", lq_lk),
-        ("· V", out),
-        ("Z", out),
-    ]
-    x = 35.0
-    for n, (label, size) in enumerate(chain):
-        role = "weights" if label == "A" else "z" if label == "Z" else ""
-        off = label.endswith("(off)")
-        cv.box(x, x + 8.5, 23, 29, label, role=role, off=off, hover=f"{label}: {size}", size=12)
-        cv.label(size, x + 4.25, 21.2, color=c.t.muted, size=11)
-        if n == 0:
-            cv.arrow(31, 32, x, 27.5)
-            cv.arrow(31, 20, x, 24.5)
-        else:
-            cv.arrow(x - 2.2, 26, x, 26)
-        x += 10.7
-    cv.arrow(31, 8, 35 + 4 * 10.7 + 4.25, 23, "", color=c.t.roles["v"])
-    data, layout = cv.figure_parts(280)
-    narrow = _narrow_10(c, chain)
-    n_rows = c.l_q
-    caption = (
-        f"The whole layer{c.head_note} in one line. Every step is a matrix operation over all "
-        f"{n_rows} query rows at once (and all {c.l_k} keys), so no position waits for another: "
-        f"the weights are {lq_lk} and the output is {out}."
-    )
-    return figure(
-        10,
-        c.titles[10],
-        caption,
-        "Pipeline: X through W^Q, W^K, W^V to Q, K, V, then Q Kᵀ, the divisor, softmax, A, "
-        f"times V, to Z; weights {lq_lk}, output {out}.",
-        data,
-        layout,
-        readout=[
-            f"Sizes: Q {dims(c.l_q, c.d_k)}, K {dims(c.l_k, c.d_k)}, "
-            f"V {dims(c.l_k, c.d_v)}, A {lq_lk}, Z {out}."
-        ],
-        narrow=narrow,
-        tables=[
-            table(
-                "Sizes along the pipeline",
-                ["shape"],
-                ["Q", "K", "V", "Q Kᵀ", "A", "Z"],
-                [
-                    [dims(c.l_q, c.d_k)],
-                    [dims(c.l_k, c.d_k)],
-                    [dims(c.l_k, c.d_v)],
-                    [lq_lk],
-                    [lq_lk],
-                    [out],
-                ],
             )
         ],
     )

@@ -29,7 +29,9 @@ One minus sign: every negative number is written with U+2212 "−" (exact except
 machine text the page's parser and a copied script read back), and a value that rounds
 to zero prints without a sign ("0", never "−0"). NaN is refused (ValueError): the engine
 never makes one, so a NaN reaching a figure is a bug to see, not a number to print.
-Indices are written as subscripts (``sub``, ``sub2``).
+Indices are written as subscripts (``sub``, ``sub2``) in hover arithmetic, and in the
+notation's ASCII form (``vec``, ``entry``: 'q_2', 'a_23') in sentences, which the page's
+notation renderer turns into MathML.
 """
 
 from __future__ import annotations
@@ -63,6 +65,17 @@ def sub2(i: int, j: int) -> str:
     if i < 10 and j < 10:
         return sub(i) + sub(j)
     return f"{sub(i)},{sub(j)}"
+
+
+def vec(letter: str, i: int) -> str:
+    """A row vector in the notation's ASCII form, 1-based: ('q', 2) -> 'q_2' (rendered q₂)."""
+    return f"{letter}_{i}"
+
+
+def entry(letter: str, i: int, j: int) -> str:
+    """A matrix entry in the notation's ASCII form, 1-based: ('a', 2, 3) -> 'a_23';
+    with an index of 10 or more the two are separated: 'a_12,3'."""
+    return f"{letter}_{i}{j}" if i < 10 and j < 10 else f"{letter}_{i},{j}"
 
 
 def _signed(text: str) -> str:

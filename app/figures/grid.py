@@ -10,6 +10,10 @@ A grid description is a plain dict (JSON, no NaN), self-contained, made by ``gri
     values    full precision, ``null`` for a blocked cell
     text      the printed numbers (``fmt``), or null for large grids (drawn without text)
     color     per cell an index into ``palette`` (-1: blocked, drawn as a hatched gap)
+    masked    per cell true when the mask blocks it ([[bool]], the shape of ``values``):
+              the renderer hatches these cells and names them in its legend. A blocked
+              score is −∞ (``null``) and a blocked weight is exactly 0, so the value alone
+              cannot say which zeros are the mask's; all false when nothing is blocked
     palette   [[background, ink], …]: only the colours this grid uses, ink chosen per
               colour for the higher contrast (black or white: always ≥ 4.58 : 1)
     hover     per cell the arithmetic behind it, or null

@@ -20,17 +20,35 @@ def scale_phrase(c: Ctx) -> str:
 
 
 def order_sentence(c: Ctx) -> str:
-    """Scaling divides by a positive number, so each row keeps its order (and softmax too)."""
+    """Scaling divides by a positive number, so each row keeps its order (and softmax too):
+    the focus row's top key, named for this state (ties and masked keys said as they are)."""
     f = c.focus
+    named = f"{c.focus_token} (row {f + 1})"
     if f in c.blocked_rows:
-        return f"Row {f + 1} has no allowed key, so nothing is ranked."
-    top = c.key_tokens[int(c.h.row_argmax[f])]
+        return f"{named} has no allowed key, so nothing is ranked."
+    if int(c.stages.allowed[f].sum()) == 1:
+        return (
+            f"{named} may see one key only, so there is nothing to order: its weight is 1 "
+            "whatever the score."
+        )
+    raw = c.h.scores[f]
+    allowed = c.stages.allowed[f]
+    best = raw[allowed].max()
+    tops = [c.key_tokens[j] for j in range(c.l_k) if allowed[j] and raw[j] == best]
     how = "Dividing by a positive number" if c.stages.scale else "Softmax"
-    return (
-        f"{how} keeps the order of every row: in row {f + 1} ({c.focus_token}) {top} has "
-        "the largest raw score, the largest scaled score and the largest weight. What "
-        "changes is how far apart the weights are."
+    who = f"{tops[0]} has" if len(tops) == 1 else f"{', '.join(tops[:-1])} and {tops[-1]} tie for"
+    among = " among the keys it may see" if not allowed.all() else ""
+    text = (
+        f"{how} keeps the order of every row: for {named}, {who} the largest raw score"
+        f"{among}, the largest scaled score and the largest weight."
     )
+    hidden = [c.key_tokens[j] for j in range(c.l_k) if not allowed[j] and raw[j] > best]
+    if hidden:
+        text += (
+            f" ({' and '.join(hidden[:3])} scored higher but {'is' if len(hidden) == 1 else 'are'}"
+            f" blocked by {c.mask_why}.)"
+        )
+    return text + " What changes is how far apart the weights are."
 
 
 def build(c: Ctx) -> dict[str, Any]:
@@ -64,7 +82,7 @@ def build(c: Ctx) -> dict[str, Any]:
         )
     raw, scaled, weights = (fmt.listing(c.text_row(n, f)) for n in ("scores", "masked", "weights"))
     readout = [
-        f"Row {f + 1} ({c.focus_token}): raw {raw} → scaled {scaled} → weights {weights}.",
+        f"{c.focus_token} (row {f + 1}): raw {raw} → scaled {scaled} → weights {weights}.",
         order_sentence(c),
     ]
     return figure(

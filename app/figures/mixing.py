@@ -26,13 +26,14 @@ def build_8(c: Ctx) -> dict[str, Any]:
     first = c.output_cell(f, 0)
     cols_v = numbered(c.d_v)
     caption = (
-        f"Each row of Z is the matching row of A times V{c.head_note}: the weights of token "
-        f"{f + 1}, {c.focus_token} (outlined), blend the {c.l_k} value rows into its output row "
-        f"(outlined). A is {c.l_q} × {c.l_k}, V is {c.l_k} × {c.d_v}, Z is {c.l_q} × {c.d_v}."
+        f"Each row of Z is the matching row of A times V{c.head_note}: the weights of "
+        f"{c.focus_token} (row {f + 1}, outlined) blend the {c.l_k} value "
+        f"row{'s' if c.l_k != 1 else ''} into its output row {fmt.vec('z', f + 1)} (outlined). "
+        f"A is {c.l_q} × {c.l_k}, V is {c.l_k} × {c.d_v}, Z is {c.l_q} × {c.d_v}."
     )
     readout = [
-        f"First entry of row {f + 1} of Z: {first}",
-        f"Row {f + 1} of Z ({c.focus_token}): {fmt.listing(c.text_row('output', f))}.",
+        f"First entry of {fmt.vec('z', f + 1)} ({c.focus_token}): {first}",
+        f"{fmt.vec('z', f + 1)} ({c.focus_token}): {fmt.listing(c.text_row('output', f))}.",
     ]
     heads = multihead.sentence(c)
     if heads:

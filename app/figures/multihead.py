@@ -17,6 +17,7 @@ def _head_weights(c: Ctx, i: int) -> Json:
         f"heads.{i}.weights", f"A of head {i + 1}", h.weights, rows=c.tokens,
         cols=c.key_tokens, theme=c.t.name, role="weights", text=text,
         outline={"rows": [c.focus]}, row_title="query tokens", col_title="key tokens",
+        masked=~c.stages.allowed,
     )  # fmt: skip
 
 

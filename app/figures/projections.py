@@ -46,7 +46,8 @@ def build(c: Ctx) -> dict[str, Any]:
     f = c.focus
     readout = [
         c.projection_cell("q", 0, 0),
-        f"Row {f + 1} of Q ({c.focus_token}): {fmt.listing(c.text_row('q', f))}.",
+        f"{fmt.vec('q', f + 1)}, the query of {c.focus_token} (row {f + 1}): "
+        f"{fmt.listing(c.text_row('q', f))}.",
     ]
     return figure(
         4,

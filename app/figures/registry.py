@@ -21,6 +21,7 @@ from app.figures import (
     flows,
     grids,
     mixing,
+    pathlength,
     projections,
     saturation,
     shapes,
@@ -91,7 +92,14 @@ FIGURES: tuple[FigureEntry, ...] = (
     _focus_grid(7, "One grid, three stages", grids.build),
     _focus_grid(8, "A × V = Z", mixing.build_8),
     _focus_grid(9, "One output row as a blend", blend.build_9),
-    FigureEntry(10, "Everything on one line", "chart", flows.build_10, narrow=True),
+    FigureEntry(
+        10,
+        "One step between any two positions",
+        "chart",
+        pathlength.build,
+        inputs=True,
+        narrow=True,
+    ),
     FigureEntry(11, "Self- versus cross-attention", "grid", wiring.build, inputs=True),
     FigureEntry(
         12,
@@ -102,7 +110,7 @@ FIGURES: tuple[FigureEntry, ...] = (
         row_focus=True,
         narrow=True,
     ),
-    FigureEntry(13, "Shape rules", "chart", shapes.build),
+    FigureEntry(13, "Shape rules", "chart", shapes.build, narrow=True),
 )
 
 # Where a lab lets the learner do what a figure shows: figure number -> (lab id, lab figure

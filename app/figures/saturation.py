@@ -1,9 +1,10 @@
 """Figure 12: softmax saturation. The same scores before and after a stretch factor.
 
 Uses the engine's ``softmax_stage`` for both sides. The row is the textbook [1, 2, 3] or
-the focus row of the current scaled (masked) scores. Shows the weights (2 decimals before,
-4 after), the largest weight p, the entropy, and p(1 − p), the gradient factor that
-vanishes as p → 1.
+the focus row of the current scaled (masked) scores. Shows the weights (4 decimals on both
+sides, so a number that differs between the two sides has changed), the largest weight p,
+the entropy, and p(1 − p), the gradient factor that vanishes as p → 1. At × 1 nothing
+changes, and the words say so.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from app.figures.context import Ctx, figure, table
 from app.figures.style import Json, annotation, axis, base_layout
 
 TEXTBOOK = (1.0, 2.0, 3.0)
+DP = 4  # every weight and statistic of this figure, before and after alike
 
 
 def _row(c: Ctx) -> tuple[np.ndarray[Any, Any], list[str], str]:
@@ -27,9 +29,13 @@ def _row(c: Ctx) -> tuple[np.ndarray[Any, Any], list[str], str]:
         return (
             row,
             c.key_tokens,
-            f"row {c.focus + 1} ({c.focus_token}) of the scaled scores{c.head_note}",
+            f"the scaled scores of {c.focus_token} (row {c.focus + 1}){c.head_note}",
         )
-    return np.asarray(TEXTBOOK), [f"score {i + 1}" for i in range(3)], "the textbook scores"
+    return (
+        np.asarray(TEXTBOOK),
+        [f"score {i + 1}" for i in range(3)],
+        'the scores [1, 2, 3] of the tutorial "Self-Attention"',
+    )
 
 
 def _bars(s: SoftmaxStage, labels: list[str], dp: int, n: int, color: str, t: Any) -> Json:
@@ -69,22 +75,37 @@ def build(c: Ctx) -> dict[str, Any]:
     scores, labels, source = _row(c)
     k = c.view.stretch
     before, after = softmax_stage(scores, 1.0), softmax_stage(scores, k)
-    traces = [
-        _bars(before, labels, 2, 1, t.roles["scores"], t),
-        _bars(after, labels, 4, 2, t.roles["weights"], t),
-    ]
-    layout = _layout(t, labels, k, stacked=False)
     sv = [fmt.value(v) for v in before.scores[0].tolist()]
     st = [fmt.value(v) for v in after.stretched[0].tolist()]
-    w0 = [fmt.weight(w) for w in before.weights[0].tolist()]
-    w1 = [fmt.small_weight(w, 4) for w in after.weights[0].tolist()]
-    b, a = stats_line(before, 2), stats_line(after, 4)
-    readout = [
-        f"{_vector(sv)} gives {_vector(w0)}; "
-        f"× {fmt.value(k)} gives {_vector(st)} and {_vector(w1)}.",
-        f"Largest weight p: {b[0]} → {a[0]}. Entropy: {b[1]} → {a[1]} bits. "
-        f"p(1 − p): {b[2]} → {a[2]}.",
+    traces = [
+        _bars(before, labels, DP, 1, t.roles["weights"], t),
+        _bars(after, labels, DP, 2, t.roles["weights"], t),
     ]
+    layout = _layout(t, labels, k, stacked=False)
+    w0 = [fmt.small_weight(w, DP) for w in before.weights[0].tolist()]
+    w1 = [fmt.small_weight(w, DP) for w in after.weights[0].tolist()]
+    b, a = stats_line(before, DP), stats_line(after, DP)
+    same = w0 == w1  # × 1, or a row the stretch cannot move: no arrow, no false change
+    if same:
+        allowed = int(np.isfinite(scores).sum())
+        why = (
+            f"leaves the scores {_vector(sv)} as they are"
+            if sv == st
+            else f"gives {_vector(st)}, but "
+            + ("only one key is allowed, and its weight is 1 at any stretch" if allowed == 1
+               else "not enough to move the weights at 4 decimals")
+        )  # fmt: skip
+        readout = [
+            f"× {fmt.value(k)} {why}, so the weights are unchanged: {_vector(w0)}.",
+            f"Largest weight p: {b[0]}. Entropy: {b[1]} bits. p(1 − p): {b[2]}.",
+        ]
+    else:
+        readout = [
+            f"{_vector(sv)} gives {_vector(w0)}; "
+            f"× {fmt.value(k)} gives {_vector(st)} and {_vector(w1)}.",
+            f"Largest weight p: {b[0]} → {a[0]}. Entropy: {b[1]} → {a[1]} bits. "
+            f"p(1 − p): {b[2]} → {a[2]}.",
+        ]
     square = round(k * k)
     if k > 1 and abs(k * k - square) < 1e-9:
         readout.append(
@@ -97,16 +118,18 @@ def build(c: Ctx) -> dict[str, Any]:
             "After stretching, p(1 − p) is below 0.01: the gradient through the largest weight "
             "has almost vanished, so learning through this row stalls."
         )
-    caption = f"Softmax of {source}, as they are and multiplied by {fmt.value(k)}. " + _effect(
-        before, after, b[0], a[0]
-    )
+    effect = "At this stretch the weights do not change."
+    if not same:
+        effect = _effect(before, after, b[0], a[0])
+    caption = f"Softmax of {source}, as they are and multiplied by {fmt.value(k)}. {effect}"
     if c.view.softmax_row == "focus" and c.focus in c.blocked_rows:
         caption += " This row has no allowed key, so every weight is 0."
     return figure(
         12,
         c.titles[12],
         caption,
-        f"Two bar charts of softmax weights: before, {_vector(w0)}; after × {fmt.value(k)}, "
+        f"Two bar charts of softmax weights: of the scores, {_vector(w0)}; of the scores "
+        f"× {fmt.value(k)}, "
         f"{_vector(w1)}.",
         traces,
         layout,
@@ -155,20 +178,16 @@ def _layout(t: Any, labels: list[str], k: float, *, stacked: bool) -> Json:
         axes[f"xaxis{sfx}"], axes[f"yaxis{sfx}"] = x, y
     second = (0.0, 0.42) if stacked else (0.55, 1.0)
     anns = [
-        annotation("<b>scores as they are</b>", 0.0, 1.0, t, xanchor="left"),
-        annotation(f"<b>× {root_phrase(k)}</b>", second[0], second[1], t, xanchor="left"),
+        # Both charts draw weights (in the weights' one colour); the titles say of what,
+        # short enough for half a phone's width (the readout says when × k is a √d_k).
+        annotation("<b>weights of</b><br>the scores", 0.0, 1.0, t, xanchor="left"),
+        annotation(
+            f"<b>weights of</b><br>scores × {fmt.value(k)}", second[0], second[1], t, xanchor="left"
+        ),
     ]
     layout = base_layout(t, 560 if stacked else 340, "", annotations=anns, bargap=0.3, **axes)
-    layout["margin"].update(t=50)
+    layout["margin"].update(t=64)
     return layout
-
-
-def root_phrase(k: float) -> str:
-    """'8 (= √64)' when the stretch is the square root of a whole number above 1."""
-    square = round(k * k)
-    if k > 1 and abs(k * k - square) < 1e-9:
-        return f"{fmt.value(k)} (= √{square})"
-    return fmt.value(k)
 
 
 def _effect(before: SoftmaxStage, after: SoftmaxStage, p0: str, p1: str) -> str:

@@ -3,11 +3,14 @@ the whole pipeline.
 
 The figure is one set of grids (X → Q, K, V → scores → scaled → weights → Z) and a list of
 steps; each step reveals cells (everything before it stays visible) and outlines what it
-uses: (1) X; (2) Q, K, V; (3) the score grid filling one dot product at a time in reading
-order (whole rows at a time for big grids), the Q row and K row of each cell outlined;
+uses: (1) X; (2) Q, K, V; (3) the score grid filling one row per frame (a query against
+every key; groups of rows for long inputs), the focus row's dot products worked out;
 (4) ÷ the divisor (marked as skipped when scaling is off; blocked cells become −∞); (5)
-softmax, the focus row's sum shown; (6) the focus row's weights mix the rows of V into
-z(focus), one entry at a time; and at rest every grid, Z complete.
+softmax, the focus row's sum shown; (6) Z built row by row as the scores were, every row
+a blend of the rows of V; and at rest every grid, Z complete, the focus row's output
+named. Scores and outputs get the same number of frames, and the answer for the focus
+row is said in its own frame only: the figure has no readout that would show it early.
+The narration names each step by what it does; the player's one counter counts frames.
 """
 
 from __future__ import annotations
@@ -18,14 +21,13 @@ from app.figures import fmt
 from app.figures.context import Ctx, figure, table
 from app.figures.style import Json
 
-MAX_FILL_FRAMES = 9  # frames for step 3 (and for step 6) beyond which cells are grouped
+MAX_ROW_FRAMES = 4  # frames for step 3 (and for step 6) beyond which rows are grouped
 
 
-def _groups(n_items: int, per_item: bool) -> list[list[int]]:
-    """Indices in reading order, one per frame, or grouped into at most MAX_FILL_FRAMES."""
-    if per_item:
-        return [[i] for i in range(n_items)]
-    size = -(-n_items // MAX_FILL_FRAMES)
+def _groups(n_items: int) -> list[list[int]]:
+    """Row indices in reading order, one per frame, or grouped into MAX_ROW_FRAMES frames:
+    scores and outputs get the same share of the play whatever the length."""
+    size = max(1, -(-n_items // MAX_ROW_FRAMES))
     return [list(range(s, min(s + size, n_items))) for s in range(0, n_items, size)]
 
 
@@ -43,14 +45,27 @@ class Steps:
         self.steps.append({"narration": narration, "show": {**hidden, **(show or {})},
                            "marks": marks})  # fmt: skip
 
+    def named(self, i: int) -> str:
+        """'love (row 2)': a query token with its row number."""
+        return f"{self.c.tokens[i]} (row {i + 1})"
+
+    def rows_named(self, rows: list[int]) -> str:
+        """'rows 1–16 (t0 … t15)': a group of query rows (a long input's frame)."""
+        first, last = rows[0], rows[-1]
+        return f"rows {first + 1}–{last + 1} ({self.c.tokens[first]} … {self.c.tokens[last]})"
+
+
+# The narration names each step by what it does (the player counts the frames: one counter).
+
 
 def _step1(s: Steps) -> None:
     c, f = s.c, s.c.focus
     st = c.stages
     d_model = st.x.shape[1] if st.x is not None else c.d_k
+    one = c.l_q == 1
     text = (
-        f"Step 1 of 6: each of the {c.l_q} tokens is a row of X with {d_model} numbers; "
-        f"the focus token {c.focus_token} is row {f + 1}."
+        f"Inputs: {'the one token is' if one else f'each of the {c.l_q} tokens is'} a row of X "
+        f"with {d_model} numbers; the focus token is {s.named(f)}."
     )
     if st.cross:
         text += f" The {c.l_k} source tokens are the rows of S."
@@ -61,66 +76,66 @@ def _step2(s: Steps) -> None:
     c = s.c
     how = "three matrix products give" if c.stages.w_q is not None else "given directly:"
     text = (
-        f"Step 2 of 6{c.head_note}: {how} Q ({c.l_q} × {c.d_k}), K ({c.l_k} × {c.d_k}) and "
+        f"Projections{c.head_note}: {how} Q ({c.l_q} × {c.d_k}), K ({c.l_k} × {c.d_k}) and "
         f"V ({c.l_k} × {c.d_v}). {c.projection_cell('q', c.focus, 0)}."
     )
     s.add(1, text, {"q": {"rows": [c.focus]}})
 
 
 def _step3(s: Steps) -> None:
-    c = s.c
-    cells = c.l_q * c.l_k
-    per_cell = cells <= MAX_FILL_FRAMES * 3
-    if per_cell:
-        for n in range(cells):
-            i, j = divmod(n, c.l_k)
-            say = (
-                f"Step 3 of 6: score of {c.tokens[i]} with {c.key_tokens[j]}: "
-                f"{c.scores_deriv[i][j]}."
+    c, f = s.c, s.c.focus
+    every_key = list(range(c.l_k))
+    for rows in _groups(c.l_q):
+        last = rows[-1]
+        if len(rows) == 1:
+            i = rows[0]
+            q_i = fmt.vec("q", i + 1)
+            products = [
+                f"{q_i}·{fmt.vec('k', j + 1)} ({c.key_tokens[j]}) = {c.text_row('scores', i)[j]}"
+                for j in range(min(c.l_k, 8))
+            ]
+            say = f"Scores of {s.named(i)}: its query {q_i} against every key, " + (
+                fmt.listing(products, 8) + ("" if c.l_k <= 8 else ", …") + "."
             )
-            marks = {"q": {"rows": [i]}, "k": {"rows": [j]}, "scores": {"cells": [[i, j]]}}
-            s.add(2, say, marks, {"scores": n + 1})
-        return
-    for rows in _groups(c.l_q, False):
-        first, last = rows[0], rows[-1]
-        say = (
-            f"Step 3 of 6: rows {first + 1}–{last + 1} of the {c.l_q} × {c.l_k} scores, each "
-            "a dot product of a Q row with every K row."
-        )
-        marks = {"q": {"rows": rows}, "scores": {"rows": rows}}
+        else:
+            say = (
+                f"Scores of {s.rows_named(rows)}: each query against every key, "
+                f"{len(rows) * c.l_k} dot products."
+            )
+        if f in rows:
+            say += f" Worked out for {s.named(f)}: " + "; ".join(c.scores_deriv[f][: min(c.l_k, 3)])
+            say += "." if c.l_k <= 3 else "; …"
+        marks = {"q": {"rows": rows}, "k": {"rows": every_key}, "scores": {"rows": rows}}
         s.add(2, say, marks, {"scores": (last + 1) * c.l_k})
 
 
 def _step4(s: Steps) -> None:
-    c, h, f = s.c, s.c.h, s.c.focus
+    c, f = s.c, s.c.focus
     if c.stages.scale:
         say = (
-            f"Step 4 of 6: divide every score by √d_k = √{c.d_k} "
-            f"{'=' if '≈' not in c.divisor_text else '≈'} {fmt.value(h.divisor)}; "
-            f"row {f + 1} becomes {fmt.listing(c.text_row('masked', f))}."
+            f"Scaling: divide every score by √d_k = "
+            f"{c.divisor_text if '≈' in c.divisor_text else f'√{c.d_k} = {c.divisor_text}'}; "
+            f"the scores of {s.named(f)} become {fmt.listing(c.text_row('masked', f))}."
         )
     else:
         say = (
-            "Step 4 of 6 is skipped: scaling is off, so the divisor is 1 and the scores "
+            "Scaling is skipped: it is switched off, so the divisor is 1 and the scores "
             "pass unchanged."
         )
     if c.masked_any:
-        say += f" Cells blocked by {c.mask_why} become −∞."
+        say += f" Cells blocked by {c.mask_why} become −∞ (hatched)."
     s.add(3, say, {"scores": {"rows": [f]}, c.masked_name: {"rows": [f]}})
 
 
 def _step5(s: Steps) -> None:
     c, h, f = s.c, s.c.h, s.c.focus
     if f in c.blocked_rows:
-        say = (
-            f"Step 5 of 6: softmax per row. {c.focus_token} may see no key, so its weights "
-            "are all 0."
-        )
+        say = f"Softmax, row by row: {s.named(f)} may see no key, so its weights are all 0."
     else:
         say = (
-            f"Step 5 of 6: softmax turns each row into weights that sum to 1. Row {f + 1} "
-            f"({c.focus_token}): {fmt.listing(c.text_row('weights', f))}; sum = "
-            f"{fmt.weight(float(h.row_sum[f]))}."
+            f"Softmax turns each row{' with an allowed key' if c.blocked_rows else ''} into "
+            f"weights that sum to 1. {s.named(f)}: "
+            f"{fmt.listing(c.text_row('weights', f))}; sum = {fmt.value(float(h.row_sum[f]))}."
         )
     if c.masked_any:
         say += " Blocked cells get exactly 0."
@@ -129,31 +144,37 @@ def _step5(s: Steps) -> None:
 
 def _step6(s: Steps) -> None:
     c, f = s.c, s.c.focus
-    per_entry = c.d_v <= MAX_FILL_FRAMES
-    for unit in _groups(c.d_v, per_entry):
-        j = unit[-1]
-        if per_entry:
-            say = f"Step 6 of 6: entry {j + 1} of z({c.focus_token}): {c.output_cell(f, j)}."
+    every_key = list(range(c.l_k))
+    for rows in _groups(c.l_q):
+        last = rows[-1]
+        if len(rows) == 1:
+            i = rows[0]
+            blend = " + ".join(
+                f"{c.text_row('weights', i)[j]}·{fmt.vec('v', j + 1)} ({c.key_tokens[j]})"
+                for j in range(min(c.l_k, 4))
+            ) + (" + …" if c.l_k > 4 else "")
+            say = (
+                f"Output of {s.named(i)}: its weights mix the rows of V, "
+                f"{fmt.vec('z', i + 1)} = {blend} = ({fmt.listing(c.text_row('output', i), 8)})."
+            )
         else:
             say = (
-                f"Step 6 of 6: entries {unit[0] + 1}–{j + 1} of z({c.focus_token}), each a "
-                "weighted sum of a column of V."
+                f"Outputs of {s.rows_named(rows)}: each row of weights mixes the rows of V "
+                "into one row of Z."
             )
-        marks = {
-            "weights": {"rows": [f]},
-            "v": {"cols": unit},
-            "output": {"cells": [[f, k] for k in unit]},
-        }
-        s.add(5, say, marks, {"output": {"row": f, "cols": j + 1}})
+        if f in rows:
+            say += f" The first entry for {s.named(f)} worked out: {c.output_cell(f, 0)}."
+        marks = {"weights": {"rows": rows}, "v": {"rows": every_key}, "output": {"rows": rows}}
+        s.add(5, say, marks, {"output": (last + 1) * c.d_v})
 
 
 def _rest(s: Steps) -> None:
     c, f = s.c, s.c.focus
+    d_in = c.stages.x.shape[1] if c.stages.x is not None else c.d_k
     say = (
-        f"Done: z({c.focus_token}) = ({fmt.listing(c.text_row('output', f), 8)}). Every other row "
-        f"of Z is made the same way from its own row of A: the whole computation, "
-        f"X {c.l_q} × {c.stages.x.shape[1] if c.stages.x is not None else c.d_k} to "
-        f"Z {c.l_q} × {c.d_v}."
+        f"Done: X ({c.l_q} × {d_in}) has become Z ({c.l_q} × {c.d_v}), one output row per "
+        f"token. The focus token {s.named(f)} came out as {fmt.vec('z', f + 1)} = "
+        f"({fmt.listing(c.text_row('output', f), 8)})."
     )
     marks = {"x": {"rows": [f]}, "q": {"rows": [f]}, "weights": {"rows": [f]},
              "output": {"rows": [f]}}  # fmt: skip
@@ -186,23 +207,24 @@ def build(c: Ctx) -> dict[str, Any]:
     for step in (_step1, _step2, _step3, _step4, _step5, _step6, _rest):
         step(s)
     steps = s.steps
-    last = steps[-1]
     caption = (
-        f"The whole computation for {c.focus_token} (row {c.focus + 1}){c.head_note}, in "
+        f"The whole computation for {c.focus_token} (row {c.focus + 1})"
+        f"{c.head_words}, in "
         f"{len(steps)} frames: inputs, projections, scores, "
         + ("scaling, " if c.stages.scale else "no scaling (divisor 1), ")
         + ("masking, " if c.masked_any else "")
         + "softmax and the weighted sum of values. Play it or step through it; at rest it "
         "shows the whole pipeline."
     )
+    # No readout: the answer belongs to its own frame, and the narration line says it then.
     return figure(
         3,
         c.titles[3],
         caption,
-        f"Step-by-step walk-through in {len(steps)} frames. At rest: {last['narration']}",
+        f"Step-by-step walk-through in {len(steps)} frames of the computation for "
+        f"{s.named(c.focus)}, from the rows of X to the rows of Z.",
         [],
         {},
-        readout=[last["narration"]],
         panels=pipeline(c),
         steps=steps,
         tables=[

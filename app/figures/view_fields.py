@@ -116,9 +116,9 @@ STRETCH = ViewField[float](
 )  # fmt: skip
 ROW = ViewField[Row](
     "row", "choice", "textbook",
-    "the scores {figures} stretches ('textbook': [1, 2, 3]; 'focus': the focus row of the "
-    "scaled scores)",
-    choices=ROWS, labels=("the textbook row [1, 2, 3]", "the focus token's scaled scores"),
+    "the scores {figures} stretches ('textbook': the tutorial's [1, 2, 3]; 'focus': the "
+    "focus row of the scaled scores)",
+    choices=ROWS, labels=("the tutorial's scores [1, 2, 3]", "the focus token's scaled scores"),
     json_name="softmax_row",
 )  # fmt: skip
 THEME = ViewField[Theme](

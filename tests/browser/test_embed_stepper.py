@@ -31,7 +31,7 @@ def test_embedded_figure_3_steps_through_its_frames(page: Page, embed_app_url: s
     narration = page.locator("[data-role=narration]")
     total = count.inner_text().split(" of ")[1]
     expect(count).to_have_text(f"Frame {total} of {total}")  # idle: the final frame
-    assert "z(love)" in narration.inner_text()
+    assert "z_2 = (1.63, 0.14, 0.23, 0.63)" in narration.inner_text()
     final = narration.inner_text()
 
     page.get_by_role("button", name="◀ Step back").click()

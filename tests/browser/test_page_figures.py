@@ -70,7 +70,7 @@ def test_default_page_shows_the_running_example_in_every_figure(page: Page) -> N
     assert numbers(table(page, 7, "Scaled")).tolist() == EXPECTED["scaled"]
     assert numbers(table(page, 7, "A")).tolist() == EXPECTED["weights_2dp"]
     assert numbers(table(page, 8, "Z")).tolist() == EXPECTED["output_2dp"]
-    assert [row[1] for row in table(page, 9, "z(love)")] == ["1.63", "0.14", "0.23", "0.63"]
+    assert [row[1] for row in table(page, 9, "z_2 (love)")] == ["1.63", "0.14", "0.23", "0.63"]
     fig3 = figure_strings(page, 3)
     assert all(s in fig3 for s in ("0.14", "0.63", "0.23", "1.63")), fig3[:500]
     assert "19.382" in figure_strings(page, 6)
@@ -156,7 +156,7 @@ def test_focus_token_changes_the_explained_row(page: Page, server_url: str) -> N
     after = page.locator("#fig-6 [data-role=readout] li").first.text_content() or ""
     assert after.startswith("I ")
     assert "0.58" in after
-    assert [row[1] for row in table(page, 9, "z(I)")] == ["1.21", "0.58", "0.21", "0.21"]
+    assert [row[1] for row in table(page, 9, "z_1 (I)")] == ["1.21", "0.58", "0.21", "0.21"]
     assert "focus=0" in page.url
     assert_page_matches_api(page, server_url, {"focus": 0, "theme": "light"})
     page.check("input[name=row][value=focus]")

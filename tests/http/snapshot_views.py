@@ -15,7 +15,9 @@ the same structure with two changes:
   plain values (a curve's samples, their hover texts, a large grid's hover lines) its count,
   range, first values and sha256: any change in them still fails, in one line.
 
-Everything else (titles, captions, readouts, tables, charts' data and layout, steps,
+A diagram's ``shapes`` and ``annotations`` (its boxes, arrows and labels) are kept one
+line per item (the item's JSON, keys sorted), so a drawing of forty boxes reads as forty
+lines. Everything else (titles, captions, readouts, tables, charts' data and layout, steps,
 narration) is kept as it is. Numbers are rounded by the snapshot fixture (tests/conftest.py).
 """
 
@@ -29,6 +31,7 @@ DIGITS = 6
 # Keys whose value is summarised and hashed, not stored: the Plotly version of a grids-only
 # figure, Plotly's toolbar settings, and the phone layout of a diagram (the wide one is kept).
 DIGESTED = ("export", "config", "narrow")
+ONE_LINE = ("shapes", "annotations")  # lists of drawing items: one line each
 SAME = "as values"
 LONG = 32  # a longer list of plain values (a chart's samples) is summarised
 HOVER = 16  # a grid with more hover lines than this (over 4 × 4) keeps their summary
@@ -70,6 +73,9 @@ def grid_view(desc: dict[str, Any]) -> dict[str, Any]:
             value = aligned(rows, cols, [[number(v) for v in row] for row in value])
         elif key == "color" and value is not None:  # palette indices, -1 blocked
             value = [" ".join(str(k) for k in row) for row in value]
+        elif key == "masked" and value is not None:  # x: the mask blocks the cell
+            value = [" ".join("x" if m else "." for m in row) for row in value]
+            value = "none" if all(set(row) <= {".", " "} for row in value) else value
         elif key == "hover" and value is not None:
             lines = [
                 f"{i},{j}: {text}"
@@ -127,6 +133,14 @@ def digest(value: Any) -> dict[str, Any]:
     return summary
 
 
+def one_line(items: list[Any]) -> list[str]:
+    """Each drawing item as one line of JSON (numbers to DIGITS significant digits)."""
+    return [
+        json.dumps(rounded(item), sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+        for item in items
+    ]
+
+
 def readable(value: Any) -> Any:
     """``value`` with grids as grids and the machine parts digested (see the module doc)."""
     if is_grid(value):
@@ -135,7 +149,11 @@ def readable(value: Any) -> Any:
         return list_summary(value)
     if isinstance(value, dict):
         return {
-            key: digest(item) if key in DIGESTED and item is not None else readable(item)
+            key: digest(item)
+            if key in DIGESTED and item is not None
+            else one_line(item)
+            if key in ONE_LINE and isinstance(item, list)
+            else readable(item)
             for key, item in value.items()
         }
     if isinstance(value, list):

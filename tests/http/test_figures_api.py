@@ -33,7 +33,7 @@ def test_subset_and_theme(client: TestClient) -> None:
     r = post(client, {**RUNNING_EXAMPLE, "view": {"figures": [7], "theme": "dark", "focus": 0}})
     body = r.json()
     assert list(body["figures"]) == ["7"]
-    assert body["figures"]["7"]["readout"][0].startswith("Row 1 (I)")
+    assert body["figures"]["7"]["readout"][0].startswith("I (row 1)")
 
 
 @pytest.mark.parametrize(
@@ -104,8 +104,8 @@ def test_cross_attention_weights_are_2_by_4(client: TestClient) -> None:
     body = post(client, found["body"]).json()
     z = body["figures"]["6"]["data"][0]["z"]
     assert [len(row) for row in z] == [4, 4]
-    assert body["key_tokens"] == ["I", "love", "LLMs", "!"]
-    assert body["state"]["source"]["tokens"] == ["I", "love", "LLMs", "!"]
+    assert body["key_tokens"] == ["J'", "aime", "les", "LLM"]  # a translation's source
+    assert body["state"]["source"]["tokens"] == ["J'", "aime", "les", "LLM"]
 
 
 def test_direct_mode_and_a_single_token(client: TestClient) -> None:

@@ -74,7 +74,7 @@ def test_figure_9_prints_every_number_and_label_whole() -> None:
     fig = figs(stages(), figures=(9,))["figures"]["9"]
     picture = figure_svg(fig, "light")
     shown = texts(picture)
-    for label in ("1.63", "smallest in V", "largest in V", "0.63 · v(love)", "z(love)"):
+    for label in ("1.63", "smallest in V", "largest in V", "0.63 · v₂ (love)", "z₂ (love)"):
         assert label in shown
     assert "Figure 9. One output row as a blend" in shown
 

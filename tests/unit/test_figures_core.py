@@ -56,7 +56,7 @@ def test_figure_6_values_are_full_precision_weights_and_text_is_2dp() -> None:
         "love gives 0.63 of its attention to itself, 0.23 to LLMs, 0.14 to I."
     )
     assert fig["readout"][1] == (
-        "Softmax of row 2: e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382."
+        "Softmax of love (row 2): e^1 + e^2.5 + e^1.5 = 2.718 + 12.182 + 4.482 = 19.382."
     )
     diagonal = next(line for line in fig["readout"] if "diagonal" in line)
     assert "not a rule" in diagonal
@@ -84,7 +84,7 @@ def test_figure_7_divisor_follows_scaling_and_heads() -> None:
     assert "divisor is 1" in off["caption"]
     assert grids(off)["weights"]["text"][1] == ["0.04", "0.84", "0.11"]
     assert "÷ 1" in figs(stages(scale=False))["figures"]["6"]["caption"]
-    assert "÷ √2 ≈ 1.414" in figs(stages(heads=2))["figures"]["6"]["caption"]
+    assert "÷ √2), head 1 of 2" in figs(stages(heads=2))["figures"]["6"]["caption"]
     two = figs(stages(heads=2), head=1)["figures"]["7"]
     assert "√2" in ops(two)[0]
     assert "head 2 of 2" in two["title"]

@@ -122,4 +122,4 @@ def test_page_lists_are_the_registry_facts() -> None:
     assert set(lists["reads"]) == set(VIEW_KEYS)
     assert lists["reads"]["focus"] == [3, 4, 6, 7, 8, 9]
     assert lists["reads"]["stretch"] == lists["reads"]["row"] == lists["row_focus"] == [12]
-    assert lists["narrow"] == [5, 10, 12]
+    assert lists["narrow"] == [5, 10, 12, 13]

@@ -60,14 +60,14 @@ def test_figure_8_row_2_of_z() -> None:
 def test_figure_8_focus_moves_the_outline() -> None:
     fig = figs(stages(), focus=0)["figures"]["8"]
     assert grids(fig)["output"]["outline"] == {"rows": [0]}
-    assert fig["readout"][1] == "Row 1 of Z (I): 1.21, 0.58, 0.21, 0.21."
+    assert fig["readout"][1] == "z_1 (I): 1.21, 0.58, 0.21, 0.21."
 
 
 def test_figure_9_blend_and_bounds() -> None:
     fig = figs(stages())["figures"]["9"]
     validate(fig)
     assert fig["readout"][0] == (
-        "z(love) = 0.14·v(I) + 0.63·v(love) + 0.23·v(LLMs) = (1.63, 0.14, 0.23, 0.63)"
+        "z_2 (love) = 0.14·v_1 (I) + 0.63·v_2 (love) + 0.23·v_3 (LLMs) = (1.63, 0.14, 0.23, 0.63)"
     )
     assert "63 % of its own value" in fig["readout"][2]
     assert "37 %" in fig["readout"][2]
@@ -80,7 +80,9 @@ def test_figure_9_cross_and_causal() -> None:
     assert f9["readout"][0].endswith("= (1.73, 0.10, 0.44, 0.73)")
     assert not any("own value" in line for line in f9["readout"])
     causal = figs(stages(mask="causal"), focus=1)["figures"]["9"]
-    assert causal["readout"][0].startswith("z(love) = 0.18·v(I) + 0.82·v(love) + 0·v(LLMs)")
+    assert causal["readout"][0].startswith(
+        "z_2 (love) = 0.18·v_1 (I) + 0.82·v_2 (love) + 0·v_3 (LLMs)"
+    )
 
 
 def test_rows_figures_at_64_tokens_and_two_heads() -> None:
@@ -100,10 +102,18 @@ def test_figure_11_shows_a_concrete_cross_attention_beside_self_attention() -> N
     g = grids(fig)
     assert g["weights"]["shape"] == [3, 3]
     cross_w = g["cross.weights"]
-    assert cross_w["shape"] == [2, 4]
-    # FIGURES.md's suggested source: X plus (1, 1, 0, 1), queries rows 1-2 of X
-    assert cross_w["text"] == [["0.51", "0.19", "0.19", "0.11"], ["0.10", "0.46", "0.17", "0.28"]]
-    assert cross_w["cols"] == ["I", "love", "LLMs", "(extra)"]
+    assert cross_w["shape"] == [3, 4]
+    # FIGURES.md's suggested source (the rows of X plus (1, 1, 0, 1)), now a sequence of
+    # its own, a translation's French source with its own rows S; rows 1-2 are its numbers
+    assert cross_w["text"][:2] == [["0.51", "0.19", "0.19", "0.11"],
+                                   ["0.10", "0.46", "0.17", "0.28"]]  # fmt: skip
+    assert cross_w["cols"] == ["J'", "aime", "les", "LLM"]
+    assert g["cross.source_x"]["rows"] == ["J'", "aime", "les", "LLM"]
+    assert g["cross.source_x"]["values"][3] == [1, 1, 0, 1]
+    readout = fig["readout"][0]
+    assert "the French source J'aime les LLM (4 tokens, its own rows S)" in readout
+    assert "3 × 4 (not square)" in readout
+    assert readout not in fig["caption"]  # the caption is not repeated as a bullet
     now_cross = figs(cross())["figures"]["11"]
     g2 = grids(now_cross)
     assert g2["weights"]["shape"] == [2, 4]

@@ -10,30 +10,48 @@ def test_figure_3_steps_for_the_running_example() -> None:
     fig = figs(stages())["figures"]["3"]
     validate(fig)
     steps = fig["steps"]
-    # 1 X + 1 QKV + 9 cells + 1 scale + 1 softmax + 4 entries of z + the rest
-    assert len(steps) == 18
-    assert len(fig["frames"]) == 18
+    # 1 X + 1 QKV + 3 score rows + 1 scale + 1 softmax + 3 output rows + the rest: the
+    # scores and Z get the same share (it was 9 frames of scores and only row 2 of Z)
+    assert len(steps) == 11
+    assert len(fig["frames"]) == 11
     narr = [s["narration"] for s in steps]
-    assert "q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3" in narr[7]
-    assert narr[11].startswith("Step 4 of 6: divide every score by √d_k = √4 = 2")
-    assert "0.14, 0.63, 0.23; sum = 1" in narr[12]
-    assert "z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63" in narr[13]
-    assert narr[-1].startswith("Done: z(love) = (1.63, 0.14, 0.23, 0.63).")
+    # one counter: the player counts frames, the narration names the step in words
+    assert not any("Step " in n and " of 6" in n for n in narr)
+    assert narr[3].startswith("Scores of love (row 2): its query q_2 against every key, ")
+    assert "q_2·k_3 (LLMs) = 3" in narr[3]
+    assert "q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3" in narr[3]
+    assert narr[5].startswith("Scaling: divide every score by √d_k = √4 = 2")
+    assert "0.14, 0.63, 0.23; sum = 1." in narr[6]
+    # Z is built for every row, in reading order
+    assert [n.split(":")[0] for n in narr[7:10]] == [
+        "Output of I (row 1)", "Output of love (row 2)", "Output of LLMs (row 3)",
+    ]  # fmt: skip
+    assert (
+        "z_1 = 0.58·v_1 (I) + 0.21·v_2 (love) + 0.21·v_3 (LLMs) = (1.21, 0.58, 0.21, 0.21)"
+        in (narr[7])
+    )
+    assert "z₂₁ = Σ a·v = 0.14·1 + 0.63·2 + 0.23·1 = 1.63" in narr[8]
+    assert [s["show"]["output"] for s in steps[7:10]] == [4, 8, 12]
+    assert narr[-1].startswith("Done: X (3 × 4) has become Z (3 × 4)")
+    assert "z_2 = (1.63, 0.14, 0.23, 0.63)" in narr[-1]
+    # the answer is withheld until its frame: no readout, no alt text gives it away, and
+    # no frame before Z's row 2 says it
+    assert fig["readout"] == []
+    assert "1.63" not in fig["alt"]
+    assert "1.63" not in fig["caption"]
+    assert not any("1.63" in n for n in narr[:8])
     # at rest: the whole pipeline, every grid fully shown
     assert steps[-1]["show"] == {}
     assert [[i["grid"]["grid"] for i in row if "grid" in i] for row in fig["panels"]] == [
         ["x", "q", "k", "v"], ["scores", "scaled", "weights"], ["output"],
     ]  # fmt: skip
-    # step 3 fills in reading order and keeps what came before: after the 5th cell 5 shown
-    assert steps[6]["show"]["scores"] == 5
-    assert steps[6]["marks"]["q"] == {"rows": [1]}
-    assert steps[6]["marks"]["k"] == {"rows": [1]}
-    assert "q" not in steps[6]["show"]  # Q, K, V stay visible
-    grid = fig["frames"][6]["data"][4]["z"]
-    assert sum(v is not None for row in grid for v in row) == 5
-    # step 6 reveals z(love) entry by entry
-    assert steps[14]["show"]["output"] == {"row": 1, "cols": 2}
-    assert steps[14]["marks"]["v"] == {"cols": [1]}
+    # step 3 fills a row at a time and keeps what came before
+    assert [s["show"]["scores"] for s in steps[2:5]] == [3, 6, 9]
+    assert steps[3]["marks"]["q"] == {"rows": [1]}
+    assert steps[3]["marks"]["k"] == {"rows": [0, 1, 2]}
+    assert "q" not in steps[3]["show"]  # Q, K, V stay visible
+    grid = fig["frames"][3]["data"][4]["z"]
+    assert sum(v is not None for row in grid for v in row) == 6
     # the idle figure is the rest frame
     assert fig["data"] == fig["frames"][-1]["data"]
 
@@ -44,7 +62,7 @@ def test_figure_3_scaling_off_causal_and_focus() -> None:
     assert any("skipped" in n and "divisor is 1" in n for n in narr)
     assert grids(fig)["masked"]["text"][0] == ["4", "−∞", "−∞"]
     assert grids(fig)["weights"]["text"][0] == ["1", "0", "0"]
-    step4 = next(s for s in fig["steps"] if s["narration"].startswith("Step 4"))
+    step4 = next(s for s in fig["steps"] if s["narration"].startswith("Scaling"))
     assert step4["show"]["weights"] == 0
     assert "masked" not in step4["show"]
     assert "(row 1)" in fig["caption"]
@@ -54,7 +72,7 @@ def test_figure_3_big_grids_are_grouped() -> None:
     fig = figs(big(), focus=2)["figures"]["3"]
     validate(fig)
     no_nan(fig)
-    assert len(fig["steps"]) <= 24
+    assert len(fig["steps"]) == 1 + 1 + 4 + 1 + 1 + 4 + 1  # rows grouped, four frames each
 
 
 def test_figure_5_scale_off_and_mask_box() -> None:
@@ -78,7 +96,9 @@ def test_figure_10_11_13_follow_the_sizes() -> None:
     assert "2 × 4" in out["10"]["caption"]
     assert "Now: cross-attention" in out["11"]["readout"][0]
     assert "(not square)" in out["11"]["readout"][0]
-    assert out["13"]["readout"][1] == "K and V share L_K = 4: each key has exactly one value row."
+    assert out["13"]["readout"][1] == (
+        "Forced: K and V share L_K = 4, because each key has exactly one value row."
+    )
     self_out = figs(stages())["figures"]
     assert "Now: self-attention" in self_out["11"]["readout"][0]
     assert self_out["13"]["readout"][3] == "Output Z: L_Q × d_v = 3 × 4."

@@ -86,11 +86,12 @@ def test_a1_shift_changes_exponentials_not_weights() -> None:
 
 def test_a2_answer_follows_the_query() -> None:
     fig = build("one-query", "alignment")
-    assert [r[0] for r in cells(fig)] == ["1.000", "0.000", "−1.000"]
-    assert fig["reveal"]["answer"].startswith("k0 gets the largest weight")
+    assert [r[0] for r in cells(fig)] == ["1", "0", "−1"]
+    assert fig["reveal"]["correct"] == "k_1"
+    assert fig["reveal"]["why"].startswith("k_1 has the largest dot product")
     assert "below zero" in fig["reveal"]["answer"]
     up = build("one-query", "alignment", q=(0.0, 1.0))
-    assert up["reveal"]["answer"].startswith("k1 gets the largest weight")
+    assert up["reveal"]["correct"] == "k_2"
 
 
 def test_a3_rebuilds_the_chapters_table() -> None:

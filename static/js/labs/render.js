@@ -8,15 +8,22 @@
 import { part } from "../dom.js";
 import { renderGrid } from "../grid.js";
 import { dataTable } from "../tables.js";
+import { renderGuess } from "./guess.js";
 
 function setList(el, items, make) {
   if (el) el.replaceChildren(...(items ?? []).map(make));
 }
 
+/** A quotation: its source in bold (linked to the sources page when the server names
+ * one by title), then the text. */
 function quote(q) {
   const p = document.createElement("p");
   p.className = `quote quote-${q.kind ?? "source"}`;
-  const who = Object.assign(document.createElement("strong"), { textContent: `${q.source}: ` });
+  const who = document.createElement("strong");
+  if (q.href) {
+    who.append(Object.assign(document.createElement("a"), { href: q.href, textContent: q.source }));
+    who.append(": ");
+  } else who.textContent = `${q.source}: `;
   p.append(who, document.createTextNode(q.text));
   return p;
 }
@@ -39,14 +46,7 @@ function renderText(panel, fig) {
     ],
     quote,
   );
-  const reveal = part(panel, "reveal");
-  if (reveal) {
-    reveal.hidden = !fig.reveal;
-    if (fig.reveal) {
-      set("question", fig.reveal.question);
-      set("answer", fig.reveal.answer);
-    }
-  }
+  renderGuess(panel, fig.reveal ?? null);
 }
 
 const pendingTables = new WeakMap(); // panel -> tables not built yet (their details are closed)

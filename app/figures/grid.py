@@ -18,6 +18,8 @@ A grid description is a plain dict (JSON, no NaN), self-contained, made by ``gri
               ("i"/"j" = the hovered row/column index, null = every row/column)
     outline   {"rows": [...], "cols": [...], "cells": [[i, j], …]} drawn outlined (focus)
     domain    [lo, hi] of the colour scale; ``scale`` the role's scale id
+    masked    per cell true where a mask blocks it (drawn hatched and named in a legend),
+              or null when no cell is masked
 
 Colour: one scale per role, the same in every figure. Signed roles are diverging and
 centred on 0 over a symmetric domain rounded up to a 1-2-5 step (so colours stay put across
@@ -172,6 +174,7 @@ def grid(
     col_title: str = "",
     uses: list[Json] | None = None,
     outline: Json | None = None,
+    masked: Any = None,
 ) -> Json:
     """One grid description (see the module docstring). ``text`` and ``hover`` are
     dropped for grids over MAX_TEXT_CELLS cells: those are drawn as colour blocks."""
@@ -208,7 +211,18 @@ def grid(
         "outline": outline or {},
         "scale": role,
         "domain": [lo, hi],
+        "masked": _masked(masked, m.shape),
     }
+
+
+def _masked(masked: Any, shape: tuple[int, ...]) -> list[list[bool]] | None:
+    """The per-cell masked flags (bools of the grid's shape), or None when none is set."""
+    if masked is None:
+        return None
+    flags = np.asarray(masked, dtype=bool)
+    if flags.shape != shape:
+        raise ValueError(f"masked flags of shape {flags.shape} for a grid of shape {shape}")
+    return flags.tolist() if flags.any() else None
 
 
 def product_uses(left: str, right: str, right_axis: str = "col") -> list[Json]:

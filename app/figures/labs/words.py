@@ -35,6 +35,15 @@ def source_href(source_id: str) -> str:
     return f"{SOURCES_PAGE}#{source_id}"
 
 
+def source_of(source_id: str, lead: str = "") -> dict[str, str]:
+    """The ``source`` and ``href`` of a quotation from ``source_id`` (see ``cite``)."""
+    name = SOURCES[source_id]
+    return {
+        "source": name[0].upper() + name[1:] + (f" {lead}" if lead else ""),
+        "href": source_href(source_id),
+    }
+
+
 def cite(source_id: str, text: str, *, lead: str = "") -> dict[str, Any]:
     """A quotation (a lab figure's ``quotes`` entry) attributed to a source by title:
     ``source`` is what the page prints in bold, linked to ``href``. ``lead`` is a verb

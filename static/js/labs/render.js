@@ -47,6 +47,22 @@ function renderText(panel, fig) {
     quote,
   );
   renderGuess(panel, fig.reveal ?? null);
+  relabelChoices(panel, fig.choice_labels);
+}
+
+/** A figure may name the options of its choice controls for the state it drew
+ * (`choice_labels`: B2's rows become "love (row 2)"): options past the list are hidden. */
+function relabelChoices(panel, labels) {
+  for (const [name, list] of Object.entries(labels ?? {})) {
+    const select = panel.querySelector(`[data-control="${CSS.escape(name)}"] select`);
+    if (!select) continue;
+    [...select.options].forEach((option, i) => {
+      const shown = i < list.length;
+      if (shown) option.textContent = list[i];
+      option.hidden = !shown;
+      option.disabled = !shown;
+    });
+  }
 }
 
 const pendingTables = new WeakMap(); // panel -> tables not built yet (their details are closed)

@@ -15,6 +15,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import Control, integer, number
 from app.figures.labs.order.common import dim_names
 from app.figures.labs.parts import chart, matrix_grid, preset_body
+from app.figures.labs.words import source_of
 from app.labs.positional import sinusoidal
 
 WIDTHS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
@@ -92,7 +93,6 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                     names,
                     dim_names(x.shape[1]),
                     theme,
-                    dp=3,
                     role="x" if name == "x" else "scores",
                 ),
                 f"{label} for “The dog bit the man” (d_model 4, base 10000)",
@@ -118,7 +118,7 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         ],
         quotes=[
             {
-                "source": "the textbook chapter",
+                **source_of("textbook"),
                 "text": "“the original transformer adds "
                 "sinusoids of different frequencies” (Eq. 16.4).",
             }
@@ -137,19 +137,19 @@ POSITIONAL = LabFigure(
     build=build_positional,
     numpy="positional-encoding",
     controls=(
-        integer("d", "Width d", 4, 2, 512, extra={"slider": True}),
+        integer("d", "Width d", 64, 2, 512, extra={"slider": True}),
         Control(
             "dims",
             "Curves of dimensions (0-based, e.g. 0,1,6,7)",
             "vector",
-            (0, 1, 2, 3),
+            (0, 6, 16, 40),
             0,
             511,
             1,
             extra={"single": True, "whole": True, "most": MAX_CURVES},
             hint="Dimensions past d − 1 are left out; 2i is a sine, 2i+1 its cosine.",
         ),
-        integer("T", "Positions T", 5, 1, 128),
+        integer("T", "Positions T", 50, 1, 128),
         number("base", "Base (advanced)", 10000, 2, 1_000_000, 1),
     ),
 )

@@ -22,6 +22,9 @@ DOG_TOKENS = ("The", "dog", "bit", "the", "man")
 
 
 IDENTITY = tuple(range(len(DOG_TOKENS)))
+# The figure opens shuffled beside the original, so its point shows before any click:
+# "dog" and "man" swapped ("The man bit the dog").
+SWAPPED = (0, 4, 2, 3, 1)
 
 
 # The page's buttons (templates/labs/order.html): a name and the permutation it sets.
@@ -124,7 +127,6 @@ def _grids(before: Any, after: Any, tokens_after: list[str], theme: str) -> list
                 DOG_TOKENS,
                 cols,
                 theme,
-                dp=3,
                 row_title="token",
                 col_title="output column",
             ),
@@ -138,7 +140,6 @@ def _grids(before: Any, after: Any, tokens_after: list[str], theme: str) -> list
                 tokens_after,
                 cols,
                 theme,
-                dp=3,
                 role="z",
                 row_title="token",
                 col_title="output column",
@@ -217,7 +218,7 @@ SHUFFLE = LabFigure(
             "perm",
             "perm: the token at positions 0…4 (0 The, 1 dog, 2 bit, 3 the, 4 man)",
             "vector",
-            IDENTITY,
+            SWAPPED,
             0,
             len(DOG_TOKENS) - 1,
             1,

@@ -16,6 +16,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import number, steps
 from app.figures.labs.why_scale.common import POW2
+from app.figures.labs.words import source_of
 
 PATTERN = np.array([2.0, 1.0, 0.0])
 
@@ -67,13 +68,13 @@ def _plot(t: Any, d: int, flat: Any, at: Any) -> Json:
 
 QUOTES = [
     {
-        "source": "The queries/keys/values notes",
+        **source_of("qkv-notes"),
         "text": "dividing by the square root "
         "of the key length “holds the three weights at 0.665, 0.245 and 0.090 at every "
         "width”; “with keys of length two, the divisor is about 1.414, so a raw score of 2 "
         "becomes 1.414.”",
     },
-    {"source": "The course module", "text": "at d_k = 128, “gaps of 20 are common”."},
+    {**source_of("course-module"), "text": "at d_k = 128, “gaps of 20 are common”."},
 ]
 
 
@@ -115,11 +116,11 @@ FLAT_LINE = LabFigure(
     title="The flat line, the stretch and the typical size",
     intro="A model of width alone: at width d the raw scores are (2, 1, 0)·√d. Unscaled, "
     "softmax sees them stretched; scaled, it sees (2, 1, 0) at every width. This model is "
-    "our reconstruction of the notes' synthetic figure.",
+    "our reconstruction of a figure in {qkv-notes} (see Sources).",
     teaching="Scaling removes the growth that comes from width alone; without it the same "
     "pattern hardens into a one-hot.",
     build=build_flat_line,
-    badges=("reconstructed",),
+    badges=("our reconstruction",),
     controls=(
         steps("d", "Width d", 64, POW2),
         number("gap", "Gap g between two scores", 20, 0, 30, 0.5, extra={"slider": True}),

@@ -23,6 +23,7 @@ from app.figures.labs.why_scale.common import (
     PREVIEW_DRAWS,
     SEED_MAX,
 )
+from app.figures.labs.words import source_of
 
 
 def se_var_over_dk(d_k: int, n: int) -> float:
@@ -221,7 +222,7 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
     quotes = [
         {
-            "source": "The course module measured",
+            **source_of("course-module", "measured"),
             "text": "over 200,000 random draws per width, "
             "Var(qᵀk)/d_k = 0.9987, 1.0040, 1.0029 and 1.0038 for d_k = 32, 64, 128 and 256, "
             "and a scaled variance of “1.0” throughout (no seed printed).",
@@ -268,10 +269,10 @@ SCORE_HISTOGRAM = LabFigure(
         toggle("scale", "Divide by √d_k", False),
         steps("draws", "Draws", 20_000, DRAWS, names=[fmt.count(d) for d in DRAWS]),
         integer("seed", "Seed", 0, 0, SEED_MAX),
-        toggle("fixed", "Hold the x-axis at ±4·√1024 (±4 when scaled)", False),
+        toggle("fixed", "Hold the x-axis at ±4·√1024 (±4 when scaled)", True),
         toggle(
             "reproduce",
-            "Reproduce the course module (d_k = 32, 64, 128, 256; 200,000 draws)",
+            "Reproduce the course module's run (d_k = 32, 64, 128, 256; 200,000 draws)",
             False,
         ),
     ),

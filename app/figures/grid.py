@@ -18,8 +18,8 @@ A grid description is a plain dict (JSON, no NaN), self-contained, made by ``gri
               ("i"/"j" = the hovered row/column index, null = every row/column)
     outline   {"rows": [...], "cols": [...], "cells": [[i, j], …]} drawn outlined (focus)
     domain    [lo, hi] of the colour scale; ``scale`` the role's scale id
-    masked    per cell true where a mask blocks it (drawn hatched and named in a legend),
-              or null when no cell is masked
+    masked    per cell true where a mask blocks it (drawn hatched and named in a legend);
+              present only when some cell is masked
 
 Colour: one scale per role, the same in every figure. Signed roles are diverging and
 centred on 0 over a symmetric domain rounded up to a 1-2-5 step (so colours stay put across
@@ -192,7 +192,7 @@ def grid(
     remap[used] = np.arange(len(used))
     colours = palette(theme, role)
     big = r * c > MAX_TEXT_CELLS or c > MAX_TEXT_COLS
-    return {
+    out: Json = {
         "grid": name,
         "label": label,
         "shape": [r, c],
@@ -211,8 +211,11 @@ def grid(
         "outline": outline or {},
         "scale": role,
         "domain": [lo, hi],
-        "masked": _masked(masked, m.shape),
     }
+    flags = _masked(masked, m.shape)
+    if flags is not None:  # only grids with a masked cell carry the key
+        out["masked"] = flags
+    return out
 
 
 def _masked(masked: Any, shape: tuple[int, ...]) -> list[list[bool]] | None:

@@ -106,7 +106,8 @@ def test_one_shared_s_of_length_l_feeds_d1_d2_and_d3(client: TestClient) -> None
     d3 = figs(client, "masks", L="3", case="pad-key0")["empty-row"]
     assert grid(d3, "weights")["rows"] == ["q_1", "q_2", "q_3"]
     assert d3["warnings"] == [
-        "The engine's warning, verbatim (the engine counts rows from 0): “row 0 has no allowed key: its weights are all zero”"
+        "The engine's warning, verbatim (the engine counts rows from 0): "
+        "“row 0 has no allowed key: its weights are all zero”"
     ]
 
 
@@ -151,7 +152,8 @@ def test_d3_empty_row_guarded_naive_nan_and_uniform_variant(client: TestClient) 
     assert grid(f, "weights")["rows"] == ["<pad>", "I", "love", "LLMs"]
     assert grid(f, "weights")["text"][0] == ["0", "0", "0", "0"]
     assert f["warnings"] == [
-        "The engine's warning, verbatim (the engine counts rows from 0): “row 0 ('<pad>') has no allowed key: its weights "
+        "The engine's warning, verbatim (the engine counts rows from 0): "
+        "“row 0 ('<pad>') has no allowed key: its weights "
         "and output are all zero”"
     ]  # 0-based, as /softmax counts rows (LABS.md §1.1)
     naive = f["tables"][0]["cells"]
@@ -171,7 +173,7 @@ def test_e1_outputs_travel_with_their_tokens(client: TestClient) -> None:
     assert f["readout"][:5] == [f"{t}: same values" for t in ("The", "man", "bit", "the", "dog")]
     rows = dict(zip(f["tables"][0]["row_headers"], f["tables"][0]["cells"],
                                           strict=True))  # fmt: skip
-    assert rows["dog"][0] == "1 → 4"
+    assert rows["dog"][0] == "row 2 → row 5"
     assert rows["dog"][1] == rows["dog"][2]
 
 
@@ -179,8 +181,8 @@ def test_e1_a_custom_permutation_and_a_swap_of_two_positions(client: TestClient)
     out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3"})).json()
     f = out["figures"]["shuffle"]
     assert f["tables"][0]["row_headers"] == ["bit", "The", "dog", "man", "the"]
-    assert [r[0] for r in f["tables"][0]["cells"]] == ["2 → 0", "0 → 1", "1 → 2", "4 → 3",
-                                                       "3 → 4"]  # fmt: skip
+    assert [r[0] for r in f["tables"][0]["cells"]] == ["row 3 → row 1", "row 1 → row 2",
+        "row 2 → row 3", "row 5 → row 4", "row 4 → row 5"]  # fmt: skip
     assert f["readout"][:5] == [f"{t}: same values" for t in ("bit", "The", "dog", "man", "the")]
     # a swap exchanges two positions of the current order, then resets itself
     out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3",

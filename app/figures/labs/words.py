@@ -67,7 +67,7 @@ def prose_parts(text: str) -> list[tuple[str, str]]:
             parts.append((text[at : m.start()], ""))
         name = SOURCES[m.group(1)]
         before = text[: m.start()].rstrip()
-        if not before or before.endswith((".", ":", "!", "?")):
+        if not before or before.endswith((".", "!", "?")):
             name = name[0].upper() + name[1:]
         parts.append((name, source_href(m.group(1))))
         at = m.end()

@@ -135,7 +135,7 @@ SPLIT_CONCAT = LabFigure(
         toggle("wo_identity", "W^O = identity (h·d_v = d_model = 4)", False),
         matrix(
             "w_o",
-            "W^O, the course module's output projection (our numbers)",
+            "W^O, the output projection of the course module “Attention” (our numbers)",
             W_O_TWO_HEADS,
             -10,
             10,

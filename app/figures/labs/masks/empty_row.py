@@ -167,7 +167,7 @@ EMPTY_ROW = LabFigure(
     intro="“<pad>” in front of the running example, padded and causal: <pad> (row 1) may "
     "read only itself, and itself is padding. What should its weights be?",
     teaching="Every query needs at least one key to read. An empty row has no meaningful "
-    "answer, so implementations must guard it: the course module and the notes say NaN, "
+    "answer, so implementations must guard it: {course-module} and {qkv-notes} say NaN, "
     "this engine gives "
     "zeros and a warning.",
     build=build_empty_row,

@@ -138,7 +138,8 @@ L_CONTROL = integer(
 
 S_CONTROL = matrix(
     "S",
-    "Scores S, L × L (shared by D1–D3; row q_1 is the textbook chapter's, the rest our example)",
+    "Scores S, L × L (shared by D1–D3; row q_1 from the textbook chapter “Self-Attention and "
+    "the Transformer”, the rest our example)",
     S_DEFAULT,
     -10,
     10,

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -101,9 +102,16 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     slow = base ** (2 * ((d - 1) // 2) / d)
     caption = (
         f"Dimension 0 turns once every 2π ≈ 6.3 positions; the last pair turns once every "
-        f"2π·{fmt.significant(slow, 4)} positions. “The” (position 0) and “the” (position 3) "
-        f"share an "
-        "embedding but not a position, so X + PE gives them different rows."
+        f"2π·{fmt.significant(slow, 4)} positions"
+        + (
+            f", so over these {fmt.count(positions)} positions the left of the heatmap "
+            "changes from row to row while the right barely moves."
+            if 2 * math.pi * slow > positions > 2 * math.pi
+            else "."
+        )
+        + " “The” (row 1, pos = 0) and “the” (row 4, pos = 3) share an embedding but not a "
+        "position, so X + PE gives them different rows. The formula's pos counts from 0: row "
+        "t has pos = t − 1."
     )
     return lab_figure(
         POSITIONAL,
@@ -113,8 +121,8 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         plot=_curves(pe, t, _chosen_dims(v["dims"])),
         readout=[
-            f"PE(pos, 2i) = sin(pos / {fmt.significant(base)}^(2i/{d})), "
-            f"PE(pos, 2i+1) = cos(pos / {fmt.significant(base)}^(2i/{d}))"
+            f"PE(pos, 2i) = sin(pos ÷ {fmt.significant(base)} to the power 2i/{d}), "
+            "PE(pos, 2i + 1) = cos of the same; pos counts from 0"
         ],
         quotes=[
             {

@@ -42,7 +42,7 @@ PERMS = (
 SWAPS = (
     ("", "none"),
     *(
-        (f"{i},{j}", f"positions {i} ↔ {j}")
+        (f"{i},{j}", f"rows {i + 1} ↔ {j + 1}")
         for i in range(len(DOG_TOKENS))
         for j in range(len(DOG_TOKENS))
         if i != j
@@ -165,7 +165,12 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         same = bool(diff[new].max() <= TOL)
         badges.append("same values" if same else "different values")
         rows_out.append(
-            [f"{old} → {new}", row_text(base.output[old]), row_text(moved.output[new]), badges[-1]]
+            [
+                f"row {old + 1} → row {new + 1}",
+                row_text(base.output[old]),
+                row_text(moved.output[new]),
+                badges[-1],
+            ]
         )
     holds = worst <= TOL
     caption = (
@@ -190,7 +195,7 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         tables=[
             table(
                 "Each token's output, before and after (3 decimals)",
-                ["position", "output before", "output after", "badge"],
+                ["moved", "output before", "output after", "badge"],
                 tokens_after,
                 rows_out,
             )
@@ -216,15 +221,16 @@ SHUFFLE = LabFigure(
     controls=(
         Control(
             "perm",
-            "perm: the token at positions 0…4 (0 The, 1 dog, 2 bit, 3 the, 4 man)",
+            "Order: which token sits in each row, as the URL writes it (counting from 0: "
+            "0 The, 1 dog, 2 bit, 3 the, 4 man)",
             "vector",
             SWAPPED,
             0,
             len(DOG_TOKENS) - 1,
             1,
             shape=(len(DOG_TOKENS),),
-            labels=tuple(f"position {i}" for i in IDENTITY),
-            hint="Type any permutation of 0…4, use the buttons, or swap two positions.",
+            labels=tuple(f"row {i + 1}" for i in IDENTITY),
+            hint="Type any order of 0…4, use the buttons, or swap two tokens.",
             # one text field ("2,0,1,4,3"); the presets are buttons (templates/labs/order.html)
             extra={"presets": PERMS, "single": True, "permutation": True},
         ),

@@ -21,7 +21,7 @@ from app.figures.labs.words import source_of
 PATTERN = np.array([2.0, 1.0, 0.0])
 
 
-ITEMS = ["item 0", "item 1", "item 2"]
+ITEMS = ["item 1", "item 2", "item 3"]
 
 
 def _plot(t: Any, d: int, flat: Any, at: Any) -> Json:
@@ -103,7 +103,7 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         tables=[table(f"The three weights at d = {d}", ["unscaled", "scaled"], ITEMS, cells)],
         readout=[
             f"a gap of {fmt.significant(g)} in the scores: one weight is e^{fmt.significant(g)} "
-            f"= {fmt.exponential(eg)} times the other",
+            f"≈ {fmt.exponential(eg)} times the other",
             f"stretch √{d} = {fmt.derived(math.sqrt(d), 4)}",
         ],
         quotes=QUOTES,

@@ -135,6 +135,7 @@ def _quotes(rows: list[Json], seed: int) -> list[Json]:
         },
         {
             "source": "Why both spreads",
+            "kind": "note",
             "text": "0.90 is the expected population std of 8 "
             "independent standard normals. Here the keys share one query, whose length varies, "
             "so at small d_k the per-draw spread runs a little lower still.",

@@ -272,7 +272,8 @@ SCORE_HISTOGRAM = LabFigure(
         toggle("fixed", "Hold the x-axis at ±4·√1024 (±4 when scaled)", True),
         toggle(
             "reproduce",
-            "Reproduce the course module's run (d_k = 32, 64, 128, 256; 200,000 draws)",
+            "Reproduce the run of the course module “Attention” (d_k = 32, 64, 128, 256; "
+            "200,000 draws)",
             False,
         ),
     ),

@@ -158,7 +158,7 @@ def test_d3_empty_row_guarded_naive_nan_and_uniform_variant(client: TestClient) 
     ]  # 0-based, as /softmax counts rows (LABS.md §1.1)
     naive = f["tables"][0]["cells"]
     assert {row[2] for row in naive} == {"0/0 = NaN"}
-    assert [row[4] for row in naive] == ["0.2500"] * 4
+    assert [row[4] for row in naive] == ["0.25"] * 4  # a weight: 2 decimals, as in the grids
     assert grid(f, "weights-finite")["text"][0] == ["0.25"] * 4
     off = figs(client, "masks", large="0")["empty-row"]
     assert [g["desc"]["grid"] for g in off["grids"]] == ["weights"]

@@ -121,11 +121,11 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     n = len(cols)
     naive = [
         [
-            ("−∞" if not allowed[r, j] else fmt.derived(float(masked_scores[r, j]), 2)),
-            "0" if not allowed[r, j] else "e^s",
+            ("−∞" if not allowed[r, j] else fmt.value(float(masked_scores[r, j]))),
+            "0" if not allowed[r, j] else "its exponential",
             "0/0 = NaN",
             "0",
-            fmt.derived(float(finite.weights[r, j]), 4),
+            fmt.weight(float(finite.weights[r, j])),
         ]
         for j in range(n)
     ]
@@ -146,7 +146,13 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         tables=[
             table(
                 f"{who[0].upper()}{who[1:]} three ways",
-                ["masked score", "naive e^s", "naive weight", "guarded weight", "−10⁹ weight"],
+                [
+                    "masked score",
+                    "naive exponential",
+                    "naive weight",
+                    "guarded weight",
+                    "−10⁹ weight",
+                ],
                 list(cols),
                 naive,
             )

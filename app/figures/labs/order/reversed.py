@@ -98,7 +98,7 @@ def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         tables=[
             table(
-                "Each token's output in both orders (3 decimals)",
+                "Each token's output in both orders",
                 ["I love LLMs", "LLMs love I", "badge"],
                 list(RUNNING_EXAMPLE["tokens"]),
                 rows,

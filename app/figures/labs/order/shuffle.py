@@ -14,7 +14,7 @@ from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import Control, choice, toggle
-from app.figures.labs.order.common import TOL, dim_names, permuted_body, row_text
+from app.figures.labs.order.common import TOL, columns, permuted_body, row_text
 from app.figures.labs.parts import chart, matrix_grid, preset_body
 from app.figures.style import arrow
 
@@ -117,7 +117,7 @@ def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
 
 def _grids(before: Any, after: Any, tokens_after: list[str], theme: str) -> list[Json]:
     """The outputs in order and shuffled."""
-    cols = dim_names(before.shape[1])
+    cols = columns(before.shape[1])
     grids = [
         grid_item(
             matrix_grid(
@@ -194,7 +194,7 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         tables=[
             table(
-                "Each token's output, before and after (3 decimals)",
+                "Each token's output, before and after",
                 ["moved", "output before", "output after", "badge"],
                 tokens_after,
                 rows_out,

@@ -15,6 +15,7 @@ from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import number, steps
+from app.figures.labs.parts import root_text
 from app.figures.labs.why_scale.common import POW2
 from app.figures.labs.words import source_of
 
@@ -104,7 +105,7 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         readout=[
             f"a gap of {fmt.significant(g)} in the scores: one weight is e^{fmt.significant(g)} "
             f"≈ {fmt.exponential(eg)} times the other",
-            f"stretch √{d} = {fmt.derived(math.sqrt(d), 4)}",
+            f"stretch {root_text(d)}",
         ],
         quotes=QUOTES,
     )

@@ -14,6 +14,7 @@ from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, steps, toggle
+from app.figures.labs.parts import root_text
 from app.figures.labs.why_scale.common import (
     DRAWS,
     FIXED_HALF,
@@ -203,7 +204,7 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         f"var {fmt.derived(float(shown['var']), 2)}",
         f"var/d_k {fmt.derived(float(shown['var_over_d_k']), 4)}",
         f"scaled var {fmt.derived(float(shown['scaled_var']), 4)}",
-        f"typical size √d_k = {fmt.derived(root, 2)}",
+        f"typical size √d_k: {root_text(d_k)}",
     ]
     run = "a preview of " if ctx.preview else ""
     caption = (

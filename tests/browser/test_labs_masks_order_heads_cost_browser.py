@@ -141,7 +141,7 @@ ENTRIES = [
           _space("shuffle", "positional"), _has("shuffle", "readout", "dog: different values")),
     # E2: eight positions; keyboard: a wider d
     Entry("order", "positional-encoding", _type("positional-encoding", "T", "8"),
-          _grid_has("positional-encoding", "pe", "pos 7"),
+          _has("positional-encoding", "caption", "over these 8 positions"),
           _slide("positional-encoding", "d"),
           _has("positional-encoding", "readout", "2i/65")),
     # E3 opens reversed: positions on; keyboard: the reversal off

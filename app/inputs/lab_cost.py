@@ -55,7 +55,7 @@ def _grid(rows: int, cols: int) -> Cost:
 
 def _positional(values: Values) -> Price:
     """E2: the T × d heatmap of PE, plus one curve per chosen dimension."""
-    t, d = int(values.get("T", 5)), int(values.get("d", 4))
+    t, d = int(values.get("T", 50)), int(values.get("d", 64))  # the controls' defaults
     curves = len(values.get("dims", ())) * t
     return Price(_grid(t, d) + Cost(curves, curves * 20), "d", "T or d")
 

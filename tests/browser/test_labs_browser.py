@@ -95,16 +95,28 @@ def test_a1_keyboard_only(lab: Any) -> None:
     assert page.input_value("#softmax-table--shift") == "0.1"
 
 
-def test_a2_query_and_answer(lab: Any) -> None:
+def test_a2_asks_before_it_shows_then_answers(lab: Any) -> None:
+    """A2 hides its chart and answer until a guess is checked (keyboard: a radio group
+    and a Check button; the result in a status region), then follows q."""
     page = lab("/labs/one-query#alignment")
-    assert "k0 takes the largest weight" in caption(page, "alignment")
+    for role in ("caption", "plot-box", "readout"):
+        assert not page.is_visible(f"#alignment [data-role={role}]"), role
+    page.click("#alignment [data-role=check]")  # no choice yet: asked to pick one
+    assert "Pick one answer first" in source_text(page, "#alignment [data-role=result]")
+    page.focus("#" + page.get_attribute('#alignment label[data-text="k_3 = (−1, 0)"]', "for"))
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.role") == "check"
+    page.keyboard.press("Enter")
+    result = source_text(page, "#alignment [data-role=result]")
+    assert "You predicted k_3 = (−1, 0). It is k_1 = (1, 0)." in result
+    assert "k_1 has the largest dot product with q, 1" in result
+    assert page.is_visible("#alignment [data-role=plot-box]")
+    assert "k_1 0.576" in caption(page, "alignment")
     commit(page, "#alignment--q-0", "0")
     commit(page, "#alignment--q-1", "1.5")
-    assert "k1 takes the largest weight" in caption(page, "alignment")
-    page.click("#alignment [data-role=reveal] summary")
-    answer = source_text(page, "#alignment [data-role=answer]")
-    assert answer.startswith("k1 gets the largest weight")
-    assert "perpendicular" in answer
+    assert "Now: k_2 = (0, 1)." in source_text(page, "#alignment [data-role=result]")
+    assert "perpendicular" in source_text(page, "#alignment [data-role=readout]")
 
 
 def test_a3_anchor_and_untied_values(lab: Any) -> None:
@@ -165,7 +177,7 @@ def test_b1_rests_on_the_final_frame_and_steps_back_and_forward(lab: Any) -> Non
     assert "= −9 − 9 = −18" in caption(page, "stepper")
     assert "step=1" in page.url  # "step" is only B1's, so its key is bare
     derivation = source_text(page, "#stepper [data-role=derivation]")
-    assert derivation == "Highlighted: score[1, 1] = q2·k2 = 1·1 + 1·1 = 1 + 1 = 2"
+    assert derivation == "Highlighted: s_22 = q_2·k_2 = 1·1 + 1·1 = 1 + 1 = 2"
     outlined = page.locator("#stepper [data-grid=scores] td.cell-outlined")
     assert outlined.count() == 1
     assert (outlined.get_attribute("data-row"), outlined.get_attribute("data-col")) == ("1", "1")
@@ -176,7 +188,7 @@ def test_b1_rests_on_the_final_frame_and_steps_back_and_forward(lab: Any) -> Non
     )
     page.click("#stepper [data-step=forward]")
     wait_idle(page)
-    assert "token 1 (position 0) is [−12.73, −∞], with weights [1, 0]" in caption(page, "stepper")
+    assert "token 1 (row 1) is [−12.73, −∞], with weights [1, 0]" in caption(page, "stepper")
     ghost = page.locator("#stepper [data-grid=ghost] td[data-row]")
     assert ghost.all_inner_texts() == ["0.0000", "1.0000"]  # 4 decimals; row 0 unmasked
     page.select_option("#stepper--mask", "none")
@@ -294,11 +306,15 @@ def test_b1_any_length_up_to_8(lab: Any) -> None:
 
 def test_b2_position_and_mask(lab: Any) -> None:
     page = lab("/labs/step-by-step#per-position")
-    assert "Position 2 (LLMs) reads 3 of 3 keys" in caption(page, "per-position")
-    commit(page, "#per-position--focus", "1")
+    assert "LLMs (row 3) reads 3 of 3 keys" in caption(page, "per-position")
+    # the rows are named by their tokens once the state is drawn; the URL counts from 0
+    options = page.locator("#per-position--focus option:not([hidden])").all_inner_texts()
+    assert options == ["I (row 1)", "love (row 2)", "LLMs (row 3)"]
+    page.select_option("#per-position--focus", "1")
+    wait_idle(page)
     page.select_option("#per-position--mask", "causal")
     wait_idle(page)
-    assert "Position 1 (love) reads 2 of 3 keys" in caption(page, "per-position")
+    assert "love (row 2) reads 2 of 3 keys" in caption(page, "per-position")
     outlined = page.locator("#per-position [data-grid=scores] td.cell-outlined")
     assert outlined.count() == 2
 
@@ -325,7 +341,7 @@ def test_c1_slider_previews_then_refines(lab: Any) -> None:
     wait_idle(page)
     assert "against the N(0, 1) curve" in caption(page, "score-histogram")
     quotes = source_text(page, "#score-histogram [data-role=quotes]")
-    assert "The course module measured" in quotes
+    assert "The course module “Attention” measured" in quotes
     assert "This run measured" in quotes
 
 
@@ -406,7 +422,7 @@ def test_c4_width_moves_the_marker(lab: Any) -> None:
     page.keyboard.press("End")
     wait_idle(page)
     assert "At d = 1024" in caption(page, "flat-line")
-    assert "e^20 = 4.852 × 10⁸" in source_text(page, "#flat-line [data-role=readout]")
+    assert "e^20 ≈ 4.852 × 10⁸" in source_text(page, "#flat-line [data-role=readout]")
 
 
 # ---- across pages
@@ -560,6 +576,9 @@ PIXEL_JS = """([x, y]) => { const p = document.querySelector('#alignment .js-plo
 
 def test_a2_drag_the_tip_of_q(lab: Any) -> None:
     page = lab("/labs/one-query#alignment")
+    # the chart shows after a guess
+    page.check("#" + page.get_attribute('#alignment label[data-text="k_1 = (1, 0)"]', "for"))
+    page.click("#alignment [data-role=check]")
     page.locator("#alignment").scroll_into_view_if_needed()
     start = page.evaluate(PIXEL_JS, [1, 0])
     end = page.evaluate(PIXEL_JS, [0, 1.5])
@@ -575,4 +594,4 @@ def test_a2_drag_the_tip_of_q(lab: Any) -> None:
     assert abs(x) <= 0.1
     assert abs(y - 1.5) <= 0.1
     assert round(x / 0.05, 6).is_integer()  # snapped onto the 0.05 grid by the server
-    assert "k1 takes the largest weight" in caption(page, "alignment")
+    assert "Now: k_2 = (0, 1)." in source_text(page, "#alignment [data-role=result]")

@@ -133,29 +133,29 @@ ENTRIES = [
     # D1: padding key 0 with causal empties row 0; keyboard: causal off
     Entry("masks", "mask-kinds",
           lambda page: control(page, "mask-kinds", "pad", "input[value='0']").click(),
-          _has("mask-kinds", "readout", "row q0: 0 allowed keys"),
-          _space("mask-kinds", "causal"), _has("mask-kinds", "readout", "row q0: 3 allowed keys")),
+          _has("mask-kinds", "readout", "row q_1: 0 allowed keys"),
+          _space("mask-kinds", "causal"), _has("mask-kinds", "readout", "row q_1: 3 allowed keys")),
     # D2: only "after"; keyboard: D1's shared L up to 5, and D2 redraws on the 5 × 5 S
     Entry("masks", "mask-order", _select("mask-order", "order", "after"),
           _grids("mask-order", 1),
-          _slide("mask-kinds", "L"), _grid_has("mask-order", "weights-after", "q4")),
+          _slide("mask-kinds", "L"), _grid_has("mask-order", "weights-after", "q_5")),
     # D3: the −1e9 grid off; keyboard: the S example
     Entry("masks", "empty-row", _click("empty-row", "large"), _grids("empty-row", 1),
-          _key_select("empty-row", "case"), _has("empty-row", "caption", "Row q0")),
+          _key_select("empty-row", "case"), _has("empty-row", "caption", "Row q_1")),
     # E1: swap dog and man; keyboard: positions on
     Entry("order", "shuffle",
-          lambda page: panel(page, "shuffle").get_by_role("button", name="Swap dog ↔ man").click(),
-          _has("shuffle", "primary-tables", "1 → 4"),
+          lambda page: panel(page, "shuffle").get_by_role("button", name="Shuffle").click(),
+          _has("shuffle", "primary-tables", "row 2 → row 4"),
           _space("shuffle", "positional"), _has("shuffle", "readout", "dog: different values")),
     # E2: eight positions; keyboard: a wider d
     Entry("order", "positional-encoding", _type("positional-encoding", "T", "8"),
-          _grid_has("positional-encoding", "pe", "pos 7"),
+          _has("positional-encoding", "caption", "over these 8 positions"),
           _slide("positional-encoding", "d"),
-          _has("positional-encoding", "readout", "2i/5")),
-    # E3: reverse; keyboard: positions on
-    Entry("order", "reversed", _click("reversed", "reverse"),
-          _has("reversed", "readout", "LLMs: same values"),
-          _space("reversed", "positional"), _has("reversed", "caption", "a different computation")),
+          _has("positional-encoding", "readout", "2i/65")),
+    # E3 opens reversed: positions on; keyboard: the reversal off
+    Entry("order", "reversed", _click("reversed", "positional"),
+          _has("reversed", "caption", "a different computation"),
+          _space("reversed", "reverse"), _has("reversed", "caption", "Switch on the reversal")),
     # F1: the query token "was"; keyboard: one head only
     Entry("heads", "four-heads", _select("four-heads", "row", "8"),
           _has("four-heads", "readout", "“was” looks at “it”"),
@@ -178,7 +178,7 @@ ENTRIES = [
           _has("params", "primary-tables", "2,048"),
           _slide("params", "heads"), _has("params", "caption", "h = 16 changes neither")),
     # G3: ×4; keyboard: N up
-    Entry("cost", "growth", _click("growth", "x4"), _has("growth", "caption", "×16 the cells"),
+    Entry("cost", "growth", _click("growth", "x4"), _has("growth", "caption", "262,144 cells."),
           _slide("growth", "n"), _has("growth", "caption", "1,024²")),
 ]  # fmt: skip
 
@@ -293,15 +293,15 @@ def test_masks_share_one_s_whose_size_follows_l(
     wait_idle(page)
     expect(cells).to_have_count(36)
     expect(panel(page, "mask-kinds").locator('[data-control="S"] th')).to_have_text(
-        [f"q{i}" for i in range(6)]
+        [f"q_{i}" for i in range(1, 7)]
     )
     boxes = panel(page, "mask-kinds").locator('[data-control="pad"] label')
     assert [boxes.nth(j).is_visible() for j in range(8)] == [True] * 6 + [False] * 2
-    expect(panel(page, "mask-order").locator('[data-grid="weights-before"]')).to_contain_text("q5")
-    expect(panel(page, "empty-row").locator('[data-grid="weights"]')).to_contain_text("q5")
+    expect(panel(page, "mask-order").locator('[data-grid="weights-before"]')).to_contain_text("q_6")
+    expect(panel(page, "empty-row").locator('[data-grid="weights"]')).to_contain_text("q_6")
     assert "L=6" in page.url
     assert "S=" in page.url
-    # a new cell of S, typed: q5 reads k5 with score 3 (its row, causal, before: e^3/(5+e^3))
+    # a new cell of S, typed: q_6 reads k_6 with score 3 (its row, causal, before: e^3/(5+e^3))
     cell = panel(page, "mask-kinds").locator('[data-control="S"] input[data-row="5"][data-col="5"]')
     cell.fill("3")
     cell.press("Enter")
@@ -335,17 +335,20 @@ def test_e1_custom_order_typed_swapped_by_keyboard_and_by_button(
     page, errors = lab_page
     open_lab(page, server_url, "order")
     table_rows = panel(page, "shuffle").locator('[data-role="primary-tables"] tbody th')
-    expect(table_rows).to_have_text(["The", "dog", "bit", "the", "man"])
+    # E1 opens shuffled beside the original: dog and man swapped
+    expect(table_rows).to_have_text(["The", "man", "bit", "the", "dog"])
     entries = panel(page, "shuffle").locator('[data-control="perm"] input[data-part="value"]')
     expect(entries).to_have_count(1)  # one field holds the permutation
-    expect(entries).to_have_value("0,1,2,3,4")
+    expect(entries).to_have_value("0,4,2,3,1")
     entries.fill("2,0,1,4,3")
     entries.press("Enter")
     wait_idle(page)
     expect(table_rows).to_have_text(["bit", "The", "dog", "man", "the"])
     assert "perm=2%2C0%2C1%2C4%2C3" in page.url
     tokens = panel(page, "shuffle").locator("[data-position]")
-    expect(tokens).to_have_text(["0: bit", "1: The", "2: dog", "3: man", "4: the"])
+    expect(tokens).to_have_text(
+        ["bit (row 1)", "The (row 2)", "dog (row 3)", "man (row 4)", "the (row 5)"]
+    )
     tokens.nth(0).focus()  # keyboard: pick position 0, then position 1
     page.keyboard.press("Enter")
     expect(tokens.nth(0)).to_have_attribute("aria-pressed", "true")
@@ -353,7 +356,9 @@ def test_e1_custom_order_typed_swapped_by_keyboard_and_by_button(
     page.keyboard.press("Space")
     wait_idle(page)
     expect(table_rows).to_have_text(["The", "bit", "dog", "man", "the"])
-    expect(tokens).to_have_text(["0: The", "1: bit", "2: dog", "3: man", "4: the"])
+    expect(tokens).to_have_text(
+        ["The (row 1)", "bit (row 2)", "dog (row 3)", "man (row 4)", "the (row 5)"]
+    )
     expect(control(page, "shuffle", "swap")).to_have_value("")  # a swap is an action
     tokens.nth(4).click()  # pointer: the last token, then the third
     tokens.nth(2).click()
@@ -421,10 +426,10 @@ def test_an_8_by_8_s_scrolls_in_its_own_box_at_375_px(browser: Browser, server_u
 def test_d1_links_an_empty_row_to_d3(lab_page: tuple[Page, list[str]], server_url: str) -> None:
     page, errors = lab_page
     open_lab(page, server_url, "masks", "?pad=0")
-    expect(readout(page, "mask-kinds")).to_contain_text("row q0: 0 allowed keys")
+    expect(readout(page, "mask-kinds")).to_contain_text("row q_1: 0 allowed keys")
     panel(page, "mask-kinds").get_by_role("button", name="Open it in D3").click()
     wait_idle(page)
     expect(control(page, "empty-row", "case")).to_have_value("d1")
-    expect(caption(page, "empty-row")).to_contain_text("Row q0 (position 0) has no allowed key")
+    expect(caption(page, "empty-row")).to_contain_text("Row q_1 has no allowed key")
     assert "case=d1" in page.url
     assert errors == [], errors

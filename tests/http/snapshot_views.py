@@ -141,8 +141,20 @@ def one_line(items: list[Any]) -> list[str]:
     ]
 
 
+def block_grid_view(desc: dict[str, Any]) -> dict[str, Any]:
+    """A grid drawn as colour blocks (no text: too many cells to print, e.g. E2's 50 × 64
+    encoding): its values, colours and masked flags as a summary and sha256."""
+    return {
+        key: {"sha256": sha256(value)} if key in ("values", "color", "masked")
+        else readable(value)
+        for key, value in desc.items()
+    }  # fmt: skip
+
+
 def readable(value: Any) -> Any:
     """``value`` with grids as grids and the machine parts digested (see the module doc)."""
+    if is_grid(value) and value.get("text") is None:
+        return block_grid_view(value)
     if is_grid(value):
         return grid_view({k: readable(v) for k, v in value.items()})
     if is_long_list(value):

@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from fastapi.testclient import TestClient
 
+from app.figures.registry import FIGURES
+
 PLOTLY = "plotly.js (cartesian - minified)"
 
 
@@ -39,7 +41,8 @@ def test_every_figure_shares_one_plotly(client: TestClient) -> None:
     assert "showSendToCloud" in r.text
     assert '"showSendToCloud":false' in r.text
     assert "every pair at once" in r.text  # Figure 1's own drawing
-    assert r.text.count('"narrow":{') == 2  # Figures 5 and 10 keep their phone variant
+    # every chart with a phone variant keeps it (the registry's list: 5, 10, 12, 13)
+    assert r.text.count('"narrow":{') == sum(1 for f in FIGURES if f.narrow)
 
 
 def test_a_grid_figure_as_svg(client: TestClient) -> None:

@@ -64,7 +64,7 @@ def test_masks_scripts_match_d1_d2_d3(client: TestClient, tmp_path: Path, state:
     out = script_output(client, "masks", "mask-kinds", tmp_path, **state)
     d1 = figure(client, "masks", "mask-kinds", **state)
     close(out["weights"], grid(d1, "weights"))
-    assert [f"row q{i}: {n} allowed key" in line for i, (n, line) in
+    assert [f"row q_{i + 1}: {n} allowed key" in line for i, (n, line) in
             enumerate(zip(out["allowed_per_row"], d1["readout"], strict=False))] == [True] * len(
         out["allowed_per_row"])  # fmt: skip
 

@@ -51,10 +51,12 @@ def test_d1_causal_weights_and_allowed_counts(client: TestClient) -> None:
     f = figs(client, "masks")["mask-kinds"]
     w = grid(f, "weights")
     assert w["values"][0][1:] == [None, None, None]  # blocked: null on the wire
-    assert w["text"][0] == ["1.00", "0", "0", "0"]
+    assert w["text"][0] == ["1", "0", "0", "0"]
+    assert w["masked"][0] == [False, True, True, True]  # hatched and named in the legend
+    assert w["scale"] == "weights"  # the weights' hue, as on the main page
     assert next(g["desc"]["text"] for g in f["grids"] if g["desc"]["grid"] == "mask-0")[0] == [
         "·", "−∞", "−∞", "−∞"]  # fmt: skip
-    assert f["readout"][:2] == ["row q0: 1 allowed key", "row q1: 2 allowed keys"]
+    assert f["readout"][:2] == ["row q_1: 1 allowed key", "row q_2: 2 allowed keys"]
 
 
 def test_d1_masks_combine_as_and_and_an_empty_row_is_flagged(client: TestClient) -> None:
@@ -62,8 +64,8 @@ def test_d1_masks_combine_as_and_and_an_empty_row_is_flagged(client: TestClient)
     total = grid(f, "mask-sum")
     assert total["text"] == [["✗", "✗", "✗", "✗"], ["✗", "✓", "✗", "✗"],
                              ["✗", "✓", "✓", "✗"], ["✗", "✗", "✓", "✓"]]  # fmt: skip
-    assert "row q0: 0 allowed keys" in f["readout"][0]
-    assert f["warnings"] == ["row 0 has no allowed key: its weights are all zero"]
+    assert "row q_1: 0 allowed keys" in f["readout"][0]
+    assert f["warnings"] == ["row q_1 has no allowed key: its weights are all zero"]
     assert grid(f, "weights")["text"][0] == ["0", "0", "0", "0"]
 
 
@@ -96,15 +98,16 @@ def test_one_shared_s_of_length_l_feeds_d1_d2_and_d3(client: TestClient) -> None
     )
     assert out["query"]["S"] == s_text  # the canonical link holds the resized S
     f = out["figures"]
-    assert grid(f["mask-kinds"], "weights")["rows"] == [f"q{i}" for i in range(6)]
+    assert grid(f["mask-kinds"], "weights")["rows"] == [f"q_{i}" for i in range(1, 7)]
     # D2 "after" on the grown S: row 0's softmax over 6 keys keeps e^1 / (e^1 + e^.5 + …)
     e = [2.718281828459045, 1.6487212707001282, 0.6065306597126334, 1.0, 1.0, 1.0]
     assert f["mask-order"]["tables"][0]["cells"][0] == [f"{e[0] / sum(e):.4f}"]
-    assert f["mask-order"]["tables"][0]["row_headers"] == [f"q{i}" for i in range(6)]
+    assert f["mask-order"]["tables"][0]["row_headers"] == [f"q_{i}" for i in range(1, 7)]
     d3 = figs(client, "masks", L="3", case="pad-key0")["empty-row"]
-    assert grid(d3, "weights")["rows"] == ["q0", "q1", "q2"]
+    assert grid(d3, "weights")["rows"] == ["q_1", "q_2", "q_3"]
     assert d3["warnings"] == [
-        "The engine's warning, verbatim: “row 0 has no allowed key: its weights are all zero”"
+        "The engine's warning, verbatim (the engine counts rows from 0): "
+        "“row 0 has no allowed key: its weights are all zero”"
     ]
 
 
@@ -137,7 +140,7 @@ def test_d2_shows_the_mask_built_in_d1(client: TestClient) -> None:
 
 def test_d3_on_d1s_masks_flags_their_empty_rows(client: TestClient) -> None:
     f = figs(client, "masks", case="d1", pad="0,1", L="3")["empty-row"]
-    assert grid(f, "weights")["rows"] == ["q0", "q1", "q2"]
+    assert grid(f, "weights")["rows"] == ["q_1", "q_2", "q_3"]
     assert len(f["warnings"]) == 2  # rows 0 and 1 see only padded keys
     ok = figs(client, "masks", case="d1", causal="0")["empty-row"]
     assert ok["warnings"] == []
@@ -149,12 +152,13 @@ def test_d3_empty_row_guarded_naive_nan_and_uniform_variant(client: TestClient) 
     assert grid(f, "weights")["rows"] == ["<pad>", "I", "love", "LLMs"]
     assert grid(f, "weights")["text"][0] == ["0", "0", "0", "0"]
     assert f["warnings"] == [
-        "The engine's warning, verbatim: “row 0 ('<pad>') has no allowed key: its weights "
+        "The engine's warning, verbatim (the engine counts rows from 0): "
+        "“row 0 ('<pad>') has no allowed key: its weights "
         "and output are all zero”"
     ]  # 0-based, as /softmax counts rows (LABS.md §1.1)
     naive = f["tables"][0]["cells"]
     assert {row[2] for row in naive} == {"0/0 = NaN"}
-    assert [row[4] for row in naive] == ["0.2500"] * 4
+    assert [row[4] for row in naive] == ["0.25"] * 4  # a weight: 2 decimals, as in the grids
     assert grid(f, "weights-finite")["text"][0] == ["0.25"] * 4
     off = figs(client, "masks", large="0")["empty-row"]
     assert [g["desc"]["grid"] for g in off["grids"]] == ["weights"]
@@ -169,7 +173,7 @@ def test_e1_outputs_travel_with_their_tokens(client: TestClient) -> None:
     assert f["readout"][:5] == [f"{t}: same values" for t in ("The", "man", "bit", "the", "dog")]
     rows = dict(zip(f["tables"][0]["row_headers"], f["tables"][0]["cells"],
                                           strict=True))  # fmt: skip
-    assert rows["dog"][0] == "1 → 4"
+    assert rows["dog"][0] == "row 2 → row 5"
     assert rows["dog"][1] == rows["dog"][2]
 
 
@@ -177,8 +181,8 @@ def test_e1_a_custom_permutation_and_a_swap_of_two_positions(client: TestClient)
     out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3"})).json()
     f = out["figures"]["shuffle"]
     assert f["tables"][0]["row_headers"] == ["bit", "The", "dog", "man", "the"]
-    assert [r[0] for r in f["tables"][0]["cells"]] == ["2 → 0", "0 → 1", "1 → 2", "4 → 3",
-                                                       "3 → 4"]  # fmt: skip
+    assert [r[0] for r in f["tables"][0]["cells"]] == ["row 3 → row 1", "row 1 → row 2",
+        "row 2 → row 3", "row 5 → row 4", "row 4 → row 5"]  # fmt: skip
     assert f["readout"][:5] == [f"{t}: same values" for t in ("bit", "The", "dog", "man", "the")]
     # a swap exchanges two positions of the current order, then resets itself
     out = client.get("/labs/order/figures.json?" + urlencode({"perm": "2,0,1,4,3",
@@ -221,7 +225,8 @@ def test_e2_heatmap_is_the_encoding(client: TestClient) -> None:
     api = client.post("/api/v1/positional-encoding", json={"positions": 6, "d_model": 8}).json()
     assert pe["values"] == api["pe"]
     assert grid(f, "x-plus-pe")["rows"] == ["The", "dog", "bit", "the", "man"]
-    assert len(f["plot"]["data"]) >= 3
+    # the default curves (dimensions 0, 6, 16, 40) that fit in d = 8
+    assert [t["name"] for t in f["plot"]["data"]] == ["dim 0 (sin)", "dim 6 (sin)"]
 
 
 def test_e2_any_width_and_chosen_dimensions(client: TestClient) -> None:
@@ -247,7 +252,7 @@ def test_e3_reversal_is_a_reordering_without_positions_only(client: TestClient) 
     assert grid(f, "weights-reversed")["rows"] == ["LLMs", "love", "I"]
     on = figs(client, "order", reverse="1", **{"reversed.positional": "1"})["reversed"]
     assert "different computation" in on["caption"]
-    off = figs(client, "order")["reversed"]
+    off = figs(client, "order", reverse="0")["reversed"]
     assert [g["desc"]["grid"] for g in off["grids"]] == ["scores", "weights"]
 
 
@@ -259,9 +264,9 @@ def test_f1_four_patterns_and_where_it_looks(client: TestClient) -> None:
     assert [g["desc"]["grid"] for g in f["grids"]] == [f"weights-h{h}" for h in range(1, 5)]
     prev = grid(f, "weights-h1")
     assert prev["rows"][7] == "it"
-    assert prev["text"][7][6] == "1.0"  # it -> because (previous word)
-    assert grid(f, "weights-h2")["text"][7][1] == "1.0"  # it -> animal
-    assert grid(f, "weights-h4")["text"][3][0] == grid(f, "weights-h4")["text"][3][6] == "0.5"
+    assert prev["text"][7][6] == "1"  # it -> because (previous word)
+    assert grid(f, "weights-h2")["text"][7][1] == "1"  # it -> animal
+    assert grid(f, "weights-h4")["text"][3][0] == grid(f, "weights-h4")["text"][3][6] == "0.50"
     assert f["readout"][1] == "head 2 (coreference): “it” looks at “animal” (1.00)"
     assert "found, not assigned" in f["caption"]
     tensor = figs(client, "heads", stack="tensor", row="2")["four-heads"]
@@ -274,7 +279,7 @@ def test_f2_split_concat_and_identity_w_o(client: TestClient) -> None:
     f = figs(client, "heads")["split-concat"]
     assert [g["desc"]["grid"] for g in f["grids"]] == ["weights-h1", "weights-h2", "concat",
                                                         "final"]  # fmt: skip
-    assert grid(f, "concat")["cols"] == ["h1·0", "h1·1", "h2·0", "h2·1"]
+    assert grid(f, "concat")["cols"] == ["h1·1", "h1·2", "h2·1", "h2·2"]
     api = client.get("/api/v1/presets/two-heads").json()["body"]
     out = client.post("/api/v1/attention", json=api).json()
     assert grid(f, "final")["values"] == out["output"]

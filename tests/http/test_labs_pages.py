@@ -15,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.figures.labs import LABS
+from app.figures.labs.words import plain
 from app.templating import environment
 
 READY = [lab.id for lab in LABS if lab.status == "ready"]
@@ -74,7 +75,10 @@ def test_each_ready_lab_page_has_its_figures_and_state(client: TestClient, lab_i
     for fig in lab.figures:
         assert f'data-figure="{fig.name}"' in html
         assert f"Copy embed code for {fig.entry}" in html
-        assert fig.teaching in unescape(html)
+        # sources named and linked: the page text is the teaching with each mark written
+        # out, its notation as MathML
+        shown = str(environment.filters["math"](plain(fig.teaching)))
+        assert shown in re.sub(r"</?a\b[^>]*>", "", html)
     for tag in re.findall(r"<script\b[^>]*>", html):
         assert "src=" in tag or 'type="application/json"' in tag, tag
     assert not re.search(r"\son[a-z]+\s*=", html), "inline event handler"

@@ -86,11 +86,12 @@ def test_a1_shift_changes_exponentials_not_weights() -> None:
 
 def test_a2_answer_follows_the_query() -> None:
     fig = build("one-query", "alignment")
-    assert [r[0] for r in cells(fig)] == ["1.000", "0.000", "−1.000"]
-    assert fig["reveal"]["answer"].startswith("k0 gets the largest weight")
+    assert [r[0] for r in cells(fig)] == ["1", "0", "−1"]
+    assert fig["reveal"]["correct"] == "k_1"
+    assert fig["reveal"]["why"].startswith("k_1 has the largest dot product")
     assert "below zero" in fig["reveal"]["answer"]
     up = build("one-query", "alignment", q=(0.0, 1.0))
-    assert up["reveal"]["answer"].startswith("k1 gets the largest weight")
+    assert up["reveal"]["correct"] == "k_2"
 
 
 def test_a3_rebuilds_the_chapters_table() -> None:
@@ -111,7 +112,7 @@ def test_a4_queries_commit_and_the_neutral_one_averages() -> None:
     assert entropy[1] < entropy[2] / 2
     weak = build("one-query", "discriminate", c=0.5)
     assert float(cells(weak)[0][-1]) > entropy[0]  # a weaker query commits less
-    assert fig["badges"] == ["reconstructed"]
+    assert fig["badges"] == ["our example"]  # the queries are ours; no authoring notes
 
 
 @pytest.mark.parametrize(("maps", "scores", "weights"), [
@@ -126,12 +127,12 @@ def test_a5_symmetry_badges(maps: str, scores: str, weights: str) -> None:
 # ---- step-by-step
 
 PRINTED = {
-    1: ["= −9 − 9 = −18", "q1·k2 = 3·1 + −3·1 = 3 − 3 = 0", "q2·k1",
-        "q2·k2 = 1·1 + 1·1 = 1 + 1 = 2"],
+    1: ["= −9 − 9 = −18", "q_1·k_2 = 3·1 + −3·1 = 3 − 3 = 0", "q_2·k_1",
+        "q_2·k_2 = 1·1 + 1·1 = 1 + 1 = 2"],
     2: ["√2 ≈ 1.414, giving the scaled rows [−12.73, 0] and [0, 1.414]"],
-    3: ["token 1 (position 0) is [−12.73, −∞], with weights [1, 0]"],
+    3: ["token 1 (row 1) is [−12.73, −∞], with weights [1, 0]"],
     4: ["[e^0, e^1.414] = [1, 4.113], with sum 5.113 and weights [0.196, 0.804]"],
-    5: ["Output of token 1 (position 0): 1·[0, −1] = [0, −1]",
+    5: ["Output of token 1 (row 1): 1·[0, −1] = [0, −1]",
         "0.196·[0, −1] + 0.804·[1, 2] = [0.804, 1.413]"],
 }  # fmt: skip
 
@@ -146,7 +147,8 @@ def test_b1_reproduces_the_modules_printed_steps(step: int) -> None:
 def test_b1_ghost_and_rounding_note() -> None:
     fig = build("step-by-step", "stepper", step=5)
     quotes = " ".join(q["text"] for q in fig["quotes"])
-    assert "token 1 would put 0.999997 of its weight on token 2" in quotes
+    assert "token 1 (row 1) would put 0.999997 of its weight on k_2 (token 2)" in quotes
+    assert all("position" not in q["text"] for q in fig["quotes"])  # one numbering: rows
     assert "unrounded weights" in quotes
     assert [g["desc"]["grid"] for g in fig["grids"]] == ["weights", "v", "output", "ghost"]
     unmasked = build("step-by-step", "stepper", step=5, mask="none")
@@ -164,11 +166,11 @@ def test_b1_frames_reproduce_every_printed_step_and_rest_on_the_last() -> None:
 
 
 HIGHLIGHTED = {
-    1: "score[1, 1] = q2·k2 = 1·1 + 1·1 = 1 + 1 = 2",
-    2: "scaled[1, 1] = 2 ÷ √2 ≈ 1.414 = 1.4142",
-    3: "masked[1, 1] = scaled[1, 1] = 1.4142 (allowed)",
-    4: "weight[1, 1] = e^1.4142 ÷ Σ = 4.1133 ÷ 5.1133 = 0.8044",
-    5: "output[1, 0] = 0.1956·0.0000 + 0.8044·1.0000 = 0.8044",
+    1: "s_22 = q_2·k_2 = 1·1 + 1·1 = 1 + 1 = 2",
+    2: "s_22 ÷ √2: 2 ÷ 1.414 = 1.4142",
+    3: "allowed: k_2 is not after q_2, so the score stays 1.4142",
+    4: "weight of row 2 on k_2 = e^1.4142 ÷ Σ = 4.1133 ÷ 5.1133 = 0.8044",
+    5: "z_2, column 1 of d_v = 0.1956·0 + 0.8044·1 = 0.8044",
 }
 
 
@@ -181,7 +183,7 @@ def test_b1_highlighted_cell_and_its_arithmetic() -> None:
         assert stage["outline"]["rows"] == [1]
         assert stage["outline"]["cells"] == [[1, 1] if step < 5 else [1, 0]]
     blocked = build("step-by-step", "stepper", step=3)["grids"][1]["desc"]["hover"][0][1]
-    assert blocked == "masked[0, 1] = −∞: key 1 comes after query 0 (causal: j ≤ i)"
+    assert blocked == "masked: k_2 comes after q_1 (causal: j ≤ i), so its score becomes −∞"
 
 
 def _reference(q: Any, k: Any, v: Any, causal: bool) -> tuple[Any, Any]:
@@ -233,11 +235,18 @@ def test_b1_matrix_rows_follow_l_and_are_bounded() -> None:
 def test_b2_causal_shortens_the_sum() -> None:
     fig = build("step-by-step", "per-position", focus=1, mask="causal")
     assert "reads 2 of 3 keys (causal: j ≤ i)" in fig["caption"]
-    assert [r[-1] for r in cells(fig)] == ["in P(i)", "in P(i)", "outside P(i): greyed"]
+    assert [r[-1] for r in cells(fig)] == ["in P(i)", "in P(i)", "outside P(i)"]
+    assert [r[1] for r in cells(fig)][2] == "masked"
+    scores = fig["grids"][0]["desc"]
+    assert scores["masked"] == [[False, True, True], [False, False, True], [False, False, False]]
+    assert "love (row 2) reads 2 of 3 keys" in fig["caption"]
+    assert fig["choice_labels"]["focus"] == ["I (row 1)", "love (row 2)", "LLMs (row 3)"]
     full = build("step-by-step", "per-position", focus=1)
     assert "reads 3 of 3 keys" in full["caption"]
-    # the divisor is bracketed, so the equation never reads "e / √4 = 2 = [s …]"
-    assert full["readout"][1] == "s_1j = e_1j / (√4 = 2.0000) = [1, 2.5, 1.5]"
+    # the divisor is named before the row it gives, never "e / √4 = 2 = [s …]"
+    assert full["readout"][2] == "divided by √d_k = √4 = 2: [1, 2.5, 1.5]"
+    # words and the notation key's symbols: no LaTeX-like subscripts such as Σ_(j′∈P(2))
+    assert not any("_(" in line or "′" in line for line in full["readout"])
 
 
 # ---- why-scale: statistical claims over several seeds
@@ -258,7 +267,8 @@ def test_c1_reproduce_lists_the_module_widths_and_quotes_them() -> None:
     assert rows == ["d_k = 32", "d_k = 64", "d_k = 128", "d_k = 256"]
     assert [r[3] for r in cells(fig)] == ["0.9987", "1.0040", "1.0029", "1.0038"]
     sources = [q["source"] for q in fig["quotes"]]
-    assert sources == ["The course module measured", "This run measured"]
+    assert sources == ["The course module “Attention” measured", "This run measured"]
+    assert fig["quotes"][0]["href"] == "/sources#course-module"
 
 
 @pytest.mark.parametrize("seed", [0, 5, 9])
@@ -322,7 +332,7 @@ def test_c4_flat_line_and_gap() -> None:
     fig = build("why-scale", "flat-line", d=1024, gap=20.0)
     assert [r[1] for r in cells(fig)] == ["0.665", "0.245", "0.090"]
     assert cells(fig)[0][0] == "1.000"
-    assert "e^20 = 4.852 × 10⁸ times" in fig["readout"][0]  # a power, not 485,165,195.4098
+    assert "e^20 ≈ 4.852 × 10⁸ times" in fig["readout"][0]  # a power, not 485,165,195.4098
 
 
 def test_same_state_same_figure() -> None:

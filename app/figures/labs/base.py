@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from app.figures.labs.controls import Control
+from app.figures.labs.words import prose_parts
 from app.figures.style import CONFIG, Theme
 
 Json = dict[str, Any]
@@ -66,6 +67,13 @@ class LabFigure:
     # app.export.numpy_scripts.labs (SCRIPTS[numpy](values, ctx)).
     numpy: str | None = None
 
+    def intro_parts(self) -> list[tuple[str, str]]:
+        """The intro as (words, href) pieces: sources named and linked (words.py)."""
+        return prose_parts(self.intro)
+
+    def teaching_parts(self) -> list[tuple[str, str]]:
+        return prose_parts(self.teaching)
+
 
 @dataclass(frozen=True)
 class Lab:
@@ -76,6 +84,11 @@ class Lab:
     status: Status
     figures: tuple[LabFigure, ...] = ()
     intro: str = ""
+    # The main page's figure this lab explores: (number, title), linked as /#fig-<number>.
+    main_figure: tuple[int, str] | None = None
+
+    def intro_parts(self) -> list[tuple[str, str]]:
+        return prose_parts(self.intro)
 
     def figure(self, name: str) -> LabFigure | None:
         return next((f for f in self.figures if f.name == name), None)

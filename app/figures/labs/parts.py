@@ -3,13 +3,14 @@ mode bar and a weights/values grid. PURE."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from app.figures import fmt
-from app.figures.grid import grid
+from app.figures.grid import ROLE_OF, grid
 from app.presets import get_preset
 
 Json = dict[str, Any]
@@ -28,6 +29,26 @@ def chart(data: list[Json], layout: Json) -> Json:
     return {"data": data, "layout": layout, "config": {"displayModeBar": False}}
 
 
+def root_text(n: float) -> str:
+    """'√4 = 2', '√2 ≈ 1.414': a root is exact only when it is whole."""
+    r = math.sqrt(n)
+    if r.is_integer():
+        return f"√{fmt.value(n)} = {fmt.value(r)}"
+    return f"√{fmt.value(n)} ≈ {fmt.derived(r, 3)}"
+
+
+def cell_text(x: float, role: str, dp: int | None = None) -> str:
+    """A grid cell's text by its role (fmt.py): weights 2 decimals, outputs 2 decimals,
+    everything else a value; ``dp`` asks for a source's own precision (4 for B1)."""
+    if role == "weights":
+        return fmt.weight(x, dp or 2)
+    if dp is not None:
+        return fmt.derived(x, dp)
+    if role == "z":
+        return fmt.output(x)
+    return fmt.value(x)
+
+
 def matrix_grid(
     name: str,
     label: str,
@@ -36,7 +57,7 @@ def matrix_grid(
     cols: Sequence[str],
     theme: str,
     *,
-    dp: int = 2,
+    dp: int | None = None,
     blocked: Any = None,
     role: str | None = None,
     row_title: str = "",
@@ -44,20 +65,29 @@ def matrix_grid(
     blocked_text: str = "0",
     hover_name: str = "",
     outline: Json | None = None,
+    masked: Any = None,
 ) -> Json:
-    """A grid of ``values`` printed to ``dp`` decimals; cells where ``blocked`` is True are
-    drawn as gaps (value −∞ on the wire as null) printed ``blocked_text``."""
+    """A grid of ``values`` printed by their role (``cell_text``); cells where
+    ``blocked`` is True are masked: drawn as hatched gaps (value −∞ on the wire as null),
+    printed ``blocked_text`` and flagged ``masked``. A grid named ``weights…`` has the
+    weights' role (one hue on the page and in every lab). ``masked`` flags cells a mask
+    touches that still carry a number (a −10⁹ mask, the discarded weight of D2)."""
+    role = role or ("weights" if name.startswith("weights") else ROLE_OF.get(name, "x"))
     m = np.asarray(values, dtype=np.float64)
     shown = m if blocked is None else np.where(blocked, -np.inf, m)
     text = [
-        [blocked_text if not np.isfinite(v) else fmt.derived(float(v), dp) for v in row]
+        [blocked_text if not np.isfinite(v) else cell_text(float(v), role, dp) for v in row]
         for row in shown
     ]
     what = hover_name or label
     hover = [
         [
             f"{what}[{rows[i]}, {cols[j]}] = "
-            + ("blocked" if not np.isfinite(shown[i, j]) else fmt.significant(float(m[i, j]), 10))
+            + (
+                "masked: weight 0"
+                if blocked is not None and blocked[i, j]
+                else fmt.significant(float(m[i, j]), 10)
+            )
             for j in range(m.shape[1])
         ]
         for i in range(m.shape[0])
@@ -75,4 +105,5 @@ def matrix_grid(
         row_title=row_title,
         col_title=col_title,
         outline=outline,
+        masked=blocked if masked is None else masked,
     )

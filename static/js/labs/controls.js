@@ -91,10 +91,11 @@ export function showStep(el, described) {
 
 /** The header of row `r` of a matrix control, and the row's name in its cells' labels. */
 function rowNames(el, described, r) {
-  const prefix = el.dataset.rowPrefix; // a square matrix of a chosen size (masks' S): "q0"
-  if (prefix !== undefined) return [`${prefix}${r}`, `${prefix}${r}`];
+  // What a person reads counts from 1: the masks' S has rows "q_1" …
+  const prefix = el.dataset.rowPrefix; // a square matrix of a chosen size (masks' S): "q_"
+  if (prefix !== undefined) return [`${prefix}${r + 1}`, `${prefix}${r + 1}`];
   const label = described?.labels?.[r]; // B1's Q, K, V: the token of each row
-  return label ? [label, label] : [String(r), `row ${r}`];
+  return label ? [label, label] : [String(r + 1), `row ${r + 1}`];
 }
 
 /**
@@ -128,7 +129,7 @@ function resizeMatrix(el, described, nRows, nCols) {
       input.dataset.col = String(c);
       input.value = "0";
       input.removeAttribute("aria-invalid");
-      input.setAttribute("aria-label", `${legend} ${name}, column ${c}`);
+      input.setAttribute("aria-label", `${legend} ${name}, column ${c + 1}`);
       tr.insertCell().append(input);
     }
   }

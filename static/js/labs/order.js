@@ -19,7 +19,9 @@ function label(fig) {
   const tokens = fig.tables?.[0]?.row_headers ?? [];
   for (const button of strip.querySelectorAll("[data-position]")) {
     const token = tokens[Number(button.dataset.position)];
-    if (token !== undefined) button.textContent = `${button.dataset.position}: ${token}`;
+    // rows are counted from 1 on the page (the URL's perm counts from 0)
+    if (token !== undefined)
+      button.textContent = `${token} (row ${Number(button.dataset.position) + 1})`;
   }
 }
 
@@ -46,7 +48,9 @@ if (strip) {
     const select = panel.querySelector('[data-control="swap"] select');
     select.value = `${picked.dataset.position},${button.dataset.position}`;
     picked.setAttribute("aria-pressed", "false");
-    status(`Swapped positions ${picked.dataset.position} and ${button.dataset.position}.`);
+    status(
+      `Swapped rows ${Number(picked.dataset.position) + 1} and ${Number(button.dataset.position) + 1}.`,
+    );
     picked = null;
     select.dispatchEvent(new Event("change", { bubbles: true }));
   });

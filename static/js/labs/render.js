@@ -5,18 +5,29 @@
  * the lab embeds. No numbers are made here: every string arrives formatted.
  */
 
+import { siteUrl } from "../api.js";
 import { part, setRich } from "../dom.js";
 import { renderGrid } from "../grid.js";
 import { dataTable } from "../tables.js";
+import { renderGuess } from "./guess.js";
 
 function setList(el, items, make) {
   if (el) el.replaceChildren(...(items ?? []).map(make));
 }
 
+/** A quotation: its source in bold (linked to the sources page when the server names
+ * one by title), then the text. */
 function quote(q) {
   const p = document.createElement("p");
   p.className = `quote quote-${q.kind ?? "source"}`;
-  const who = Object.assign(document.createElement("strong"), { textContent: `${q.source}: ` });
+  const who = document.createElement("strong");
+  if (q.href) {
+    // the server writes site paths ("/sources#…"): under the root path behind a proxy
+    who.append(
+      Object.assign(document.createElement("a"), { href: siteUrl(q.href), textContent: q.source }),
+    );
+    who.append(": ");
+  } else who.textContent = `${q.source}: `;
   const text = document.createElement("span");
   setRich(text, q.text);
   p.append(who, text);
@@ -43,13 +54,22 @@ function renderText(panel, fig) {
     ],
     quote,
   );
-  const reveal = part(panel, "reveal");
-  if (reveal) {
-    reveal.hidden = !fig.reveal;
-    if (fig.reveal) {
-      set("question", fig.reveal.question);
-      set("answer", fig.reveal.answer);
-    }
+  renderGuess(panel, fig.reveal ?? null);
+  relabelChoices(panel, fig.choice_labels);
+}
+
+/** A figure may name the options of its choice controls for the state it drew
+ * (`choice_labels`: B2's rows become "love (row 2)"): options past the list are hidden. */
+function relabelChoices(panel, labels) {
+  for (const [name, list] of Object.entries(labels ?? {})) {
+    const select = panel.querySelector(`[data-control="${CSS.escape(name)}"] select`);
+    if (!select) continue;
+    [...select.options].forEach((option, i) => {
+      const shown = i < list.length;
+      if (shown) option.textContent = list[i];
+      option.hidden = !shown;
+      option.disabled = !shown;
+    });
   }
 }
 

@@ -22,6 +22,7 @@ LAB = Lab(
     entries="G1–G3",
     status="ready",
     figures=FIGURES,
+    main_figure=(1, "One step after another, or every pair at once"),
     intro="What one attention layer costs in multiply-adds, parameters and memory, as the "
     "sequence grows. Every count is an exact integer.",
 )

@@ -13,6 +13,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, ta
 from app.figures.labs.controls import steps, toggle
 from app.figures.labs.cost.common import BASE, HEADS, POWERS, TERMS, short_number
 from app.figures.labs.parts import chart
+from app.figures.labs.words import source_of
 from app.labs import cost
 
 
@@ -164,7 +165,7 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         ],
         quotes=[
             {
-                "source": "the course module",
+                **source_of("course-module"),
                 "text": "“the second wins when 2N²d_model > 4N d_model², that is, N > 2d_model.”",
             }
         ],
@@ -181,7 +182,7 @@ FLOPS = LabFigure(
     "the quadratic scores and weighted sum take over.",
     build=build_flops,
     numpy="flops",
-    badges=("reconstructed",),
+    badges=("our reconstruction",),
     controls=(
         steps("n", "Sequence length N", BASE.n, POWERS),
         steps("d_model", "d_model", BASE.d_model, tuple(2**k for k in range(6, 14))),

@@ -13,6 +13,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, ta
 from app.figures.labs.controls import steps, toggle
 from app.figures.labs.cost.common import BASE, byte_text
 from app.figures.labs.parts import chart
+from app.figures.labs.words import source_of
 from app.labs import cost
 
 
@@ -75,7 +76,7 @@ def build_growth(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         table_view=True,
         quotes=[
             {
-                "source": "the textbook chapter",
+                **source_of("textbook"),
                 "text": "“Quadruple the context and the attention cost rises sixteen-fold.”",
             }
         ],
@@ -93,7 +94,7 @@ GROWTH = LabFigure(
     numpy="growth",
     controls=(
         steps("n", "Sequence length N", 512, tuple(2**k for k in range(7, 18))),
-        toggle("x4", "×4: compare with four times the context", False),
+        toggle("x4", "×4: compare with four times the context", True),
         toggle("all", f"Memory for every head and layer (× {BASE.heads} × {BASE.layers})", False),
     ),
 )

@@ -11,6 +11,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, ta
 from app.figures.labs.controls import integer, steps, toggle
 from app.figures.labs.cost.common import BASE, HEADS
 from app.figures.labs.parts import chart
+from app.figures.labs.words import source_of
 from app.labs import cost
 
 
@@ -72,7 +73,7 @@ def build_params(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         readout=[f"total {fmt.derived(p.total / 1e6, 2)} million parameters"],
         quotes=[
             {
-                "source": "the textbook chapter",
+                **source_of("textbook"),
                 "text": "the feed-forward block “is the "
                 "larger one at 2.1 million against 1.0 million”.",
             }

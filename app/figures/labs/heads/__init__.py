@@ -23,6 +23,7 @@ LAB = Lab(
     entries="F1–F3",
     status="ready",
     figures=FIGURES,
+    main_figure=(13, "Shape rules"),
     intro="Multi-head attention runs h small attentions side by side on slices of Q, K and "
     "V, then mixes their outputs with W^O.",
 )

@@ -13,6 +13,7 @@ from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice
 from app.figures.labs.parts import matrix_grid
+from app.figures.labs.words import source_of
 from app.presets import (
     FOUR_HEADS_NAMES,
     FOUR_HEADS_TOKENS,
@@ -50,7 +51,6 @@ def _grids(v: Mapping[str, Any], stages: Any, chosen: Any, theme: str) -> list[J
                     rows,
                     tokens,
                     theme,
-                    dp=1,
                     row_title="head · query",
                     col_title="key",
                 ),
@@ -67,7 +67,6 @@ def _grids(v: Mapping[str, Any], stages: Any, chosen: Any, theme: str) -> list[J
                     tokens,
                     tokens,
                     theme,
-                    dp=1,
                     row_title="query",
                     col_title="key",
                     outline=outline,
@@ -81,11 +80,11 @@ def _grids(v: Mapping[str, Any], stages: Any, chosen: Any, theme: str) -> list[J
 
 QUOTES = [
     {
-        "source": "the course module",
+        **source_of("course-module"),
         "text": "“The four tables stack into one tensor, a layer per head.”",
     },
     {
-        "source": "the textbook chapter",
+        **source_of("textbook"),
         "text": "nobody assigns heads their jobs; training finds them.",
     },
 ]

@@ -13,6 +13,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import steps
 from app.figures.labs.parts import chart
+from app.figures.labs.words import source_of
 from app.labs import cost
 
 D_MODELS = (64, 128, 256, 512, 1024)
@@ -75,12 +76,12 @@ def build_head_width(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         table_view=True,
         quotes=[
             {
-                "source": "the course module",
+                **source_of("course-module"),
                 "text": "h = 8 and d_model = 512, so d_k = 64: "
                 "“eight heads cost about the same as one head of width 512”.",
             },
             {
-                "source": "the queries/keys/values notes",
+                **source_of("qkv-notes"),
                 "text": "“Two heads with different widths need different divisors.”",
             },
         ],

@@ -4,14 +4,14 @@ runs through ``ctx.run["attention"]``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import choice, matrix, toggle
-from app.figures.labs.parts import matrix_grid
+from app.figures.labs.parts import matrix_grid, root_text
+from app.figures.labs.words import source_of
 from app.presets import (
     RUNNING_EXAMPLE,
     W_O_TWO_HEADS,
@@ -31,12 +31,13 @@ def _grids(stages: Any, theme: str, identity: bool) -> tuple[list[Json], list[st
     grids = [
         grid_item(
             matrix_grid(f"weights-h{i + 1}", "A", hd.weights, tokens, tokens, theme),
-            f"head {i + 1}: columns {i * width}–{(i + 1) * width - 1} of Q, K, V; "
-            f"divisor √{hd.d_k} = {fmt.derived(hd.divisor, 3)}",
+            f"head {i + 1}: columns {i * width + 1}–{(i + 1) * width} of Q, K and V; "
+            f"divisor {root_text(hd.d_k)}",
         )
         for i, hd in enumerate(stages.heads)
     ]
-    cols = [f"h{i // width + 1}·{i % width}" for i in range(stages.concat.shape[1])]
+    # head · column, both counted from 1 as the page counts
+    cols = [f"h{i // width + 1}·{i % width + 1}" for i in range(stages.concat.shape[1])]
     grids.append(
         grid_item(
             matrix_grid(
@@ -46,7 +47,6 @@ def _grids(stages: Any, theme: str, identity: bool) -> tuple[list[Json], list[st
                 tokens,
                 cols,
                 theme,
-                dp=3,
                 role="z",
                 col_title="head · column",
             ),
@@ -60,9 +60,8 @@ def _grids(stages: Any, theme: str, identity: bool) -> tuple[list[Json], list[st
                 "output",
                 stages.output,
                 tokens,
-                [str(j) for j in range(stages.output.shape[1])],
+                [str(j + 1) for j in range(stages.output.shape[1])],
                 theme,
-                dp=3,
                 role="z",
             ),
             "identity W^O: the output is the concatenation"
@@ -79,10 +78,10 @@ def build_split_concat(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     stages = ctx.run["attention"]({**RUNNING_EXAMPLE, "heads": h, "w_o": w_o})
     tokens = list(stages.tokens)
     width = stages.concat.shape[1] // h
-    grids, cols = _grids(stages, ctx.theme.name, bool(v["wo_identity"]))
+    grids, _ = _grids(stages, ctx.theme.name, bool(v["wo_identity"]))
     caption = (
         f"{h} head{'s' * (h != 1)} of width {width}: each sees only its own {width} columns "
-        f"of Q, K and V and divides by √{width} = {fmt.derived(math.sqrt(width), 3)}. "
+        f"of Q, K and V and divides by {root_text(width)}. "
         + (
             "With W^O the identity, the output is the concatenation itself."
             if v["wo_identity"]
@@ -102,17 +101,18 @@ def build_split_concat(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         ],
         tables=[
             table(
-                "Output after W^O (3 decimals)",
-                cols[: stages.output.shape[1]],
+                "Output after W^O, one column per column of d_model",
+                [str(j + 1) for j in range(stages.output.shape[1])],
                 tokens,
-                [[fmt.derived(float(x), 3) for x in r] for r in stages.output],
+                [[fmt.output(float(x)) for x in r] for r in stages.output],
             )
         ],
         quotes=[
             {
-                "source": "the course module",
-                "text": "“The output projection W^O ∈ "
-                "ℝ^{(h·d_v)×d_model} maps the joined outputs back to model width.”",
+                **source_of("course-module"),
+                "text": "MultiHead = [head_1; …; head_h]·W^O. The output projection W^O "
+                "has h·d_v rows and d_model columns: it maps the joined outputs back to model "
+                "width.",
             }
         ],
     )
@@ -122,8 +122,10 @@ SPLIT_CONCAT = LabFigure(
     name="split-concat",
     entry="F2",
     title="Split, concatenate, mix with W^O",
-    intro="The running example's two-head preset: change the number of heads, edit W^O or "
-    "set it to the identity to see the concatenation alone.",
+    intro="The running example of {tutorial} split into two heads, mixed by the output "
+    "projection W^O of {course-module} (the tutorial has no W^O; these numbers are our "
+    "example). Change the number of heads, edit W^O or set it to the identity to see the "
+    "concatenation alone.",
     teaching="Each head sees only its slice of columns and divides by its own √d_k. "
     "Concatenation lays the outputs side by side, and W^O mixes them back to model width.",
     build=build_split_concat,
@@ -133,7 +135,7 @@ SPLIT_CONCAT = LabFigure(
         toggle("wo_identity", "W^O = identity (h·d_v = d_model = 4)", False),
         matrix(
             "w_o",
-            "W^O (the tutorial's)",
+            "W^O, the output projection of the course module “Attention” (our numbers)",
             W_O_TWO_HEADS,
             -10,
             10,

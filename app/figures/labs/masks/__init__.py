@@ -24,6 +24,7 @@ LAB = Lab(
     entries="D1–D3",
     status="ready",
     figures=FIGURES,
+    main_figure=(6, "The attention weight matrix"),
     intro="Masks decide which keys each query may read: a blocked score becomes −∞ and its "
     "weight exactly 0. Combine them, move them after the softmax, and empty a row.",
 )

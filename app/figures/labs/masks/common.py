@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 from app.figures.labs.base import FigureContext
+from app.figures.labs.words import vec
 from app.labs import masks
 
-# The default S (reconstructed): row 0 reproduces the chapter's 0.4551; the rest are ours.
+# The default S (our reconstruction): row q_1 reproduces the chapter's 0.4551; the rest are
+# our example.
 S_DEFAULT = (
     (1.0, 0.5, -0.5, 0.0),
     (0.5, 1.5, 0.0, -1.0),
@@ -28,11 +30,13 @@ D1 = "mask-kinds"  # the figure holding the shared L and S, and the masks D2 and
 
 
 def queries(n: int) -> tuple[str, ...]:
-    return tuple(f"q{i}" for i in range(n))
+    """The rows of S: queries q_1 … q_n (the product counts what a person reads from 1;
+    URL controls such as ``pad`` keep counting from 0)."""
+    return tuple(vec("q", i) for i in range(n))
 
 
 def keys(n: int) -> tuple[str, ...]:
-    return tuple(f"k{j}" for j in range(n))
+    return tuple(vec("k", j) for j in range(n))
 
 
 def resized(s: Any, n: int) -> tuple[tuple[float, ...], ...]:
@@ -69,7 +73,7 @@ def active_masks(v: Mapping[str, Any]) -> list[tuple[str, Any]]:
         active.append(("causal", masks.causal(n, n)))
     if v["pad"]:
         padded = [j in v["pad"] for j in range(n)]
-        names = ", ".join(f"k{j}" for j in v["pad"])
+        names = ", ".join(vec("k", j) for j in v["pad"])
         active.append((f"padding ({names})", masks.padding(n, padded)))
     if v["window"] != "off":
         w = int(v["window"])

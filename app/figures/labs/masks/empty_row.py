@@ -16,6 +16,8 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import choice, toggle
 from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
 from app.figures.labs.parts import matrix_grid
+from app.figures.labs.words import cite
+from app.figures.labs.words import row as row_name
 from app.labs import masks
 from app.presets import RUNNING_EXAMPLE
 
@@ -36,7 +38,7 @@ def pad_first_body() -> dict[str, Any]:
 
 
 def d1_case_allowed(v: Mapping[str, Any], d1: Mapping[str, Any]) -> Any:
-    """On D1's S: key k0 padded with causal on, or D1's own combination."""
+    """On D1's S: key k_1 padded with causal on, or D1's own combination."""
     n = int(d1["L"])
     if v["case"] == "pad-key0":
         return masks.causal(n, n) & masks.padding(n, [j == 0 for j in range(n)])
@@ -61,7 +63,7 @@ def _grids(
     v: Mapping[str, Any], theme: str, labels: tuple[Any, Any], weights: Any, finite: Any,
     allowed: Any, outline: Json,
 ) -> list[Json]:  # fmt: skip
-    """The guarded weights, and (with ``large``) the weights under a −1e9 mask."""
+    """The guarded weights, and (with ``large``) the weights under a −10⁹ mask."""
     rows, cols = labels
     grids = [
         grid_item(
@@ -89,25 +91,22 @@ def _grids(
                     rows,
                     cols,
                     theme,
-                    hover_name="weight (−1e9 mask)",
+                    hover_name="weight (−10⁹ mask)",
                     outline=outline,
+                    masked=~allowed,
                 ),
-                "weights with −1e9 instead of −∞: the empty row is uniform",
+                "weights with −10⁹ instead of −∞: the empty row is uniform",
             )
         )
     return grids
 
 
 QUOTES = [
-    {
-        "source": "the course module",
-        "text": "“Every row must keep at least one "
-        "allowed key, or the softmax computes 0/0 = NaN.”",
-    },
-    {
-        "source": "the queries/keys/values notes",
-        "text": "implementations “guard that row or accept a useless output”.",
-    },
+    cite(
+        "course-module",
+        "“Every row must keep at least one allowed key, or the softmax computes 0/0 = NaN.”",
+    ),
+    cite("qkv-notes", "implementations “guard that row or accept a useless output”."),
 ]
 
 
@@ -116,24 +115,25 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     empty = [i for i in range(len(rows)) if not allowed[i].any()]
     r = empty[0] if empty else 0
     outline = {"rows": empty, "cols": [], "cells": []}
-    # The large-finite variant: −1e9 instead of −∞, a uniform row.
+    # The large-finite variant: −10⁹ instead of −∞, a uniform row.
     finite = softmax_stage(np.where(allowed, masked_scores, LARGE_NEGATIVE))
     grids = _grids(v, ctx.theme.name, (rows, cols), weights, finite, allowed, outline)
     n = len(cols)
     naive = [
         [
-            ("−∞" if not allowed[r, j] else fmt.derived(float(masked_scores[r, j]), 2)),
-            "0" if not allowed[r, j] else "e^s",
+            ("−∞" if not allowed[r, j] else fmt.value(float(masked_scores[r, j]))),
+            "0" if not allowed[r, j] else "its exponential",
             "0/0 = NaN",
             "0",
-            fmt.derived(float(finite.weights[r, j]), 4),
+            fmt.weight(float(finite.weights[r, j])),
         ]
         for j in range(n)
     ]
+    who = row_name(rows[r], r) if v["case"] == "pad-first" else f"row {rows[r]}"
     caption = (
-        f"Row {rows[r]} (position {r}) has no allowed key: every score is −∞, so a naive "
+        f"{who[0].upper()}{who[1:]} has no allowed key: every score is −∞, so a naive "
         "softmax divides e^−∞ = 0 by their sum 0 and gets NaN. The engine guards the row "
-        "(zeros and a warning); a large finite negative such as −1e9 instead gives a uniform "
+        "(zeros and a warning); a large finite negative such as −10⁹ instead gives a uniform "
         f"row, 1/{n} each."
         if empty
         else "Every row has at least one allowed key, so no row needs guarding."
@@ -141,19 +141,27 @@ def build_empty_row(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     return lab_figure(
         EMPTY_ROW,
         caption=caption,
-        alt=f"The weight grid with row {rows[r]} flagged as empty, and the naive softmax "
-        "of that row: NaN.",
+        alt=f"The weight grid with {who} flagged as empty, and the naive softmax of that row: NaN.",
         grids=grids,
         tables=[
             table(
-                f"Row {rows[r]} three ways",
-                ["masked score", "naive e^s", "naive weight", "guarded weight", "−1e9 weight"],
+                f"{who[0].upper()}{who[1:]} three ways",
+                [
+                    "masked score",
+                    "naive exponential",
+                    "naive weight",
+                    "guarded weight",
+                    "−10⁹ weight",
+                ],
                 list(cols),
                 naive,
             )
         ],
         table_view=True,
-        warnings=[f"The engine's warning, verbatim: “{w}”" for w in warnings],
+        warnings=[
+            f"The engine's warning, verbatim (the engine counts rows from 0): “{w}”"
+            for w in warnings
+        ],
         quotes=QUOTES,
     )
 
@@ -162,10 +170,11 @@ EMPTY_ROW = LabFigure(
     name="empty-row",
     entry="D3",
     title="A row with no allowed key",
-    intro="“<pad>” in front of the running example, padded and causal: position 0 may read "
-    "only itself, and itself is padding. What should its weights be?",
+    intro="“<pad>” in front of the running example, padded and causal: <pad> (row 1) may "
+    "read only itself, and itself is padding. What should its weights be?",
     teaching="Every query needs at least one key to read. An empty row has no meaningful "
-    "answer, so implementations must guard it: the sources say NaN, this engine gives "
+    "answer, so implementations must guard it: {course-module} and {qkv-notes} say NaN, "
+    "this engine gives "
     "zeros and a warning.",
     build=build_empty_row,
     numpy="empty-row",
@@ -177,11 +186,11 @@ EMPTY_ROW = LabFigure(
             "pad-first",
             (
                 ("pad-first", "<pad> I love LLMs (causal)"),
-                ("pad-key0", "D1's S with key k0 padded (causal)"),
+                ("pad-key0", "D1's S with key k_1 padded (causal)"),
                 ("d1", "D1's S with D1's masks"),
             ),
         ),
-        toggle("large", "Also show −1e9 instead of −∞", True),
+        toggle("large", "Also show −10⁹ instead of −∞", True),
     ),
     reads=(D1,),
 )

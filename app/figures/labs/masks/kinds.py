@@ -25,6 +25,7 @@ from app.figures.labs.masks.common import (
     settle_d1,
 )
 from app.figures.labs.parts import matrix_grid
+from app.figures.labs.words import vec
 from app.labs import masks
 
 
@@ -40,7 +41,7 @@ def _mask_grid(name: str, allowed: Any, form: str, theme: str, label: str) -> Js
     hover = [
         [
             f"{label}: query {qs[i]} {'may' if a else 'may not'} read key {ks[j]}"
-            + ("" if a else " (−∞ added)")
+            + ("" if a else " (masked: −∞ added)")
             for j, a in enumerate(row)
         ]
         for i, row in enumerate(allowed.tolist())
@@ -57,6 +58,7 @@ def _mask_grid(name: str, allowed: Any, form: str, theme: str, label: str) -> Js
         hover=hover,
         row_title="query",
         col_title="key",
+        masked=~allowed,
     )
 
 
@@ -121,7 +123,11 @@ def build_mask_kinds(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         readout=_allowed_readout(combined),
         tables=[table("Weights (2 decimals)", list(keys(n)), list(queries(n)), rows)],
-        warnings=list(stage.warnings),
+        warnings=[
+            f"row {queries(n)[i]} has no allowed key: its weights are all zero"
+            for i in range(n)
+            if not combined[i].any()
+        ],
     )
 
 
@@ -132,13 +138,14 @@ L_CONTROL = integer(
 
 S_CONTROL = matrix(
     "S",
-    "Scores S, L × L (shared by D1–D3; reconstructed: row 0 is the chapter's)",
+    "Scores S, L × L (shared by D1–D3; row q_1 from the textbook chapter “Self-Attention and "
+    "the Transformer”, the rest our example)",
     S_DEFAULT,
     -10,
     10,
     0.1,
     labels=queries(L_MAX),
-    extra={"square": (L_MIN, L_MAX), "row_prefix": "q"},
+    extra={"square": (L_MIN, L_MAX), "row_prefix": "q_"},
 )
 
 
@@ -147,14 +154,14 @@ PAD_CONTROL = Control(
     "Padding: blocked keys",
     "multi",
     (),
-    choices=tuple((j, f"k{j}") for j in range(L_MAX)),
+    choices=tuple((j, vec("k", j)) for j in range(L_MAX)),
     extra={"empty_ok": True, "size_by": "L", "size_offset": 0},
 )
 
 
 WINDOW_CONTROL = choice(
     "window",
-    "Sliding window w (ours)",
+    "Sliding window w (our example: the sources only name it)",
     "off",
     (("off", "off"), *((str(w), str(w)) for w in range(1, L_MAX + 1))),
     extra={"size_by": "L", "size_offset": 1},
@@ -172,7 +179,7 @@ MASK_KINDS = LabFigure(
     "their −∞ entries intersects what each allows.",
     build=build_mask_kinds,
     numpy="mask-kinds",
-    badges=("reconstructed",),
+    badges=("our reconstruction",),
     controls=(
         toggle("causal", "Causal (key j only when j ≤ i)", True),
         PAD_CONTROL,

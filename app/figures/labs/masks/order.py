@@ -14,6 +14,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import choice
 from app.figures.labs.masks.common import D1, d1_allowed, keys, queries, scores_of, shared
 from app.figures.labs.parts import chart, matrix_grid
+from app.figures.labs.words import source_of
 from app.labs import masks
 
 ORDER_CHOICES = (("both", "both"), ("before", "before (correct)"), ("after", "after (wrong)"))
@@ -110,7 +111,7 @@ def build_mask_order(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     if "after" in stages:
         s0 = float(stages["after"].row_sums[0])
         parts.append(
-            f"Masked after, row q0 keeps only {fmt.derived(s0, 4)} of its weight: the rest "
+            f"Masked after, row q_1 keeps only {fmt.derived(s0, 4)} of its weight: the rest "
             "is discarded, not redistributed."
         )
     rows = [[fmt.derived(float(st.row_sums[i]), 4) for st in stages.values()] for i in range(n)]
@@ -127,7 +128,7 @@ def build_mask_order(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         tables=[table("Row sums (4 decimals)", [f"mask {o}" for o in stages], list(qs), rows)],
         quotes=[
             {
-                "source": "the textbook chapter",
+                **source_of("textbook"),
                 "text": "“The first row now sums to 0.4551, because the weight that belonged "
                 "to the blocked positions has been discarded rather than redistributed.”",
             }
@@ -147,7 +148,7 @@ MASK_ORDER = LabFigure(
     "discards weight: rows stop summing to one, and the outputs shrink.",
     build=build_mask_order,
     numpy="mask-order",
-    badges=("reconstructed",),
+    badges=("our reconstruction",),
     controls=(
         choice("order", "Order", "both", ORDER_CHOICES),
         choice("mask", "Mask", "causal", D2_MASKS),

@@ -26,6 +26,7 @@ LAB = Lab(
     entries="A1–A5",
     status="ready",
     figures=FIGURES,
+    main_figure=(9, "One output row as a blend"),
     intro="One query at a time, every number in view: scores become exponentials, "
     "weights and a weighted average of the values.",
 )

@@ -18,7 +18,7 @@ from app.figures.style import arrow
 ALIGN_KEYS = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0))
 
 
-ALIGN_NAMES = ("k0", "k1", "k2")
+ALIGN_NAMES = ("k_1", "k_2", "k_3")
 
 
 RANGE = 2.2
@@ -43,36 +43,94 @@ def _arrow(x: float, y: float, color: str, text: str, t: Any, below: bool = Fals
     return [head, label]
 
 
-def _relation(score: float) -> str:
+def _pair(a: float, b: float) -> str:
+    return f"({fmt.value(a)}, {fmt.value(b)})"
+
+
+def _key(j: int) -> str:
+    """'k_1 = (1, 0)'."""
+    return f"{ALIGN_NAMES[j]} = {_pair(*ALIGN_KEYS[j])}"
+
+
+def _relation(q: tuple[float, ...], k: tuple[float, float], score: float) -> str:
+    """How key k lies against q, in words true for these two vectors, and its score."""
+    qv, kv = np.asarray(q[:2], dtype=np.float64), np.asarray(k, dtype=np.float64)
+    cos = score / float(np.linalg.norm(qv) * np.linalg.norm(kv))
+    said = f"so q·k = {fmt.value(score)}"
+    if np.allclose(qv, kv, atol=1e-12):
+        return f"is q itself, {said}, the squared length of q"
+    if cos > 1 - 1e-12:
+        return f"points exactly the way q points, {said}"
+    if cos < -1 + 1e-12:
+        return f"points exactly against q, {said}, below zero"
     if abs(score) < 1e-12:
-        return "perpendicular to q, so it scores 0"
+        return f"is perpendicular to q, {said}"
     if score > 0:
-        return f"points partly the way q points, so it scores {fmt.derived(score)}"
-    return f"points away from q, so it scores {fmt.derived(score)}, below zero"
+        return f"points partly the way q points, {said}"
+    return f"points partly against q, {said}, below zero"
+
+
+def _ties(w: np.ndarray) -> list[int]:
+    return [j for j in range(len(w)) if abs(float(w[j]) - float(w.max())) <= 1e-12]
+
+
+def _why(q: tuple[float, ...], raw: np.ndarray, w: np.ndarray) -> str:
+    """One line: which key wins and why, for this q."""
+    top = _ties(w)
+    if not any(q[:2]):
+        return (
+            "q is the zero vector: every dot product is 0, so the three keys tie at "
+            f"{fmt.weight(float(w[0]), 3)} each."
+        )
+    if len(top) > 1:
+        names = " and ".join(ALIGN_NAMES[j] for j in top)
+        return (
+            f"{names} have the same dot product with q, {fmt.value(float(raw[top[0]]))}, so "
+            f"softmax gives them the same weight, {fmt.weight(float(w[top[0]]), 3)}."
+        )
+    j = top[0]
+    return (
+        f"{ALIGN_NAMES[j]} has the largest dot product with q, {fmt.value(float(raw[j]))}, and "
+        f"softmax gives the largest score the largest weight, {fmt.weight(float(w[j]), 3)}."
+    )
 
 
 def _answer(q: tuple[float, ...], raw: np.ndarray, w: np.ndarray) -> str:
-    if not any(q):
-        return (
-            "This q is the zero vector: every dot product is 0, so every key gets the "
-            "same weight, 1/3."
-        )
+    """The full answer: each key against q, then what softmax leaves on the weakest key."""
+    if not any(q[:2]):
+        return _why(q, raw, w)
     parts = [
-        f"{n} = ({fmt.derived(a, 0)}, {fmt.derived(b, 0)}) {_relation(float(s))}"
-        for n, (a, b), s in zip(ALIGN_NAMES, ALIGN_KEYS, raw, strict=True)
+        f"{_key(j)} {_relation(q, ALIGN_KEYS[j], float(raw[j]))}" for j in range(len(ALIGN_KEYS))
     ]
-    best, worst = int(np.argmax(w)), int(np.argmin(w))
-    tie = np.sum(np.isclose(w, w[best], atol=1e-12)) > 1
-    lead = (
-        "Two keys tie for the largest weight. "
-        if tie
-        else f"{ALIGN_NAMES[best]} gets the largest weight, {fmt.derived(float(w[best]))}: a dot "
-        "product measures how far two vectors point the same way, times their lengths. "
-    )
+    worst = int(np.argmin(w))
     return (
-        lead + "; ".join(parts) + ". Softmax still leaves "
-        f"{fmt.derived(float(w[worst]))} on {ALIGN_NAMES[worst]}: no weight is ever exactly 0."
+        "A dot product measures how far two vectors point the same way, times their "
+        "lengths: "
+        + "; ".join(parts)
+        + f". Softmax still leaves {fmt.small_weight(float(w[worst]), 3)} on "
+        f"{ALIGN_NAMES[worst]}: a finite score always keeps some weight. Only a mask makes "
+        "a weight exactly 0 (the masks lab, D1)."
     )
+
+
+def _reveal(q: tuple[float, ...], raw: np.ndarray, w: np.ndarray) -> Json:
+    """The stop-and-try question for this q, its choices and its answer (the page hides
+    the figure until the reader checks a guess)."""
+    top = _ties(w)
+    choices = [[ALIGN_NAMES[j], _key(j)] for j in range(len(ALIGN_KEYS))]
+    choices.append(["tie", "two or more keys tie"])
+    correct = ALIGN_NAMES[top[0]] if len(top) == 1 else "tie"
+    label = _key(top[0]) if len(top) == 1 else " and ".join(ALIGN_NAMES[j] for j in top) + " tie"
+    return {
+        "question": f"With q = {_pair(q[0], q[1])} and the keys "
+        + ", ".join(_key(j) for j in range(2))
+        + f" and {_key(2)}, which key gets the largest weight?",
+        "choices": choices,
+        "correct": correct,
+        "correct_label": label,
+        "why": _why(q, raw, w),
+        "answer": _answer(q, raw, w),
+    }
 
 
 def _plane_axes(t: Any) -> tuple[Json, Json]:
@@ -96,9 +154,9 @@ def _plot(t: Any, q: tuple[float, ...], raw: Any, w: Any, labels: list[str]) -> 
     bars_trace = charts.bars(
         labels,
         w.tolist(),
-        [fmt.derived(x) for x in w],
+        [fmt.weight(float(x), 3) for x in w],
         [
-            f"{n}: q·k = {fmt.derived(float(r))}, weight {fmt.significant(x, 10)}"
+            f"{n}: q·k = {fmt.value(float(r))}, weight {fmt.significant(x, 10)}"
             for n, r, x in zip(ALIGN_NAMES, raw, w, strict=True)
         ],
         t.roles["weights"],
@@ -133,36 +191,33 @@ def build_alignment(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
     h = stages.head
     raw, scaled, w = h.scores[0], h.scaled[0], h.weights[0]
-    labels = [
-        f"{n} ({fmt.derived(a, 0)}, {fmt.derived(b, 0)})"
-        for n, (a, b) in zip(ALIGN_NAMES, ALIGN_KEYS, strict=True)
-    ]
-    divisor = f"÷ √2 = {fmt.derived(h.divisor, 4)}" if v["scale"] else "not divided (scaling off)"
+    labels = [f"{n} {_pair(a, b)}" for n, (a, b) in zip(ALIGN_NAMES, ALIGN_KEYS, strict=True)]
+    divisor = (
+        f"divided by √2 ≈ {fmt.derived(h.divisor, 3)}"
+        if v["scale"]
+        else "not divided (scaling off)"
+    )
     rows = [
-        [fmt.derived(float(r)), fmt.derived(float(s)), fmt.derived(float(x))]
+        [fmt.value(float(r)), fmt.derived(float(s), 3), fmt.weight(float(x), 3)]
         for r, s, x in zip(raw, scaled, w, strict=True)
     ]
-    best = int(np.argmax(w))
+    reveal = _reveal(q, raw, w)
     return lab_figure(
         ALIGNMENT,
-        caption=f"q = ({fmt.significant(q[0])}, {fmt.significant(q[1])}); the scores are q·k, "
-        f"{divisor}. "
-        f"{ALIGN_NAMES[best]} takes the largest weight, {fmt.derived(float(w[best]))}.",
+        caption=f"q = {_pair(q[0], q[1])}; the scores are q·k, {divisor}. The weights are "
+        + ", ".join(f"{n} {fmt.weight(float(x), 3)}" for n, x in zip(ALIGN_NAMES, w, strict=True))
+        + ".",
         alt="Three keys and the query drawn as arrows from the origin; weights "
-        + ", ".join(f"{n} {fmt.derived(float(x))}" for n, x in zip(ALIGN_NAMES, w, strict=True))
+        + ", ".join(f"{n} {fmt.weight(float(x), 3)}" for n, x in zip(ALIGN_NAMES, w, strict=True))
         + ".",
         plot=_plot(ctx.theme, q, raw, w, labels),
         tables=[table("Scores and weights", ["q·k", "scaled", "weight"], labels, rows)],
         readout=[
-            f"output (V = K): ({fmt.derived(float(h.output[0][0]))}, "
-            f"{fmt.derived(float(h.output[0][1]))})"
+            f"output (V = K): ({fmt.output(float(h.output[0][0]))}, "
+            f"{fmt.output(float(h.output[0][1]))})",
+            reveal["answer"],
         ],
-        reveal={
-            "question": "With the query (1, 0) and the keys (1, 0), (0, 1) and (−1, 0), "
-            "which key gets the largest weight, and why? Decide, then open "
-            "the answer (it follows the q you set).",
-            "answer": _answer(q, raw, w),
-        },
+        reveal=reveal,
         drag={"control": "q", "shape": 0},
     )
 
@@ -171,10 +226,11 @@ ALIGNMENT = LabFigure(
     name="alignment",
     entry="A2",
     title="Stop and try: which key wins?",
-    intro="Type the query, or drag the tip of its arrow. The three keys stay fixed and "
-    "the values are the keys.",
-    teaching="A dot product measures alignment and length. Softmax still leaves some weight "
-    "on every key, even the one pointing the other way.",
+    intro="{qkv-notes} ask: which key gets the largest weight, and why? Decide first: "
+    "the chart appears once you check a guess. Then type the query, or drag the tip of its "
+    "arrow. The three keys stay fixed and the values are the keys.",
+    teaching="A dot product measures alignment and length. Without a mask, softmax leaves "
+    "some weight on every key, even the one pointing the other way.",
     build=build_alignment,
     controls=(
         vector(

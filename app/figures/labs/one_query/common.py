@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-ITEMS = ("item 0", "item 1", "item 2")
+ITEMS = ("item 1", "item 2", "item 3")  # counted from 1, as everything a person reads

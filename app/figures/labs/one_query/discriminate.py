@@ -162,12 +162,12 @@ DISCRIMINATE = LabFigure(
     title="Queries that commit, and one that averages",
     intro="Keys for three meanings (animal, vehicle, verb): dog, truck and barked, with the "
     "values equal to the keys. The first two queries seek an animal and a vehicle with "
-    "strength c; the third matches every key about equally. These queries are our "
-    "reconstruction: the chapter's own are missing.",
+    "strength c; the third matches every key about equally. The keys are those of "
+    "{textbook}; the queries are our example (see Sources).",
     teaching="A query commits only when it matches one key clearly better than the rest, by "
     "enough to survive the divisor; a query that matches all keys alike has nothing to choose.",
     build=build_discriminate,
-    badges=("reconstructed",),
+    badges=("our example",),
     controls=(
         number("c", "Strength c of the first two queries", 5, 0, 10, 0.5, extra={"slider": True}),
         choice("row", "Highlight the query", 0, [(i, tok) for i, tok in enumerate(DTB["tokens"])]),

@@ -16,6 +16,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import number, vector
 from app.figures.labs.one_query.common import ITEMS
+from app.figures.labs.words import source_of
 
 
 def build_softmax_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
@@ -75,7 +76,7 @@ def build_softmax_table(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         ],
         quotes=[
             {
-                "source": "the queries/keys/values notes",
+                **source_of("qkv-notes"),
                 "text": "For scores 2, 1 and 0 they call the first weight “approximately two "
                 "thirds”.",
             }

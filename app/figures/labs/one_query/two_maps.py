@@ -65,7 +65,13 @@ def _most_asymmetric(m: np.ndarray[Any, Any], tokens: list[str], dp: int) -> str
 
 
 def _grid(
-    name: str, label: str, m: np.ndarray[Any, Any], tokens: list[str], t: Any, dp: int
+    name: str,
+    label: str,
+    m: np.ndarray[Any, Any],
+    tokens: list[str],
+    t: Any,
+    dp: int,
+    masked: Any = None,
 ) -> Json:
     hover = [
         [
@@ -75,7 +81,9 @@ def _grid(
         ]
         for i in range(len(tokens))
     ]
-    text = [[fmt.derived(x, dp) for x in r] for r in m.tolist()]
+    text = [
+        [fmt.weight(x, dp) if name == "weights" else fmt.value(x) for x in r] for r in m.tolist()
+    ]
     mirror = [{"grid": name, "row": "j", "col": "i"}]
     return grid(
         name,
@@ -89,6 +97,7 @@ def _grid(
         row_title="query i",
         col_title="key j",
         uses=mirror,
+        masked=masked,
     )
 
 
@@ -105,7 +114,7 @@ def build_two_maps(v: Mapping[str, Any], ctx: FigureContext) -> Json:
             "symmetric" if s_sym else "not symmetric",
         ),
         grid_item(
-            _grid("weights", "A", h.weights, tokens, t, 2),
+            _grid("weights", "A", h.weights, tokens, t, 2, masked=~np.isfinite(h.masked)),
             "Weights A (row softmax)",
             "symmetric" if w_sym else "not symmetric",
         ),

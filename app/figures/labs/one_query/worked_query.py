@@ -15,6 +15,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import matrix, toggle, vector
 from app.figures.labs.parts import preset_body
+from app.figures.labs.words import source_of
 
 WHO = preset_body("who-is-the-best")
 
@@ -152,7 +153,7 @@ def build_worked_query(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         plot=_plot(ctx.theme, w, entropy, top),
         quotes=[
             {
-                "source": "the textbook chapter",
+                **source_of("textbook"),
                 "text": "prints √3 = 1.7321 and α = 0.3369, 0.3019, 0.3611 for is, the, best.",
             }
         ],
@@ -163,9 +164,9 @@ WORKED_QUERY = LabFigure(
     name="worked-query",
     entry="A3",
     title="One query, worked: “who”",
-    intro="The textbook chapter's “who” query against the keys “is”, “the” and “best”, "
-    "with the values equal to the keys. The chapter's table is missing, so the page "
-    "rebuilds it from the engine. Unlock “values = keys” to edit V.",
+    intro="The “who” query of {textbook} against the keys “is”, “the” and “best”, with "
+    "the values equal to the keys. The table is our reconstruction of the chapter's (see "
+    "Sources), computed by the engine. Unlock “values = keys” to edit V.",
     teaching="Small, similar keys give close scores, so the weights barely separate; the "
     "entropy says how close the query is to having no preference.",
     build=build_worked_query,

@@ -24,6 +24,7 @@ LAB = Lab(
     entries="E1–E3",
     status="ready",
     figures=FIGURES,
+    main_figure=(4, "Three projections of one X"),
     intro="Self-attention compares every token with every other, but nothing in Q Kᵀ says "
     "where a token sits. Shuffle the tokens, then add positions and shuffle again.",
 )

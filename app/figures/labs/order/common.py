@@ -17,8 +17,16 @@ def permuted_body(body: Mapping[str, Any], perm: Sequence[int]) -> dict[str, Any
 
 
 def row_text(values: Any) -> str:
-    return "(" + ", ".join(fmt.derived(float(x), 3) for x in values) + ")"
+    """An output row, each entry as an output (2 decimals, as in the grids)."""
+    return "(" + ", ".join(fmt.output(float(x)) for x in values) + ")"
 
 
 def dim_names(d: int) -> list[str]:
+    """The dimensions of the positional encoding as its formula numbers them, from 0
+    (dimension 2i is a sine, 2i + 1 its cosine), like pos."""
     return [f"d{j}" for j in range(d)]
+
+
+def columns(d: int) -> list[str]:
+    """Columns of a matrix as the page counts them, from 1."""
+    return [str(j + 1) for j in range(d)]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab
 from app.figures.labs.controls import Control, integer, number
 from app.figures.labs.order.common import dim_names
 from app.figures.labs.parts import chart, matrix_grid, preset_body
+from app.figures.labs.words import source_of
 from app.labs.positional import sinusoidal
 
 WIDTHS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
@@ -92,7 +94,6 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                     names,
                     dim_names(x.shape[1]),
                     theme,
-                    dp=3,
                     role="x" if name == "x" else "scores",
                 ),
                 f"{label} for “The dog bit the man” (d_model 4, base 10000)",
@@ -101,9 +102,16 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     slow = base ** (2 * ((d - 1) // 2) / d)
     caption = (
         f"Dimension 0 turns once every 2π ≈ 6.3 positions; the last pair turns once every "
-        f"2π·{fmt.significant(slow, 4)} positions. “The” (position 0) and “the” (position 3) "
-        f"share an "
-        "embedding but not a position, so X + PE gives them different rows."
+        f"2π·{fmt.significant(slow, 4)} positions"
+        + (
+            f", so over these {fmt.count(positions)} positions the left of the heatmap "
+            "changes from row to row while the right barely moves."
+            if 2 * math.pi * slow > positions > 2 * math.pi
+            else "."
+        )
+        + " “The” (row 1, pos = 0) and “the” (row 4, pos = 3) share an embedding but not a "
+        "position, so X + PE gives them different rows. The formula's pos counts from 0: row "
+        "t has pos = t − 1."
     )
     return lab_figure(
         POSITIONAL,
@@ -113,12 +121,12 @@ def build_positional(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         plot=_curves(pe, t, _chosen_dims(v["dims"])),
         readout=[
-            f"PE(pos, 2i) = sin(pos / {fmt.significant(base)}^(2i/{d})), "
-            f"PE(pos, 2i+1) = cos(pos / {fmt.significant(base)}^(2i/{d}))"
+            f"PE(pos, 2i) = sin(pos ÷ {fmt.significant(base)} to the power 2i/{d}), "
+            "PE(pos, 2i + 1) = cos of the same; pos counts from 0"
         ],
         quotes=[
             {
-                "source": "the textbook chapter",
+                **source_of("textbook"),
                 "text": "“the original transformer adds "
                 "sinusoids of different frequencies” (Eq. 16.4).",
             }
@@ -137,19 +145,19 @@ POSITIONAL = LabFigure(
     build=build_positional,
     numpy="positional-encoding",
     controls=(
-        integer("d", "Width d", 4, 2, 512, extra={"slider": True}),
+        integer("d", "Width d", 64, 2, 512, extra={"slider": True}),
         Control(
             "dims",
             "Curves of dimensions (0-based, e.g. 0,1,6,7)",
             "vector",
-            (0, 1, 2, 3),
+            (0, 6, 16, 40),
             0,
             511,
             1,
             extra={"single": True, "whole": True, "most": MAX_CURVES},
             hint="Dimensions past d − 1 are left out; 2i is a sine, 2i+1 its cosine.",
         ),
-        integer("T", "Positions T", 5, 1, 128),
+        integer("T", "Positions T", 50, 1, 128),
         number("base", "Base (advanced)", 10000, 2, 1_000_000, 1),
     ),
 )

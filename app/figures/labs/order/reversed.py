@@ -31,7 +31,6 @@ def _grids(runs: list[tuple[str, Any]], theme: str) -> list[Json]:
                     st.tokens,
                     st.key_tokens,
                     theme,
-                    dp=1,
                     role="scores",
                 ),
                 f"“{title}”: scores",
@@ -99,7 +98,7 @@ def build_reversed(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         tables=[
             table(
-                "Each token's output in both orders (3 decimals)",
+                "Each token's output in both orders",
                 ["I love LLMs", "LLMs love I", "badge"],
                 list(RUNNING_EXAMPLE["tokens"]),
                 rows,
@@ -114,12 +113,12 @@ REVERSED = LabFigure(
     name="reversed",
     entry="E3",
     title="The reversed sentence",
-    intro="The tutorial's running example, “I love LLMs”, against “LLMs love I”.",
+    intro="The running example of {tutorial}, “I love LLMs”, against “LLMs love I”.",
     teaching="With positions off, the reversed run is the original with its rows and columns "
     "reordered, and nothing else. With positions on, it is a different computation.",
     build=build_reversed,
     controls=(
-        toggle("reverse", "Reverse the sentence", False),
+        toggle("reverse", "Reverse the sentence", True),
         toggle("positional", "Add sinusoidal positions", False),
     ),
 )

@@ -14,7 +14,7 @@ from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import Control, choice, toggle
-from app.figures.labs.order.common import TOL, dim_names, permuted_body, row_text
+from app.figures.labs.order.common import TOL, columns, permuted_body, row_text
 from app.figures.labs.parts import chart, matrix_grid, preset_body
 from app.figures.style import arrow
 
@@ -22,6 +22,9 @@ DOG_TOKENS = ("The", "dog", "bit", "the", "man")
 
 
 IDENTITY = tuple(range(len(DOG_TOKENS)))
+# The figure opens shuffled beside the original, so its point shows before any click:
+# "dog" and "man" swapped ("The man bit the dog").
+SWAPPED = (0, 4, 2, 3, 1)
 
 
 # The page's buttons (templates/labs/order.html): a name and the permutation it sets.
@@ -39,7 +42,7 @@ PERMS = (
 SWAPS = (
     ("", "none"),
     *(
-        (f"{i},{j}", f"positions {i} ↔ {j}")
+        (f"{i},{j}", f"rows {i + 1} ↔ {j + 1}")
         for i in range(len(DOG_TOKENS))
         for j in range(len(DOG_TOKENS))
         if i != j
@@ -114,7 +117,7 @@ def _travel(perm: Sequence[int], badges: Sequence[str], t: Any) -> Json:
 
 def _grids(before: Any, after: Any, tokens_after: list[str], theme: str) -> list[Json]:
     """The outputs in order and shuffled."""
-    cols = dim_names(before.shape[1])
+    cols = columns(before.shape[1])
     grids = [
         grid_item(
             matrix_grid(
@@ -124,7 +127,6 @@ def _grids(before: Any, after: Any, tokens_after: list[str], theme: str) -> list
                 DOG_TOKENS,
                 cols,
                 theme,
-                dp=3,
                 row_title="token",
                 col_title="output column",
             ),
@@ -138,7 +140,6 @@ def _grids(before: Any, after: Any, tokens_after: list[str], theme: str) -> list
                 tokens_after,
                 cols,
                 theme,
-                dp=3,
                 role="z",
                 row_title="token",
                 col_title="output column",
@@ -164,7 +165,12 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         same = bool(diff[new].max() <= TOL)
         badges.append("same values" if same else "different values")
         rows_out.append(
-            [f"{old} → {new}", row_text(base.output[old]), row_text(moved.output[new]), badges[-1]]
+            [
+                f"row {old + 1} → row {new + 1}",
+                row_text(base.output[old]),
+                row_text(moved.output[new]),
+                badges[-1],
+            ]
         )
     holds = worst <= TOL
     caption = (
@@ -188,8 +194,8 @@ def build_shuffle(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         grids=grids,
         tables=[
             table(
-                "Each token's output, before and after (3 decimals)",
-                ["position", "output before", "output after", "badge"],
+                "Each token's output, before and after",
+                ["moved", "output before", "output after", "badge"],
                 tokens_after,
                 rows_out,
             )
@@ -215,15 +221,16 @@ SHUFFLE = LabFigure(
     controls=(
         Control(
             "perm",
-            "perm: the token at positions 0…4 (0 The, 1 dog, 2 bit, 3 the, 4 man)",
+            "Order: which token sits in each row, as the URL writes it (counting from 0: "
+            "0 The, 1 dog, 2 bit, 3 the, 4 man)",
             "vector",
-            IDENTITY,
+            SWAPPED,
             0,
             len(DOG_TOKENS) - 1,
             1,
             shape=(len(DOG_TOKENS),),
-            labels=tuple(f"position {i}" for i in IDENTITY),
-            hint="Type any permutation of 0…4, use the buttons, or swap two positions.",
+            labels=tuple(f"row {i + 1}" for i in IDENTITY),
+            hint="Type any order of 0…4, use the buttons, or swap two tokens.",
             # one text field ("2,0,1,4,3"); the presets are buttons (templates/labs/order.html)
             extra={"presets": PERMS, "single": True, "permutation": True},
         ),

@@ -24,6 +24,7 @@ LAB = Lab(
     entries="B1–B2",
     status="ready",
     figures=FIGURES,
+    main_figure=(3, "The whole computation, step by step"),
     intro="Two tokens through scores, scale, mask, softmax and the weighted sum, then "
     "one position's equations on any example.",
 )

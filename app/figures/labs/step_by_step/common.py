@@ -39,9 +39,15 @@ def vec(xs: Any) -> str:
 def grid4(
     name: str, label: str, m: Any, rows: list[str], cols: list[str], t: Any, **kw: Any
 ) -> Json:
-    """A grid to 4 decimals: weights (``weights``, ``ghost``) as fmt's weights, as in the
-    main figures (0 and 1 bare, a tiny weight 0.0000), every other stage as derived."""
+    """A grid by role: weights (``weights``, ``ghost``) and outputs to 4 decimals, as the
+    course module prints them (0 and 1 bare), every input and score as a value ('3', '−12.73',
+    '−∞')."""
     arr = np.asarray(m, dtype=np.float64)
-    cell = (lambda x: fmt.weight(x, 4)) if name in ("weights", "ghost") else d4
-    text = [[cell(float(x)) for x in r] for r in arr.tolist()]
+    text = [[_cell(name, float(x)) for x in r] for r in arr.tolist()]
     return grid(name, label, arr, rows=rows, cols=cols, theme=t.name, text=text, **kw)
+
+
+def _cell(name: str, x: float) -> str:
+    if name in ("weights", "ghost"):
+        return fmt.weight(x, 4)
+    return d4(x) if name == "output" else fmt.value(x)

@@ -13,7 +13,7 @@ import numpy as np
 from app.figures import fmt
 from app.figures.grid import product_uses, same_cell, same_row
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
-from app.figures.labs.controls import choice, integer, matrix, steps, toggle
+from app.figures.labs.controls import choice, matrix, steps, toggle
 from app.figures.labs.step_by_step.common import STEPS, TWO, d4, grid4, vec
 from app.figures.labs.step_by_step.stepper_lines import (
     DEFAULTS,
@@ -27,21 +27,24 @@ from app.figures.labs.step_by_step.stepper_lines import (
     narration_lines,
     shown_lines,
 )
+from app.figures.labs.words import SOURCES
+from app.figures.labs.words import row as row_name
+from app.figures.labs.words import vec as vec_name
 
 
 def _ghost_quote(ghost: Any, tok: list[str]) -> Json:
     """Where the first token's weight would go without the causal mask."""
     top = int(np.argmax(ghost.weights[0]))
     said = (
-        " (the module: “nearly all of token 1's weight would go to token 2”)"
+        f" ({SOURCES['course-module']}: “nearly all of token 1's weight would go to token 2”)"
         if len(tok) == 2
         else ""
     )
     return {
         "source": "Without the mask",
         "kind": "run",
-        "text": f"{tok[0]} would put {fmt.weight(float(ghost.weights[0, top]), 6)} of its weight "
-        f"on {tok[top]}{said}.",
+        "text": f"{row_name(tok[0], 0)} would put {fmt.weight(float(ghost.weights[0, top]), 6)} "
+        f"of its weight on {vec_name('k', top, tok[top])}{said}.",
     }
 
 
@@ -53,7 +56,7 @@ def _rounding_quote(h: Any, focus: int) -> Json:
         "source": "Rounding",
         "kind": "run",
         "text": "The outputs use the unrounded weights ("
-        + ", ".join(fmt.weight(x, 6) for x in w)
+        + ", ".join(fmt.significant(float(x), 10) for x in w)
         + f"): {vec(h.output[focus])} to 4 figures. Multiplying by the 3-decimal "
         f"weights instead gives {vec(rounded)}, which can differ in the last digit.",
     }
@@ -65,15 +68,19 @@ def _frame(step: int, h: Any, ghost: Any, tok: list[str], t: Any, v: Mapping[str
     first entry of the focus output)."""
     mask, scale, focus = str(v["mask"]), bool(v["scale"]), int(v["focus"])
     L = len(tok)
-    keys = [f"k{j} {tk}" for j, tk in enumerate(tok)]
-    dk_cols = [f"d_k {c}" for c in range(h.q.shape[1])]
-    dv_cols = [f"d_v {c}" for c in range(h.v.shape[1])]
+    keys = [vec_name("k", j, tk) for j, tk in enumerate(tok)]
+    dk_cols = [str(c + 1) for c in range(h.q.shape[1])]  # columns of d_k, from 1
+    dv_cols = [str(c + 1) for c in range(h.v.shape[1])]
     hi = (focus, focus if step < 5 else 0)
     grids: list[Json] = []
+
+    blocked = ~np.isfinite(h.masked)
 
     def add(name: str, label: str, m: Any, rows: list[str], cols: list[str], **kw: Any) -> None:
         heading = kw.pop("heading", label)
         badge = kw.pop("badge", "")
+        if name in ("masked", "weights") and blocked.any():
+            kw["masked"] = blocked  # hatched and named in the legend, as on the main page
         grids.append(grid_item(grid4(name, label, m, rows, cols, t, **kw), heading, badge))
 
     name, heading = STAGE[step]
@@ -97,7 +104,8 @@ def _frame(step: int, h: Any, ghost: Any, tok: list[str], t: Any, v: Mapping[str
             {"grid": "weights", "row": "i", "col": None},
             {"grid": "v", "row": None, "col": "j"},
         ]
-    add(name, heading, m, tok, keys if step < 5 else dv_cols, heading=f"Step {step}: {heading}",
+    cols = keys if step < 5 else dv_cols
+    add(name, heading, m, tok, cols, heading=f"Step {step}: {heading}",
         uses=uses, hover=cell_texts(step, h, scale, m.shape), row_title="queries",
         outline={"rows": [focus], "cells": [list(hi)]})  # fmt: skip
     quotes: list[Json] = []
@@ -152,9 +160,17 @@ def build_stepper(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         caption=here["caption"],
         grids=here["grids"],
         alt=here["alt"],
-        readout=[f"output of {tk}: {vec(r)}" for tk, r in zip(tok, h.output, strict=True)],
+        readout=[
+            f"z_{i + 1}, the output of {row_name(tk, i)}: {vec(r)}"
+            for i, (tk, r) in enumerate(zip(tok, h.output, strict=True))
+        ],
         tables=[
-            table("Output (4 decimals)", [f"d_v {c}" for c in range(h.v.shape[1])], tok, out_rows),
+            table(
+                "Output Z, one column per column of d_v (4 decimals)",
+                [str(c + 1) for c in range(h.v.shape[1])],
+                [row_name(tk, i) for i, tk in enumerate(tok)],
+                out_rows,
+            ),
             narration,
         ],
         quotes=here["quotes"],
@@ -194,22 +210,29 @@ STEPPER = LabFigure(
     name="stepper",
     entry="B1",
     title="Tokens through every step",
-    intro="The course module's whole computation on two tokens, one step at a time: scores, "
-    "scale, mask, softmax, weighted sum. Its printed dot products and value rows are "
-    "reproduced; its Q and K are not printed, so ours are rebuilt to match. The module "
-    "counts from 1: token 1 is position 0. Pick L up to 8 to add tokens (rows 3 … 8 are "
-    "our example); play the steps, or step with ◀ ▶.",
+    intro="{course-module} computes the whole of attention on two tokens, one step at a "
+    "time: scores, scale, mask, softmax, weighted sum. It prints its dot products and value "
+    "rows but not Q and K: ours are chosen to reproduce every printed number. It counts "
+    "tokens from 1, as this page does. Pick L up to 8 to add tokens (rows 3 … 8 are our "
+    "example); play the steps, or step with ◀ ▶.",
     teaching="Each step is plain arithmetic. The mask acts between scaling and softmax (−∞, "
     "then 0), and every toggle ripples through the later steps.",
     build=build_stepper,
-    badges=("reconstructed",),
+    badges=("our reconstruction",),
     settle=settle_stepper,
     controls=(
         steps("step", "Step", 5, [s for s, _ in STEPS], names=[label for _, label in STEPS]),
         choice("L", "Tokens L", 2, [(i, str(i)) for i in range(2, MAX_L + 1)]),
         toggle("scale", "Divide by √d_k", True),
         choice("mask", "Mask", "causal", [("none", "none"), ("causal", "causal")]),
-        integer("focus", "Highlight the row of position (from 0)", 1, 0, MAX_L - 1),
+        # focus stays a 0-based index in the URL (LABS.md §2); the page shows the row's name.
+        choice(
+            "focus",
+            "Highlight the row of",
+            1,
+            [(i, row_name(TOKENS[i], i)) for i in range(MAX_L)],
+            extra={"size_by": "L", "size_offset": 0},
+        ),
         _matrix_control("q", "Q"),
         _matrix_control("k", "K"),
         _matrix_control("v", "V"),

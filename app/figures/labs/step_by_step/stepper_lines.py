@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from app.figures import fmt
 from app.figures.labs.step_by_step.common import TWO, d4, n, vec
+from app.figures.labs.words import row
 
 MAX_L = 8
 
@@ -48,10 +50,10 @@ Line = tuple[int | None, str]  # (the row it is about, or None for the whole ste
 
 def narration_lines(step: int, h: Any, tok: list[str], mask: str, scale: bool) -> list[Line]:
     L = len(tok)
-    name = [f"{t} (position {i})" for i, t in enumerate(tok)]
+    name = [row(t, i) for i, t in enumerate(tok)]
     if step == 1:
         return [
-            (i, f"q{i + 1}·k{j + 1} = {_dot(h.q[i], h.k[j])}") for i in range(L) for j in range(L)
+            (i, f"q_{i + 1}·k_{j + 1} = {_dot(h.q[i], h.k[j])}") for i in range(L) for j in range(L)
         ]
     if step == 2:
         if not scale:
@@ -119,30 +121,36 @@ SOURCE = {2: "scores", 3: "scaled", 4: "masked"}  # the grid each step reads
 
 
 def arith_lines(step: int, h: Any, i: int, j: int, scale: bool) -> str:
-    """The arithmetic behind cell (i, j) of the step's grid (positions from 0)."""
+    """The arithmetic behind cell (i, j) of the step's grid (i, j from 0; written from 1:
+    s_12 is row 1's score for k_2)."""
+    a, b = i + 1, j + 1
     if step == 1:
-        return f"score[{i}, {j}] = q{i + 1}·k{j + 1} = {_dot(h.q[i], h.k[j])}"
+        return f"s_{a}{b} = q_{a}·k_{b} = {_dot(h.q[i], h.k[j])}"
     if step == 2:
-        div = f"√{h.d_k} ≈ {n(h.divisor)}" if scale else "1 (scaling off)"
-        return (
-            f"scaled[{i}, {j}] = {n(float(h.scores[i, j]))} ÷ {div} = {d4(float(h.scaled[i, j]))}"
-        )
+        scaled = d4(float(h.scaled[i, j]))
+        if not scale:
+            return f"s_{a}{b} ÷ 1 (scaling off) = {scaled}"
+        return f"s_{a}{b} ÷ √{h.d_k}: {n(float(h.scores[i, j]))} ÷ {n(h.divisor)} = {scaled}"
     if step == 3:
         if not np.isfinite(h.masked[i, j]):
-            return f"masked[{i}, {j}] = −∞: key {j} comes after query {i} (causal: j ≤ i)"
-        return f"masked[{i}, {j}] = scaled[{i}, {j}] = {d4(float(h.masked[i, j]))} (allowed)"
+            return f"masked: k_{b} comes after q_{a} (causal: j ≤ i), so its score becomes −∞"
+        return f"allowed: k_{b} is not after q_{a}, so the score stays {d4(float(h.masked[i, j]))}"
     if step == 4:
         if not np.isfinite(h.masked[i, j]):
-            return f"weight[{i}, {j}] = 0: the score was −∞"
+            return f"weight of row {a} on k_{b} = 0: masked, its score was −∞"
         allowed = np.isfinite(h.masked[i])
         total = float(np.exp(h.masked[i][allowed]).sum())
         e = float(np.exp(h.masked[i, j]))
         return (
-            f"weight[{i}, {j}] = e^{d4(float(h.masked[i, j]))} ÷ Σ = {d4(e)} ÷ {d4(total)} "
-            f"= {d4(float(h.weights[i, j]))}"
+            f"weight of row {a} on k_{b} = e^{d4(float(h.masked[i, j]))} ÷ Σ = {d4(e)} ÷ "
+            f"{d4(total)} = {d4(float(h.weights[i, j]))}"
         )
-    terms = [f"{d4(float(w))}·{d4(float(h.v[k, j]))}" for k, w in enumerate(h.weights[i]) if w > 0]
-    return f"output[{i}, {j}] = {' + '.join(terms) or '0'} = {d4(float(h.output[i, j]))}"
+    terms = [
+        f"{fmt.weight(float(w), 4)}·{fmt.factor(float(h.v[k, j]))}"
+        for k, w in enumerate(h.weights[i])
+        if w > 0
+    ]
+    return f"z_{a}, column {b} of d_v = {' + '.join(terms) or '0'} = {d4(float(h.output[i, j]))}"
 
 
 def cell_texts(step: int, h: Any, scale: bool, shape: tuple[int, int]) -> list[list[str]]:

@@ -27,6 +27,7 @@ LAB = Lab(
     entries="C1–C4",
     status="ready",
     figures=FIGURES,
+    main_figure=(12, "Softmax saturation"),
     intro="For random q and k, q·k has mean 0 and variance d_k, so raw scores grow like "
     "√d_k, softmax saturates and its gradient term p(1 − p) vanishes. Dividing by √d_k "
     "restores unit variance. Every experiment here is seeded: a link reruns it exactly.",

@@ -15,12 +15,14 @@ from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import number, steps
+from app.figures.labs.parts import root_text
 from app.figures.labs.why_scale.common import POW2
+from app.figures.labs.words import source_of
 
 PATTERN = np.array([2.0, 1.0, 0.0])
 
 
-ITEMS = ["item 0", "item 1", "item 2"]
+ITEMS = ["item 1", "item 2", "item 3"]
 
 
 def _plot(t: Any, d: int, flat: Any, at: Any) -> Json:
@@ -67,13 +69,13 @@ def _plot(t: Any, d: int, flat: Any, at: Any) -> Json:
 
 QUOTES = [
     {
-        "source": "The queries/keys/values notes",
+        **source_of("qkv-notes"),
         "text": "dividing by the square root "
         "of the key length “holds the three weights at 0.665, 0.245 and 0.090 at every "
         "width”; “with keys of length two, the divisor is about 1.414, so a raw score of 2 "
         "becomes 1.414.”",
     },
-    {"source": "The course module", "text": "at d_k = 128, “gaps of 20 are common”."},
+    {**source_of("course-module"), "text": "at d_k = 128, “gaps of 20 are common”."},
 ]
 
 
@@ -102,8 +104,8 @@ def build_flat_line(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         tables=[table(f"The three weights at d = {d}", ["unscaled", "scaled"], ITEMS, cells)],
         readout=[
             f"a gap of {fmt.significant(g)} in the scores: one weight is e^{fmt.significant(g)} "
-            f"= {fmt.exponential(eg)} times the other",
-            f"stretch √{d} = {fmt.derived(math.sqrt(d), 4)}",
+            f"≈ {fmt.exponential(eg)} times the other",
+            f"stretch {root_text(d)}",
         ],
         quotes=QUOTES,
     )
@@ -115,11 +117,11 @@ FLAT_LINE = LabFigure(
     title="The flat line, the stretch and the typical size",
     intro="A model of width alone: at width d the raw scores are (2, 1, 0)·√d. Unscaled, "
     "softmax sees them stretched; scaled, it sees (2, 1, 0) at every width. This model is "
-    "our reconstruction of the notes' synthetic figure.",
+    "our reconstruction of a figure in {qkv-notes} (see Sources).",
     teaching="Scaling removes the growth that comes from width alone; without it the same "
     "pattern hardens into a one-hot.",
     build=build_flat_line,
-    badges=("reconstructed",),
+    badges=("our reconstruction",),
     controls=(
         steps("d", "Width d", 64, POW2),
         number("gap", "Gap g between two scores", 20, 0, 30, 0.5, extra={"slider": True}),

@@ -15,6 +15,7 @@ from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, ta
 from app.figures.labs.controls import integer, number, steps, toggle
 from app.figures.labs.why_scale.common import POW2, PREVIEW_TRIALS, SEED_MAX
 from app.figures.labs.why_scale.saturation_chart import side_text, sweep_chart
+from app.figures.labs.words import source_of
 
 TRIALS = [100, 200, 500, 1_000, 2_000, 5_000, 10_000]
 
@@ -149,7 +150,7 @@ def _cells(res: Json) -> list[list[str]]:
 def _quotes(res: Json, trials: int, seed: int) -> list[Json]:
     return [
         {
-            "source": "The course module measured",
+            **source_of("course-module", "measured"),
             "text": "over 500 random trials at d_k = 128 "
             "with 64 keys, 35 % of the unscaled trials push p_max above 0.99; scaled, 0 %. In the "
             "saturated trials p_max(1 − p_max) = 0.0020 (a mean).",

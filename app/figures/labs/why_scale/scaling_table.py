@@ -13,6 +13,7 @@ from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import choice, integer, multi, steps
 from app.figures.labs.why_scale.common import POW2, SEED_MAX
+from app.figures.labs.words import source_of
 
 KEYS = [2, 4, 8, 16, 32, 64, 128]
 
@@ -113,7 +114,7 @@ def _quotes(rows: list[Json], seed: int) -> list[Json]:
     """The chapter's table, this run's, and why two spreads are shown."""
     return [
         {
-            "source": "The textbook chapter printed",
+            **source_of("textbook", "printed"),
             "text": "averaged over 200 random draws with "
             "eight keys: a maximum entropy of 3 bits; a population std of 8 samples “runs low by a "
             "predictable factor of about 0.90”, which is why d_k = 4 reads 1.756 rather than 2; "
@@ -134,6 +135,7 @@ def _quotes(rows: list[Json], seed: int) -> list[Json]:
         },
         {
             "source": "Why both spreads",
+            "kind": "note",
             "text": "0.90 is the expected population std of 8 "
             "independent standard normals. Here the keys share one query, whose length varies, "
             "so at small d_k the per-draw spread runs a little lower still.",
@@ -198,8 +200,9 @@ SCALING_TABLE = LabFigure(
     entry="C3",
     title="The scaling table over d_k",
     intro="For each width, many draws of one query shared by a few keys: the spread of the "
-    "raw scores, and the largest weight and entropy of the softmax, raw and scaled. The "
-    "chapter's own table is missing; its prose survives (quoted below).",
+    "raw scores, and the largest weight and entropy of the softmax, raw and scaled. This "
+    "table is our reconstruction of the one in {textbook} (see Sources); what the chapter "
+    "says about it is quoted below.",
     teaching="Each fourfold rise in d_k doubles the raw spread, and the raw weights pile onto "
     "one key; the scaled columns stay put.",
     build=build_scaling_table,

@@ -14,6 +14,7 @@ from app.figures import fmt
 from app.figures.labs import charts
 from app.figures.labs.base import FigureContext, Json, LabFigure, lab_figure, table
 from app.figures.labs.controls import integer, steps, toggle
+from app.figures.labs.parts import root_text
 from app.figures.labs.why_scale.common import (
     DRAWS,
     FIXED_HALF,
@@ -23,6 +24,7 @@ from app.figures.labs.why_scale.common import (
     PREVIEW_DRAWS,
     SEED_MAX,
 )
+from app.figures.labs.words import source_of
 
 
 def se_var_over_dk(d_k: int, n: int) -> float:
@@ -202,7 +204,7 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         f"var {fmt.derived(float(shown['var']), 2)}",
         f"var/d_k {fmt.derived(float(shown['var_over_d_k']), 4)}",
         f"scaled var {fmt.derived(float(shown['scaled_var']), 4)}",
-        f"typical size √d_k = {fmt.derived(root, 2)}",
+        f"typical size √d_k: {root_text(d_k)}",
     ]
     run = "a preview of " if ctx.preview else ""
     caption = (
@@ -221,7 +223,7 @@ def build_score_histogram(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
     quotes = [
         {
-            "source": "The course module measured",
+            **source_of("course-module", "measured"),
             "text": "over 200,000 random draws per width, "
             "Var(qᵀk)/d_k = 0.9987, 1.0040, 1.0029 and 1.0038 for d_k = 32, 64, 128 and 256, "
             "and a scaled variance of “1.0” throughout (no seed printed).",
@@ -268,10 +270,11 @@ SCORE_HISTOGRAM = LabFigure(
         toggle("scale", "Divide by √d_k", False),
         steps("draws", "Draws", 20_000, DRAWS, names=[fmt.count(d) for d in DRAWS]),
         integer("seed", "Seed", 0, 0, SEED_MAX),
-        toggle("fixed", "Hold the x-axis at ±4·√1024 (±4 when scaled)", False),
+        toggle("fixed", "Hold the x-axis at ±4·√1024 (±4 when scaled)", True),
         toggle(
             "reproduce",
-            "Reproduce the course module (d_k = 32, 64, 128, 256; 200,000 draws)",
+            "Reproduce the run of the course module “Attention” (d_k = 32, 64, 128, 256; "
+            "200,000 draws)",
             False,
         ),
     ),

@@ -3,8 +3,9 @@
  * sent (both colour schemes when theme=auto, following the host's prefers-color-scheme),
  * sets <main aria-busy="false"> once drawn, and posts its height to the host page:
  *   { type: "attention-lab:height", figure: "<lab id>/<figure>", height: <px> }
- * With controls=1 the figure's controls are in the embed: an edit asks
- * GET /api/v1/labs/{id}/figures for this figure in the new state (the server checks,
+ * A player (B1) waits for a click unless the URL says autoplay=1; height=N fixes the
+ * document's height (it scrolls inside). With controls=1 the figure's controls are in the
+ * embed: an edit asks GET /api/v1/labs/{id}/figures for this figure in the new state (the server checks,
  * computes and formats; a bad value is named under the controls) and redraws it.
  */
 
@@ -96,21 +97,36 @@ if (form) {
   });
 }
 
+/** The lab page's player, except that in an embed it starts by itself only with
+ * autoplay=1 (motion in someone else's page is the host's choice). */
+class EmbedPlayer extends Player {
+  mayAutoplay() {
+    return data.frame?.autoplay === true && super.mayAutoplay();
+  }
+}
+
 async function draw() {
   main.setAttribute("aria-busy", "true");
   applyTheme(data.theme);
   const fig = data.specs[theme()] ?? Object.values(data.specs)[0];
   if (fig.frames) {
     // B1: the lab page's player; with controls=1 a settled frame is asked for.
-    player ??= new Player(panel, { described, onSettle: () => refresh() });
+    player ??= new EmbedPlayer(panel, { described, onSettle: () => refresh() });
     await player.load(fig);
   } else await renderFigure(panel, fig);
   main.setAttribute("aria-busy", "false");
 }
 
+// height=N: the document is N px tall and scrolls inside (embed.css), for hosts whose
+// iframe cannot follow the height message; the message then says N.
+if (data.frame?.height) {
+  document.documentElement.classList.add("fixed-height");
+  document.documentElement.style.height = `${data.frame.height}px`;
+}
+
 let lastHeight = 0;
 new ResizeObserver(() => {
-  const height = Math.ceil(document.documentElement.scrollHeight);
+  const height = data.frame?.height ?? Math.ceil(document.documentElement.scrollHeight);
   if (height === lastHeight) return;
   lastHeight = height;
   window.parent.postMessage(

@@ -4,9 +4,10 @@
  * sets <main aria-busy="false"> once drawn, and posts its height to the host page:
  *   { type: "attention-lab:height", figure: "<lab id>/<figure>", height: <px> }
  * A player (B1) waits for a click unless the URL says autoplay=1; height=N fixes the
- * document's height (it scrolls inside). With controls=1 the figure's controls are in the
- * embed: an edit asks GET /api/v1/labs/{id}/figures for this figure in the new state (the server checks,
- * computes and formats; a bad value is named under the controls) and redraws it.
+ * document's height (it scrolls inside). With controls=1 the figure's controls are in
+ * the embed: an edit asks GET /api/v1/labs/{id}/figures for this figure in the new state
+ * (the server checks, computes and formats; a bad value is named under the controls) and
+ * redraws it.
  */
 
 import { getJSON } from "../api.js";
@@ -60,7 +61,7 @@ async function refresh() {
     }
     data.specs = { [theme()]: answer.figures[data.figure] }; // another scheme asks again
     document.getElementById("open-link").href = answer.links[data.figure].link;
-    await draw();
+    await draw().then(postHeight);
   } catch (error) {
     if (error.name === "AbortError") return;
     showError(error.errors?.[0] ?? { field: "body", msg: error.message });
@@ -125,7 +126,7 @@ if (data.frame?.height) {
 }
 
 let lastHeight = 0;
-new ResizeObserver(() => {
+function postHeight() {
   const height = data.frame?.height ?? Math.ceil(document.documentElement.scrollHeight);
   if (height === lastHeight) return;
   lastHeight = height;
@@ -133,11 +134,14 @@ new ResizeObserver(() => {
     { type: "attention-lab:height", figure: `${data.lab}/${data.figure}`, height },
     "*",
   );
-}).observe(document.body);
+}
+// Chromium runs no ResizeObserver in a cross-origin frame outside the host's viewport,
+// so the height is also posted once drawn (a lab below the fold gets its height at once).
+new ResizeObserver(postHeight).observe(document.body);
 
 onSchemeChange(() => {
   if (data.theme !== "auto") return;
-  if (data.specs[theme()]) draw();
+  if (data.specs[theme()]) draw().then(postHeight);
   else refresh(); // after an edit only the scheme it was made in is at hand
 });
-draw();
+draw().then(postHeight);

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Frame, Page
 
 from tests.browser.embed_support import (
     console_errors,
@@ -31,6 +31,7 @@ pytestmark = pytest.mark.browser
 __all__ = ["embed_app_url", "embed_browser", "host_site"]  # fixtures used by name
 
 WIDTHS = (375, 720, 1600)
+AXE = (Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js").read_text()
 EMBEDS = {
     **{f"fig-{n}": f"/embed/{n}?preset=i-love-llms" for n in (3, 4, 7, 8, 9)},
     "lab": "/embed/labs/one-query/softmax-table",
@@ -42,10 +43,9 @@ TOUCH = 1.0
 # Every visible text box of the frame's document, then the overlapping pairs and the
 # clipped boxes. Text made invisible on purpose (.visually-hidden, visibility:hidden, a
 # closed <details>, [hidden]) draws nothing and is left out.
-MEASURE = (
-    """
+MEASURE = """
 (() => {
-  const TOUCH = %s;
+  const TOUCH = TOUCH_PX;
   const boxes = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(), id = 0; node; node = walker.nextNode(), id++) {
@@ -96,9 +96,7 @@ MEASURE = (
   return { boxes: boxes.length, overlaps, clipped,
            sideways: document.documentElement.scrollWidth > document.documentElement.clientWidth };
 })()
-"""
-    % TOUCH
-)  # noqa: UP031 (the JS braces would need doubling in a format string)
+""".replace("TOUCH_PX", str(TOUCH))
 
 
 def host_page(app: str, width: int) -> str:
@@ -122,12 +120,11 @@ def page(embed_browser: Browser) -> Iterator[Page]:
     context.close()
 
 
-def measure(page: Page, host: tuple[str, Path], app: str, width: int) -> dict[str, Any]:
-    """Load the host page with every embed at ``width`` and measure each frame."""
+def open_host(page: Page, host: tuple[str, Path], app: str, width: int) -> dict[str, Frame]:
+    """Load the host page with every embed at ``width``; its frames by name once drawn."""
     url, folder = host
     (folder / f"layout-{width}.html").write_text(host_page(app, width))
     page.goto(f"{url}/layout-{width}.html")
-    found: dict[str, Any] = {}
     for name in EMBEDS:
         frame = page.frame_locator(f"#{name}")
         frame.locator("main[aria-busy='false']").first.wait_for(timeout=30_000)
@@ -135,13 +132,13 @@ def measure(page: Page, host: tuple[str, Path], app: str, width: int) -> dict[st
     for name in EMBEDS:  # the snippet gave each iframe its content's height
         wait_for(page, f"document.getElementById('{name}').style.height !== '200px'")
     page.wait_for_timeout(200)  # the last height messages and reflows
+    frames = {}
     for name in EMBEDS:
         handle = page.locator(f"#{name}").element_handle()
-        assert handle is not None
-        content = handle.content_frame()
+        content = handle.content_frame() if handle else None
         assert content is not None
-        found[name] = content.evaluate(MEASURE)
-    return found
+        frames[name] = content
+    return frames
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -149,10 +146,36 @@ def test_no_text_overlaps_or_is_clipped(
     page: Page, host_site: tuple[str, Path], embed_app_url: str, width: int
 ) -> None:
     errors = console_errors(page)
-    found = measure(page, host_site, embed_app_url, width)
-    for name, result in found.items():
+    frames = open_host(page, host_site, embed_app_url, width)
+    for name, frame in frames.items():
+        result = frame.evaluate(MEASURE)
         assert result["boxes"] > 20, (name, width, result["boxes"])  # it measured the figure
         assert result["overlaps"] == [], (name, width, result["overlaps"][:5])
         assert result["clipped"] == [], (name, width, result["clipped"][:5])
         assert not result["sideways"], (name, width, "the frame scrolls sideways")
     assert errors == []
+
+
+def serious_violations(frame: Frame) -> list[tuple[str, list[Any]]]:
+    """axe-core's serious and critical findings in one frame (the tables opened too)."""
+    frame.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    if not frame.evaluate("typeof axe === 'object'"):
+        frame.evaluate(AXE)
+    result = frame.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in result["violations"]
+            if v["impact"] in ("serious", "critical")]  # fmt: skip
+
+
+def test_axe_passes_on_every_embed_in_both_themes(
+    page: Page, host_site: tuple[str, Path], embed_app_url: str
+) -> None:
+    """Grid text on its fills, headers, the derivation line, the lab's tables: contrast
+    and names as axe checks them, light and then dark (theme=auto follows the host)."""
+    frames = open_host(page, host_site, embed_app_url, 720)
+    for scheme in ("light", "dark"):
+        mode: Literal["light", "dark"] = scheme  # type: ignore[assignment]
+        page.emulate_media(color_scheme=mode)
+        for name, frame in frames.items():
+            wait_for(frame, f"matchMedia('(prefers-color-scheme: {scheme})').matches")
+            wait_for(frame, "document.querySelector('main').getAttribute('aria-busy') === 'false'")
+            assert serious_violations(frame) == [], (name, scheme)

@@ -1,7 +1,8 @@
 """tests/js/fixtures/grid_palettes.json holds the grid palettes exactly as
 ``app.figures.grid.palette`` makes them, so tests/js/grid_core.test.mjs checks the text
 contrast of every real cell colour (node cannot import Python). Regenerate with
-``python -m tests.unit.test_grid_ink_fixture`` when a scale changes."""
+``python -m tests.unit.test_grid_ink_fixture`` (then ``npx prettier --write`` the file)
+when a scale changes."""
 
 from __future__ import annotations
 

@@ -179,3 +179,22 @@ def test_axe_passes_on_every_embed_in_both_themes(
             wait_for(frame, f"matchMedia('(prefers-color-scheme: {scheme})').matches")
             wait_for(frame, "document.querySelector('main').getAttribute('aria-busy') === 'false'")
             assert serious_violations(frame) == [], (name, scheme)
+
+
+@pytest.mark.parametrize("path", ["/embed/9?preset=i-love-llms&", "/embed/labs/masks/mask-kinds?"])
+def test_a_fixed_height_scrolls_inside(page: Page, embed_app_url: str, path: str) -> None:
+    """height=300: the document is 300 px tall whatever the window, and its body scrolls
+    (a platform that strips the host's script gives the iframe a fixed height)."""
+    errors = console_errors(page)
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{embed_app_url}{path}height=300")
+    page.locator("#embed[data-drawn='true'], #main[aria-busy='false']").first.wait_for()
+    box = page.evaluate("document.documentElement.getBoundingClientRect().height")
+    assert box == 300
+    body = page.evaluate("({s: document.body.scrollHeight, c: document.body.clientHeight})")
+    assert body["c"] == 300
+    assert body["s"] > 600  # the whole figure is there, below the fold of the frame
+    page.evaluate("document.body.scrollTop = 10000")
+    assert page.evaluate("document.body.scrollTop") == body["s"] - body["c"]
+    assert page.get_by_text("Open in Attention Lab").is_visible()
+    assert errors == []

@@ -58,7 +58,9 @@ def link_params(
 def embed_params(
     editable: Annotated[Text, Query(description="1: show a compact editor.")] = None,
     controls: Annotated[Text, Query(description="Comma-separated toggles to show.")] = None,
+    height: Annotated[Text, Query(description="Fixed height in CSS px (200–4000).")] = None,
+    autoplay: Annotated[Text, Query(description="1: Figure 3 plays on load.")] = None,
 ) -> dict[str, str]:
-    """An embed's own options that are present."""
-    given = {"editable": editable, "controls": controls}
+    """An embed's own options that are present (checked by app/inputs/frame.py)."""
+    given = {"editable": editable, "controls": controls, "height": height, "autoplay": autoplay}
     return {k: v for k, v in given.items() if v is not None}

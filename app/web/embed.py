@@ -1,9 +1,11 @@
 """``GET /embed/{figure}`` (one figure, no site chrome, for iframes) and ``GET /oembed``.
 
 The embed reads the same URL state as the main page (``preset=`` or ``s=``, view params)
-plus ``editable=1`` (a compact editor for the matrices the figure depends on) and
-``controls=scale,mask,focus,…`` (only those toggles). The figure is built on the server
-and handed to ``static/js/embed.js`` as JSON in the page; for ``theme=auto`` both colour
+plus ``editable=1`` (a compact editor for the matrices the figure depends on),
+``controls=scale,mask,focus,…`` (only those toggles), ``height=`` and ``autoplay=``
+(``app.inputs.frame``). The figure is built on the server and handed to
+``static/js/embed.js`` as JSON in the page: a grid figure as grid descriptions (drawn
+like the page's, no Plotly conversion), a chart as Plotly data; for ``theme=auto`` both colour
 schemes are sent, so the embed follows the host's ``prefers-color-scheme`` without a
 request. Unknown figure: HTML 404; a bad parameter: HTML 400 naming it (never a 500).
 """
@@ -22,6 +24,8 @@ from app.figures.view_fields import DRAWN_THEMES, DrawnTheme
 from app.http.params import embed_params, link_params
 from app.http.pipeline import compute, computes, priced
 from app.http.responses import SettingsDep, site_base
+from app.inputs.errors import FieldError
+from app.inputs.frame import FrameOptions, frame_options
 from app.inputs.link import to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
@@ -52,18 +56,43 @@ def script_json(payload: Any) -> Markup:
     return Markup(json_block(payload))
 
 
-def figure_specs(resolved: Resolved, number: int) -> dict[str, dict[str, Any]]:
-    """The figure in the theme asked for, or in both when the theme is ``auto``."""
+def figure_specs(
+    resolved: Resolved, number: int, *, plotly: bool = False
+) -> dict[str, dict[str, Any]]:
+    """The figure in the theme asked for, or in both when the theme is ``auto``.
+
+    An embed draws a figure made of number grids as the page does (static/js/panels.js),
+    so by default it gets the grid descriptions only (``draw=tables``: every grid inline,
+    every table alternative) and no Plotly conversion is computed or sent; charts keep
+    the Plotly data their builders make. ``plotly=True``: the converted figure (oEmbed
+    reads its height)."""
     view = resolved.link.view
     themes: tuple[DrawnTheme, ...] = DRAWN_THEMES if view.theme == "auto" else (view.theme,)
     specs: dict[str, dict[str, Any]] = {}
     for theme in themes:
         v = view.figure_view(theme, (number,))
-        specs[theme] = build_figures(resolved.stages, v)["figures"][str(number)]
+        built = build_figures(resolved.stages, v, plotly=plotly, defer_tables=False)
+        specs[theme] = inline_grids(built["figures"][str(number)], built.get("grids", {}))
     return specs
 
 
-def _options(params: Any) -> tuple[bool, list[str]]:
+def inline_grids(fig: dict[str, Any], grids: dict[str, Any]) -> dict[str, Any]:
+    """Put the shared grid descriptions of a lean answer back into the figure's panels
+    (the page does this in static/js/charts.js; an embed has one figure, so nothing is
+    shared), and drop the empty Plotly keys of a grid figure."""
+    if not fig.get("panels"):
+        return fig
+    for row in fig["panels"]:
+        for k, item in enumerate(row):
+            if "ref" in item:
+                row[k] = {"grid": {**grids[item["ref"]], "outline": item["outline"]}}
+    for key in ("data", "layout", "frames"):
+        if not fig.get(key):
+            fig.pop(key, None)
+    return fig
+
+
+def _options(params: Any) -> tuple[bool, list[str], FrameOptions]:
     editable = params.get("editable", "0")
     if editable not in {"0", "1"}:
         raise StateError("editable", "editable must be 1 (show an editor) or 0 (read-only)")
@@ -74,7 +103,11 @@ def _options(params: Any) -> tuple[bool, list[str]]:
                          f"choose from {', '.join(CONTROLS)}")  # fmt: skip
     if editable == "1" and not raw:
         raw = list(CONTROLS)
-    return editable == "1", raw
+    try:
+        frame = frame_options(params)
+    except FieldError as exc:
+        raise StateError(exc.field, exc.message) from None
+    return editable == "1", raw, frame
 
 
 def editor_matrices(resolved: Resolved, number: int) -> list[dict[str, Any]]:
@@ -119,19 +152,22 @@ async def embed(
         return embed_error_page(request, 404, "figure", f"there is no Figure {shown}; "
                           f"embeddable figures: {known_figures()}")  # fmt: skip
     try:
-        editable, controls = _options(options)
+        editable, controls, frame = _options(options)
         # theme=auto sends the figure in both colour schemes: two builds, priced as two.
         drawn = 2 if state.get("theme", "auto") == "auto" else 1
         plan = plan_link(state, settings, figures=drawn)
     except StateError as exc:
         return embed_error_page(request, 400, exc.param, exc.message)
     cost = priced(request, plan.cost)
-    return await compute(request, cost, _embed_page, request, plan, number, editable, controls)
+    return await compute(
+        request, cost, _embed_page, request, plan, number, editable, controls, frame
+    )
 
 
 def _embed_page(
-    request: Request, plan: Plan, number: int, editable: bool, controls: list[str]
-) -> Response:
+    request: Request, plan: Plan, number: int, editable: bool, controls: list[str],
+    frame: FrameOptions,
+) -> Response:  # fmt: skip
     """Run the state, build the figure and render the page (off the loop when heavy)."""
     try:
         resolved = resolve_plan(plan)
@@ -144,6 +180,7 @@ def _embed_page(
         "view_defaults": url_defaults(), "preset_id": link.preset_id,
         "specs": specs, "editable": editable, "controls": controls,
         "tokens": list(resolved.stages.tokens), "heads": len(resolved.stages.heads),
+        "frame": {"height": frame.height, "autoplay": frame.autoplay},
     }  # fmt: skip
     context = {
         "number": number, "spec": next(iter(specs.values())), "data": script_json(data),
@@ -224,7 +261,7 @@ def _oembed_answer(
         resolved = resolve_plan(plan)
     except StateError as exc:
         return oembed_error(OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}"))
-    spec = next(iter(figure_specs(resolved, number).values()))
+    spec = next(iter(figure_specs(resolved, number, plotly=True).values()))
     title = f"Attention Lab, Figure {number}: {spec['title']} ({resolved.title})"
     size = frame_size(int(spec["layout"].get("height", 420)), params)
     return JSONResponse(oembed_response(

@@ -7,7 +7,8 @@ reads, which obeys ``MAX_FIGURE_TOKENS``, and its runs), admitted like the lab A
 figures (a brief wait for a slot, then 503 with ``Retry-After``) and built off the event
 loop. ``theme=auto`` draws both colour schemes, so the figure is priced twice, and its
 experiments run once (the runs are shared by the two drawings). A malformed value is an
-HTML 400 naming it, a value over the budget a 422, an unknown figure a 404.
+HTML 400 naming it, a value over the budget a 422, an unknown figure a 404. ``height=``
+and ``autoplay=`` are the figure embeds' (``app.inputs.frame``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from app.http.lab_state import (
     theme_of,
 )
 from app.http.pipeline import compute, computes, priced
+from app.inputs.errors import FieldError
+from app.inputs.frame import FrameOptions, frame_options
 from app.inputs.lab_controls import ControlError, figure_values, read_values
 from app.web.errors import embed_error_page
 from app.web.templating import templates
@@ -61,6 +64,10 @@ async def embed(lab_id: str, figure: str, request: Request) -> Response:
     if controls not in ("0", "1"):
         return embed_error_page(request, 400, "controls", "controls must be 1 (show them) or 0")
     try:
+        frame = frame_options(request.query_params)
+    except FieldError as exc:
+        return embed_error_page(request, 400, exc.field, exc.message)
+    try:
         theme = theme_of(request.query_params)
         themes: tuple[str, ...] = DRAWN_THEMES if theme == "auto" else (theme,)
         ask = Ask(lab, request, embed=fig)
@@ -73,12 +80,12 @@ async def embed(lab_id: str, figure: str, request: Request) -> Response:
         specs = await compute(request, cost, _specs, ask, fig, themes, wait=ADMIT_WAIT_S)
     except ControlError as exc:
         return embed_error_page(request, 400, exc.key, exc.message)
-    return _page(request, lab, fig, ask, theme, specs, controls == "1")
+    return _page(request, lab, fig, ask, theme, specs, controls == "1", frame)
 
 
 def _page(
     request: Request, lab: Lab, fig: LabFigure, ask: Ask, theme: str,
-    specs: dict[str, Any], controls: bool,
+    specs: dict[str, Any], controls: bool, frame: FrameOptions,
 ) -> Response:  # fmt: skip
     params = ask.state
     values = figure_values(lab, fig, params, embed=True)
@@ -93,6 +100,7 @@ def _page(
         "controls": [dict(c.describe(), key=keys[(fig.name, c.name)]) for c in fig.controls]
         if controls else None,
         "extra": {k: params[k] for k in BODY_KEYS if fig.uses_body and params.get(k)},
+        "frame": {"height": frame.height, "autoplay": frame.autoplay},
     }  # fmt: skip
     context = {
         "lab": lab, "fig": fig, "spec": next(iter(specs.values())), "theme": theme,

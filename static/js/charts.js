@@ -133,7 +133,7 @@ export function wireTables(root) {
 
 const DERIVATION_HINT =
   "Point at a cell, or move through the table below with the arrow keys, to see its arithmetic.";
-const GRID_HINT =
+export const GRID_HINT =
   "Point at a cell, or Tab into a grid and move with the arrow keys, to see its arithmetic; the cells it used are outlined.";
 
 /** The line under a grid figure: the hovered or focused cell's arithmetic, else the hint. */
@@ -154,7 +154,7 @@ function cellLine(panel) {
 }
 
 /** Draw a grid figure, or (Figure 3) one of its steps. */
-function drawGrids(panel, fig, step = null) {
+export function drawGrids(panel, fig, step = null) {
   const plot = part(panel, "plot");
   drawPanels(plot, fig, cellLine(panel));
   if (fig.steps) showStep(plot, fig, step);

@@ -3,15 +3,21 @@
  * the colours in step with the host's colour scheme (theme=auto), re-requests the figure
  * when the compact editor or a control changes, and tells the host page its height.
  *
- * No maths here: the figure (Plotly data/layout, caption, readout, tables) is computed on
- * the server; this module only calls Plotly.react and sets textContent. Requests go
- * through api.js, typed numbers through numbers.js, tables through tables.js.
+ * No maths here. A figure made of number grids (`panels`) is drawn exactly as on the main
+ * page, by the same modules (charts.js drawGrids -> panels.js -> grid.js) under the same
+ * CSS (figures.css); Figure 3's steps play in the page's stepper, which here waits for a
+ * click unless the URL says autoplay=1. Only charts (no `panels`) go through Plotly.react.
+ * Requests go through api.js, typed numbers through numbers.js, tables through tables.js.
+ *
+ * height=N (data.frame.height): the document is N CSS px tall and scrolls inside, for
+ * hosts whose iframe cannot follow the height message.
  *
  * Height message, posted to window.parent with targetOrigin "*" whenever the content
  * height changes:  { type: "attention-lab:height", figure: <number>, height: <px> }
  */
 
 import { postJSON, siteUrl, targetOf } from "./api.js";
+import { GRID_HINT, drawGrids } from "./charts.js";
 import { setRich } from "./dom.js";
 import { parseNumber } from "./numbers.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
@@ -23,6 +29,7 @@ import { onSchemeChange, resolveTheme } from "./theme.js";
 const data = JSON.parse(document.getElementById("embed-data").textContent);
 setViewDefaults(data.view_defaults);
 const root = document.getElementById("embed");
+const panel = root.querySelector(".embed-figure");
 const plot = document.getElementById("plot");
 const status = document.getElementById("status");
 
@@ -57,21 +64,35 @@ function renderText(fig) {
   renderTables(fig.tables);
 }
 
-let stepper = null; // Figure 3 only: the same player as on the main page
+/** Figure 3's player: the page's, except that it starts by itself only with autoplay=1
+ * (an embed sits in someone else's page; motion there is the host's choice). */
+class EmbedStepper extends Stepper {
+  mayAutoplay() {
+    return data.frame?.autoplay === true;
+  }
+}
+
+let stepper = null;
+
+const plotConfig = (fig) => ({ ...(fig.config ?? {}), responsive: true });
+// One frame of the player: a step of the grids (Figure 3), or a Plotly frame of a chart.
+const paintStep = (_panel, fig, step) => drawGrids(panel, fig, step);
+const paintFrame = (_panel, fig, frame) =>
+  window.Plotly.react(plot, frame.data, frame.layout, plotConfig(fig));
 
 async function draw() {
   const fig = specs[currentTheme()] ?? Object.values(specs)[0];
   renderText(fig);
-  const config = { ...(fig.config ?? {}), responsive: true };
-  if (fig.frames?.length) {
-    // The stepper shows the final frame when idle and plays the frames on request.
-    stepper ??= new Stepper(root.querySelector(".embed-figure"), (_panel, _fig, frame) =>
-      window.Plotly.react(plot, frame.data, frame.layout, config),
-    );
-    await stepper.load(fig);
-  } else {
-    await window.Plotly.react(plot, fig.data, fig.layout, config);
+  if (fig.panels) {
+    const line = panel.querySelector('[data-role="derivation"]');
+    if (line) line.textContent = GRID_HINT; // an older cell's arithmetic would be stale
   }
+  const frames = fig.panels ? fig.steps : fig.frames;
+  if (frames?.length) {
+    stepper ??= new EmbedStepper(panel, fig.panels ? paintStep : paintFrame);
+    await stepper.load({ ...fig, frames });
+  } else if (fig.panels) await drawGrids(panel, fig);
+  else await window.Plotly.react(plot, fig.data, fig.layout, plotConfig(fig));
   root.dataset.drawn = "true";
 }
 
@@ -106,11 +127,11 @@ async function refresh() {
       themes.map(async (theme) => {
         const view = figuresView(state.view, theme, [data.figure]);
         const answer = await postJSON(
-          siteUrl("/api/v1/figures"),
+          siteUrl("/api/v1/figures?draw=tables"),
           { ...state.body, view },
           { signal: controller.signal },
         );
-        return [theme, answer.figures[String(data.figure)]];
+        return [theme, inlineGrids(answer.figures[String(data.figure)], answer.grids)];
       }),
     );
     specs = Object.fromEntries(answers);
@@ -123,6 +144,15 @@ async function refresh() {
   } finally {
     root.setAttribute("aria-busy", "false");
   }
+}
+
+/** The lean answer names shared grids by `ref`: put their descriptions back in place. */
+function inlineGrids(fig, grids = {}) {
+  for (const row of fig.panels ?? [])
+    row.forEach((item, k) => {
+      if (item.ref) row[k] = { grid: { ...grids[item.ref], outline: item.outline ?? {} } };
+    });
+  return fig;
 }
 
 function setCell(input) {
@@ -166,9 +196,17 @@ function wireControls() {
 
 /* ---- the host page: height messages ---- */
 
+/* ---- the host page: a fixed height, or height messages ---- */
+
+if (data.frame?.height) {
+  document.documentElement.classList.add("fixed-height");
+  document.documentElement.style.height = `${data.frame.height}px`;
+}
+
 let lastHeight = 0;
 function postHeight() {
-  const height = document.documentElement.scrollHeight;
+  // With a fixed height the frame keeps it; the message says so to a host that listens.
+  const height = data.frame?.height ?? document.documentElement.scrollHeight;
   if (height === lastHeight || window.parent === window) return;
   lastHeight = height;
   window.parent.postMessage({ type: "attention-lab:height", figure: data.figure, height }, "*");

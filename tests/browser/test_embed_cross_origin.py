@@ -59,12 +59,28 @@ def page(embed_browser: Browser) -> Iterator[Page]:
     context.close()
 
 
+# The weights grid's cells as drawn: data-value (full precision) per row.
+WEIGHTS_DRAWN = """[...document.querySelectorAll('#plot table[data-grid="weights"] tbody tr')]
+  .map((tr) => [...tr.querySelectorAll('td[data-row]')].map((td) => Number(td.dataset.value)))"""
+
+
+def api_weights(app: str, body: dict[str, object] | None = None) -> list[list[float]]:
+    """The weights the API computes (for ``body``, else the default example)."""
+    if body is None:
+        with urllib.request.urlopen(f"{app}/api/v1/export?format=json") as r:
+            return list(json.load(r)["matrices"]["weights"]["values"])
+    request = urllib.request.Request(f"{app}/api/v1/attention", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(request) as r:
+        return list(json.load(r)["weights"])
+
+
 def open_host(page: Page, host_site: tuple[str, Path], app: str, src: str) -> Frame:
     url, folder = host_site
     (folder / "course.html").write_text(HOST_PAGE.format(src=app + src, snippet=host_snippet()))
     page.goto(f"{url}/course.html")
     frame = page.frame_locator("#lab")
-    frame.locator("#embed[data-drawn='true'] .main-svg").first.wait_for(timeout=20_000)
+    frame.locator("#embed[data-drawn='true']").first.wait_for(timeout=20_000)
     found = next(f for f in page.frames if "/embed/" in f.url)
     return found
 
@@ -75,14 +91,9 @@ def test_embed_renders_in_a_cross_origin_frame_and_reports_height(
     errors = console_errors(page)
     frame = open_host(page, host_site, embed_app_url, "/embed/6?preset=i-love-llms")
     assert host_site[0].rsplit(":", 1)[1] != embed_app_url.rsplit(":", 1)[1]  # two origins
-    # the heatmap is drawn with the server's full-precision weights
-    trace = frame.evaluate("(() => { const d = document.getElementById('plot').data[0];"
-                           " return {type: d.type, z: d.z}; })()")  # fmt: skip
-    assert trace["type"] == "heatmap"
-    with urllib.request.urlopen(f"{embed_app_url}/api/v1/export?format=json") as r:
-        weights = json.load(r)["matrices"]["weights"]["values"]
-    assert trace["z"] == weights
-    assert frame.locator(".heatmaplayer").count() >= 1
+    # the weights grid is drawn by the page's renderer with the server's full-precision values
+    assert frame.evaluate(WEIGHTS_DRAWN) == api_weights(embed_app_url)
+    assert frame.locator("#plot .main-svg").count() == 0  # no Plotly for a grid figure
     # the host received the height message and the documented snippet applied it
     wait_for(page, "window.heightMessages.some(m => m.data.type === 'attention-lab:height')")
     messages = page.evaluate("window.heightMessages")
@@ -103,13 +114,18 @@ def test_theme_auto_follows_the_host_colour_scheme(
     page.emulate_media(color_scheme="dark")
     frame = open_host(page, host_site, embed_app_url, "/embed/7?preset=causal&theme=auto")
     data = json.loads(frame.locator("#embed-data").text_content() or "{}")
-    dark_bg = data["specs"]["dark"]["layout"]["plot_bgcolor"]
-    assert dark_bg != data["specs"]["light"]["layout"]["plot_bgcolor"]
-    assert frame.evaluate("document.getElementById('plot').layout.plot_bgcolor") == dark_bg
+    cell = '#plot table[data-grid="weights"] td[data-row="0"][data-col="0"]'
+    drawn = f"document.querySelector('{cell}').dataset.bg"
+
+    def fill(theme: str) -> str:
+        grid = next(item["grid"] for row in data["specs"][theme]["panels"] for item in row
+                    if item.get("grid", {}).get("grid") == "weights")  # fmt: skip
+        return str(grid["palette"][grid["color"][0][0]][0])
+
+    assert fill("dark") != fill("light")
+    assert frame.evaluate(drawn) == fill("dark")
     page.emulate_media(color_scheme="light")
-    light_bg = data["specs"]["light"]["layout"]["plot_bgcolor"]
-    bg_now = "document.getElementById('plot').layout.plot_bgcolor"
-    wait_for(frame, f"{bg_now} === {json.dumps(light_bg)}")
+    wait_for(frame, f"{drawn} === {json.dumps(fill('light'))}")
 
 
 def test_editable_embed_recomputes_on_the_server(
@@ -122,14 +138,8 @@ def test_editable_embed_recomputes_on_the_server(
     cell.press("Tab")
     body = {**json.loads(frame.locator("#embed-data").text_content() or "{}")["body"]}
     body["x"] = [[2, 0, 1, 1], *body["x"][1:]]
-    request = urllib.request.Request(f"{embed_app_url}/api/v1/attention",
-                                     data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
-    with urllib.request.urlopen(request) as r:
-        expected = json.load(r)["weights"]
-    z_now = "JSON.stringify(document.getElementById('plot').data[0].z)"
-    compact = json.dumps(expected, separators=(",", ":"))
-    wait_for(frame, f"{z_now} === {json.dumps(compact)}")
+    expected = json.dumps(api_weights(embed_app_url, body))
+    wait_for(frame, f"JSON.stringify({WEIGHTS_DRAWN}) === {json.dumps(expected.replace(' ', ''))}")
     assert "s=" in (frame.locator("#open-link").get_attribute("href") or "")
     # a bad number is named by the server and marked on the cell
     cell.fill("abc")
@@ -145,7 +155,7 @@ def test_editable_embed_reads_numbers_as_the_page_does(page: Page, embed_app_url
     server refused them."""
     errors = console_errors(page)
     page.goto(f"{embed_app_url}/embed/6?preset=i-love-llms&editable=1")
-    page.locator("#plot .main-svg").first.wait_for(timeout=20_000)
+    page.locator("#embed[data-drawn='true']").first.wait_for(timeout=20_000)
     href = "document.getElementById('open-link').getAttribute('href')"
     for text, value in (("\u22121", -1), ("1e\u22123", 0.001)):
         cell = page.locator('input[data-matrix="x"][data-row="0"][data-col="0"]')
@@ -162,16 +172,21 @@ def test_editable_embed_reads_numbers_as_the_page_does(page: Page, embed_app_url
 
 
 @pytest.mark.parametrize(
-    "path", ["/embed/8?preset=two-heads&controls=scale,mask,focus,head", "/embed/7?editable=1", "/"]
-)
-def test_csp_allows_plotly_and_the_pages(page: Page, embed_app_url: str, path: str) -> None:
+    ("path", "drawn"),
+    [("/embed/8?preset=two-heads&controls=scale,mask,focus,head", "#embed[data-drawn='true']"),
+     ("/embed/7?editable=1", "#embed[data-drawn='true']"), ("/embed/12", ".main-svg"),
+     ("/", ".main-svg")],
+)  # fmt: skip
+def test_csp_allows_plotly_and_the_pages(
+    page: Page, embed_app_url: str, path: str, drawn: str
+) -> None:
     """Plotly (vendored) and the pages' modules run under script-src 'self', no 'unsafe-eval'."""
     errors = console_errors(page)
     response = page.goto(embed_app_url + path)
     assert response is not None
     assert response.status == 200, f"{path} answered {response.status}"
     assert "unsafe-eval" not in (response.headers.get("content-security-policy") or "")
-    page.locator(".main-svg").first.wait_for(timeout=20_000)
+    page.locator(drawn).first.wait_for(timeout=20_000)
     page.wait_for_timeout(300)  # let late style/script injections happen
     assert page.evaluate("window.__cspViolations") == [], path
     assert errors == []

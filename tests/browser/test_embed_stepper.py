@@ -1,4 +1,5 @@
-"""Figure 3 embedded: the same player as on the page, final frame when idle."""
+"""Figure 3 embedded: the page's player over the page's grids, final frame when idle; it
+plays by itself only with autoplay=1 (never inside a host page uninvited)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def page(embed_browser: Browser) -> Iterator[Page]:
 def test_embedded_figure_3_steps_through_its_frames(page: Page, embed_app_url: str) -> None:
     errors = console_errors(page)
     page.goto(f"{embed_app_url}/embed/3?preset=i-love-llms")
-    page.locator("#embed[data-drawn='true'] .main-svg").first.wait_for(timeout=20_000)
+    page.locator("#embed[data-drawn='true'] table.grid").first.wait_for(timeout=20_000)
     count = page.locator("[data-role=step-count]")
     narration = page.locator("[data-role=narration]")
     total = count.inner_text().split(" of ")[1]
@@ -42,3 +43,26 @@ def test_embedded_figure_3_steps_through_its_frames(page: Page, embed_app_url: s
     expect(count).to_have_text(f"Frame {total} of {total}")
     expect(narration).to_have_text(final)
     assert errors == []
+
+
+def test_figure_3_embed_waits_for_a_click_unless_autoplay(
+    embed_browser: Browser, embed_app_url: str
+) -> None:
+    """Motion welcome (no reduced-motion preference): still no autoplay without the flag;
+    with autoplay=1 it starts at frame 1 once in view. The grids are the page's tables."""
+    context = embed_browser.new_context(viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    count = page.locator("[data-role=step-count]")
+    try:
+        page.goto(f"{embed_app_url}/embed/3?preset=i-love-llms")
+        page.locator("#embed[data-drawn='true'] table.grid").first.wait_for(timeout=20_000)
+        total = count.inner_text().split(" of ")[1]
+        page.wait_for_timeout(1600)  # longer than one tick of the player
+        expect(count).to_have_text(f"Frame {total} of {total}")
+        expect(page.locator("[data-step=play]")).to_have_attribute("aria-pressed", "false")
+        assert page.locator("#plot .main-svg").count() == 0  # no Plotly in a grid embed
+        page.goto(f"{embed_app_url}/embed/3?preset=i-love-llms&autoplay=1")
+        expect(page.locator("[data-step=play]")).to_have_attribute("aria-pressed", "true")
+        assert count.inner_text() != f"Frame {total} of {total}"
+    finally:
+        context.close()

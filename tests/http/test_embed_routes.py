@@ -242,7 +242,7 @@ def test_oembed_discovery_link_points_back(client: TestClient) -> None:
 def test_embed_carries_the_numbers_as_a_table(client: TestClient) -> None:
     """The screen-reader alternative is in the served HTML, before any script runs."""
     html = client.get("/embed/6?preset=i-love-llms").text
-    tables = re.findall(r"<table>.*?</table>", html, flags=re.S)
+    tables = re.findall(r'<table class="data-table">.*?</table>', html, flags=re.S)
     assert tables, "no data table in the embed"
     weights = tables[0]
     assert '<th scope="col">love</th>' in weights
@@ -252,3 +252,64 @@ def test_embed_carries_the_numbers_as_a_table(client: TestClient) -> None:
 def test_only_figure_3_embeds_carry_the_player(client: TestClient) -> None:
     assert 'data-step="play"' in client.get("/embed/3?preset=i-love-llms").text
     assert 'data-step="play"' not in client.get("/embed/6?preset=i-love-llms").text
+
+
+@pytest.mark.parametrize("figure", [3, 4, 6, 7, 8, 9, 11])
+def test_grid_figures_embed_grids_not_plotly(client: TestClient, figure: int) -> None:
+    """A figure of number grids is sent as its grid descriptions (drawn like the page);
+    no Plotly conversion is computed or shipped, and plotly.js is not even loaded."""
+    r = client.get(f"/embed/{figure}?preset=i-love-llms")
+    spec = embed_data(r.text)["specs"]["dark"]
+    assert not {"data", "layout", "frames"} & set(spec), sorted(spec)
+    grids = [item["grid"] for row in spec["panels"] for item in row if "grid" in item]
+    assert grids
+    assert all(g["palette"] and g["values"] for g in grids)
+    assert not any("ref" in item for row in spec["panels"] for item in row)
+    assert spec["tables"]
+    assert "tables_deferred" not in spec
+    assert "plotly-cartesian" not in r.text
+    assert 'role="figure"' in r.text
+
+
+@pytest.mark.parametrize("figure", [5, 10, 12, 13])
+def test_charts_embed_plotly(client: TestClient, figure: int) -> None:
+    r = client.get(f"/embed/{figure}?preset=i-love-llms&theme=light")
+    spec = embed_data(r.text)["specs"]["light"]
+    assert spec["data"]
+    assert spec["layout"]
+    assert not spec.get("panels")
+    assert "plotly-cartesian" in r.text
+
+
+def test_figure_9_embed_prints_its_numbers_in_full(client: TestClient) -> None:
+    """The Plotly embed showed "1.63" as "1.6"; the grid carries the text as formatted."""
+    spec = embed_data(client.get("/embed/9?preset=i-love-llms&theme=light").text)["specs"]
+    texts = [t for row in spec["light"]["panels"] for item in row if "grid" in item
+             for line in item["grid"]["text"] for t in line]  # fmt: skip
+    assert "1.63" in texts
+
+
+@pytest.mark.parametrize(
+    ("query", "frame"),
+    [("", {"height": None, "autoplay": False}), ("&height=200&autoplay=1",
+     {"height": 200, "autoplay": True}), ("&height=4000&autoplay=0",
+     {"height": 4000, "autoplay": False})],
+)  # fmt: skip
+def test_frame_options_reach_the_script(client: TestClient, query: str, frame: object) -> None:
+    for path in ("/embed/3?preset=i-love-llms", "/embed/labs/masks/mask-kinds?"):
+        r = client.get(path + query)
+        assert r.status_code == 200, (path, r.text[:300])
+        assert embed_data(r.text)["frame"] == frame
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [("height=199", "height"), ("height=4001", "height"), ("height=abc", "height"),
+     ("height=50%25", "height"), ("height=", "height"), ("height=%D9%A3%D9%A3%D9%A3", "height"),
+     ("autoplay=yes", "autoplay"), ("autoplay=", "autoplay"), ("autoplay=2", "autoplay")],
+)  # fmt: skip
+def test_bad_frame_options_are_a_400_naming_them(client: TestClient, query: str, name: str) -> None:
+    for path in ("/embed/3?preset=i-love-llms&", "/embed/labs/masks/mask-kinds?"):
+        r = client.get(path + query)
+        assert r.status_code == 400, (path, query, r.status_code)
+        assert name in r.text

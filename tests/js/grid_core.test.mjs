@@ -1,5 +1,6 @@
 // grid_core.js: the DOM-free decisions of the grid renderer (grid.js draws them).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import {
@@ -213,4 +214,59 @@ test("outline and cursor boxes in pixels; cell size within its bounds", () => {
   assert.equal(cellSize(600, 100, 2, 14), 6);
   assert.equal(cellSize(600, 10, 2, 14), 14);
   assert.equal(cellSize(600, 1000, 2, 14), 2);
+});
+
+/* ---- text contrast: every printed cell reads at WCAG AA (4.5 : 1) on its fill ---- */
+
+// The real palettes of app/figures/grid.py (tests/unit/test_grid_ink_fixture.py keeps
+// this file equal to them): every colour of every role's scale, light and dark.
+const PALETTES = JSON.parse(
+  readFileSync(new URL("./fixtures/grid_palettes.json", import.meta.url), "utf8"),
+);
+
+/** WCAG 2 contrast ratio of two "#rrggbb" colours (the test's own, independent copy). */
+function contrast(a, b) {
+  const lum = (hex) => {
+    const [r, g, b2] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16) / 255);
+    const lin = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b2);
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+test("contrast() agrees with WCAG's own examples", () => {
+  assert.equal(contrast("#000000", "#ffffff"), 21);
+  assert.ok(Math.abs(contrast("#767676", "#ffffff") - 4.54) < 0.01);
+});
+
+test("every cell of every real palette gets ink at 4.5 : 1 or more, in both themes", () => {
+  let checked = 0;
+  for (const [theme, roles] of Object.entries(PALETTES)) {
+    for (const [role, palette] of Object.entries(roles)) {
+      // One row holding every colour of the scale, as a grid description sends it.
+      const desc = {
+        shape: [1, palette.length],
+        values: [palette.map((_, k) => k)],
+        text: [palette.map((_, k) => String(k))],
+        color: [palette.map((_, k) => k)],
+        palette,
+      };
+      palette.forEach((_, k) => {
+        const look = cellLook(desc, outlineOf(desc), 0, k);
+        const ratio = contrast(look.bg, look.ink);
+        assert.ok(ratio >= 4.5, `${theme} ${role} step ${k}: ${look.ink} on ${look.bg} ${ratio}`);
+        checked += 1;
+      });
+    }
+  }
+  assert.equal(checked, 2 * 7 * 33);
+});
+
+test("a mid-orange weight in the dark theme is printed in black, not grey", () => {
+  const palette = PALETTES.dark.weights;
+  const mid = palette[Math.floor(palette.length / 2)]; // the scale's middle: #a86f00
+  assert.equal(mid[0], "#a86f00");
+  const desc = { shape: [1, 1], values: [[0.5]], text: [["0.50"]], color: [[0]], palette: [mid] };
+  assert.equal(cellLook(desc, outlineOf(desc), 0, 0).ink, "#000000");
 });

@@ -3,9 +3,11 @@
  * sent (both colour schemes when theme=auto, following the host's prefers-color-scheme),
  * sets <main aria-busy="false"> once drawn, and posts its height to the host page:
  *   { type: "attention-lab:height", figure: "<lab id>/<figure>", height: <px> }
- * With controls=1 the figure's controls are in the embed: an edit asks
- * GET /api/v1/labs/{id}/figures for this figure in the new state (the server checks,
- * computes and formats; a bad value is named under the controls) and redraws it.
+ * A player (B1) waits for a click unless the URL says autoplay=1; height=N fixes the
+ * document's height (it scrolls inside). With controls=1 the figure's controls are in
+ * the embed: an edit asks GET /api/v1/labs/{id}/figures for this figure in the new state
+ * (the server checks, computes and formats; a bad value is named under the controls) and
+ * redraws it.
  */
 
 import { getJSON, siteUrl } from "../api.js";
@@ -59,7 +61,7 @@ async function refresh() {
     }
     data.specs = { [theme()]: answer.figures[data.figure] }; // another scheme asks again
     document.getElementById("open-link").href = answer.links[data.figure].link;
-    await draw();
+    await draw().then(postHeight);
   } catch (error) {
     if (error.name === "AbortError") return;
     showError(error.errors?.[0] ?? { field: "body", msg: error.message });
@@ -96,32 +98,50 @@ if (form) {
   });
 }
 
+/** The lab page's player, except that in an embed it starts by itself only with
+ * autoplay=1 (motion in someone else's page is the host's choice). */
+class EmbedPlayer extends Player {
+  mayAutoplay() {
+    return data.frame?.autoplay === true && super.mayAutoplay();
+  }
+}
+
 async function draw() {
   main.setAttribute("aria-busy", "true");
   applyTheme(data.theme);
   const fig = data.specs[theme()] ?? Object.values(data.specs)[0];
   if (fig.frames) {
     // B1: the lab page's player; with controls=1 a settled frame is asked for.
-    player ??= new Player(panel, { described, onSettle: () => refresh() });
+    player ??= new EmbedPlayer(panel, { described, onSettle: () => refresh() });
     await player.load(fig);
   } else await renderFigure(panel, fig);
   main.setAttribute("aria-busy", "false");
 }
 
+// height=N: the document is N px tall and scrolls inside (embed.css), for hosts whose
+// iframe cannot follow the height message; the message then says N.
+if (data.frame?.height) {
+  document.documentElement.classList.add("fixed-height");
+  document.documentElement.style.height = `${data.frame.height}px`;
+}
+
 let lastHeight = 0;
-new ResizeObserver(() => {
-  const height = Math.ceil(document.documentElement.scrollHeight);
+function postHeight() {
+  const height = data.frame?.height ?? Math.ceil(document.documentElement.scrollHeight);
   if (height === lastHeight) return;
   lastHeight = height;
   window.parent.postMessage(
     { type: "attention-lab:height", figure: `${data.lab}/${data.figure}`, height },
     "*",
   );
-}).observe(document.body);
+}
+// Chromium runs no ResizeObserver in a cross-origin frame outside the host's viewport,
+// so the height is also posted once drawn (a lab below the fold gets its height at once).
+new ResizeObserver(postHeight).observe(document.body);
 
 onSchemeChange(() => {
   if (data.theme !== "auto") return;
-  if (data.specs[theme()]) draw();
+  if (data.specs[theme()]) draw().then(postHeight);
   else refresh(); // after an edit only the scheme it was made in is at hand
 });
-draw();
+draw().then(postHeight);

@@ -1,0 +1,96 @@
+"""Measure the height every embed needs at 375, 720 and 1600 px, for hosts that cannot run
+the height-message script (many LMS editors strip scripts) and so give the iframe a fixed
+height. Prints the Markdown table of docs/embedding.md.
+
+For each figure embed (/embed/3 … /embed/13, the running example) and each lab section
+(/embed/labs/{id}/{figure}, its default state) the embed is opened in Chromium at each
+width, left to draw (grids, charts, fonts), and its document's scrollHeight is read: the
+height at which the iframe shows everything without a scrollbar, with the tables folded
+as a reader first sees them. The table gives it rounded up to the next multiple of
+``--step`` px (default 10), a little slack for other fonts.
+
+    python benchmarks/embed_heights.py [--step 10] [--json heights.json]
+
+Starts its own server on a free port. Figures 1 and 2 are static diagrams of the page and
+have no embed, so they are not in the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.figures.labs import LABS  # noqa: E402
+from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS  # noqa: E402
+from benchmarks.browser import ARGS, chromium, start_server  # noqa: E402
+
+WIDTHS = (375, 720, 1600)
+# Drawn: a figure embed marks <main data-drawn>, a lab embed sets aria-busy="false".
+DRAWN = "#embed[data-drawn='true'], #main[aria-busy='false']"
+
+
+def embeds() -> list[tuple[str, str]]:
+    """(row label, path) of every figure embed and every ready lab section."""
+    rows = [(f"Figure {n}: {BY_NUMBER[n].title}", f"/embed/{n}?preset=i-love-llms")
+            for n in FIGURE_NUMBERS]  # fmt: skip
+    for lab in LABS:
+        if lab.status == "ready":
+            rows += [(f"{lab.title} · {f.entry} {f.title}", f"/embed/labs/{lab.id}/{f.name}")
+                     for f in lab.figures]  # fmt: skip
+    return rows
+
+
+def height(page: Page, url: str) -> int:
+    """The embed's content height in CSS px once drawn and settled."""
+    page.goto(url)
+    page.locator(DRAWN).first.wait_for(timeout=60_000)
+    page.evaluate("document.fonts.ready")
+    page.wait_for_timeout(300)  # Plotly's responsive relayout, the last reflows
+    return int(page.evaluate("Math.ceil(document.documentElement.scrollHeight)"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--step", type=int, default=10, help="round up to a multiple of this")
+    parser.add_argument("--json", type=Path, help="also write the measured heights here")
+    args = parser.parse_args()
+    proc, url = start_server()
+    measured: dict[str, dict[int, int]] = {}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium(), args=ARGS)
+            for width in WIDTHS:
+                # A short viewport: scrollHeight is then the content's, not the window's.
+                context = browser.new_context(
+                    viewport={"width": width, "height": 200}, reduced_motion="reduce"
+                )
+                page = context.new_page()
+                for _label, path in embeds():
+                    light = url + path + ("&" if "?" in path else "?") + "theme=light"
+                    measured.setdefault(path, {})[width] = height(page, light)
+                    print(f"{width:>5} px  {measured[path][width]:>5}  {path}", file=sys.stderr)
+                context.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    up = args.step
+    print("| embed | path | 375 px | 720 px | 1600 px |")
+    print("|---|---|---:|---:|---:|")
+    for label, path in embeds():
+        cells = " | ".join(str(math.ceil(measured[path][w] / up) * up) for w in WIDTHS)
+        print(f"| {label} | `{path}` | {cells} |")
+    if args.json:
+        args.json.write_text(json.dumps(measured, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -579,8 +579,13 @@ def test_a2_drag_the_tip_of_q(lab: Any) -> None:
     # the chart shows after a guess
     page.check("#" + page.get_attribute('#alignment label[data-text="k_1 = (1, 0)"]', "for"))
     page.click("#alignment [data-role=check]")
-    page.locator("#alignment").scroll_into_view_if_needed()
-    start = page.evaluate(PIXEL_JS, [1, 0])
+    # the chart, below the question, in view (the section is taller than the window)
+    page.locator("#alignment .js-plotly-plot").scroll_into_view_if_needed()
+    # the chart was drawn hidden and is fitted to its box once shown: wait until it stays
+    start, last = page.evaluate(PIXEL_JS, [1, 0]), None
+    while start != last:
+        page.wait_for_timeout(150)
+        start, last = page.evaluate(PIXEL_JS, [1, 0]), start
     end = page.evaluate(PIXEL_JS, [0, 1.5])
     page.mouse.move(start[0] - 1, start[1])
     page.mouse.down()

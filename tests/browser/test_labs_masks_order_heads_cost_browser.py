@@ -426,10 +426,10 @@ def test_an_8_by_8_s_scrolls_in_its_own_box_at_375_px(browser: Browser, server_u
 def test_d1_links_an_empty_row_to_d3(lab_page: tuple[Page, list[str]], server_url: str) -> None:
     page, errors = lab_page
     open_lab(page, server_url, "masks", "?pad=0")
-    expect(readout(page, "mask-kinds")).to_contain_text("row q_1: 0 allowed keys")
+    _has("mask-kinds", "readout", "row q_1: 0 allowed keys")(page)
     panel(page, "mask-kinds").get_by_role("button", name="Open it in D3").click()
     wait_idle(page)
     expect(control(page, "empty-row", "case")).to_have_value("d1")
-    expect(caption(page, "empty-row")).to_contain_text("Row q_1 has no allowed key")
+    _has("empty-row", "caption", "Row q_1 has no allowed key")(page)
     assert "case=d1" in page.url
     assert errors == [], errors

@@ -24,6 +24,9 @@ WIDTHS_JS = """() => [...document.querySelectorAll('[data-figure]')].map(p => {
   const box = p.getBoundingClientRect();
   let widest = 0;
   for (const el of p.querySelectorAll('*')) {
+    // words for screen readers only sit in a clipped 1 px box (their MathML still
+    // reports its own width)
+    if (el.closest('.visually-hidden')) continue;
     const r = el.getBoundingClientRect();
     if (r.width) widest = Math.max(widest, r.right - box.left);
   }

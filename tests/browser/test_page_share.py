@@ -102,8 +102,8 @@ def test_embed_snippet_is_a_titled_iframe_showing_the_edited_state(
     embed = context.new_page()
     try:
         embed.goto(src)
-        embed.locator("#plot .main-svg").first.wait_for(timeout=20_000)
-        embedded = embed.evaluate("document.getElementById('plot').data[0].z")
+        embed.locator("#embed[data-drawn=true]").wait_for(timeout=20_000)
+        embedded = grid_values(embed, 6, "weights")  # drawn by the page's grid renderer
         assert embedded == z, "the embed shows another state than the page"
     finally:
         embed.close()

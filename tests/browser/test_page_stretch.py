@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from page_helpers import open_page, wait_idle
+from page_helpers import open_page, source_texts, wait_idle
 from playwright.sync_api import Browser, Page
 
 from app.attention import run
@@ -28,7 +28,7 @@ def server_readout(stretch: float) -> list[str]:
 
 
 def readout(page: Page) -> list[str]:
-    return page.locator("#fig-12 [data-role=readout] li").all_text_contents()
+    return source_texts(page, "#fig-12 [data-role=readout] li")
 
 
 def url_stretch(page: Page) -> str | None:
@@ -104,5 +104,5 @@ def test_the_embed_slider_reaches_both_ends(embed: Page) -> None:
         embed.locator("#embed[aria-busy='false']").wait_for(state="attached")
         link = embed.locator("#open-link").get_attribute("href") or ""
         assert float(dict(parse_qsl(urlsplit(link).query))["stretch"]) == value
-        texts = embed.locator("[data-field=readout] li").all_text_contents()
+        texts = source_texts(embed, "[data-field=readout] li")
         assert texts == server_readout(value)

@@ -5,7 +5,7 @@ Two ways, one scope (``app.http.mount``): ``ATTENTION_LAB_ROOT_PATH`` (the app's
 ``MountedAt`` sets ``root_path`` and prefixes the path; requests come in stripped, as from
 the proxy) and a server's root path (uvicorn's ``--root-path``: ``root_path`` set and the
 path already prefixed, which ``TestClient(root_path=...)`` with a prefixed URL mimics).
-The browser test (tests/browser/test_root_path.py) goes through a real proxy.
+The browser test (tests/browser/test_root_path_browser.py) goes through a real proxy.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 checks, ``attention-lab --root-path`` (uvicorn's) passed through, the mount helpers, and
 the nginx and Ingress examples in deploy/ agreeing with the app. The pages themselves
 are checked in tests/http/test_root_path.py and, behind a real proxy, in
-tests/browser/test_root_path.py."""
+tests/browser/test_root_path_browser.py."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@
  *   notationTokens(text) -> [["text", string] | ["math", tree, source, spoken]]
  *     a tree is [element, child, …] whose children are trees or strings; spoken is its
  *     accessible name ("d k"), the <math>'s aria-label.
+ *   plotlyMarkup(text) -> the same text in Plotly's markup (<sub>, <sup>; the rest escaped)
  */
 
 import vocabulary from "./notation-vocabulary.json" with { type: "json" };
@@ -52,4 +53,24 @@ export function notationTokens(text) {
 /** True when `text` holds no notation (a plain text node is enough). */
 export function isPlain(text) {
   return first(String(text ?? ""), 0) === null;
+}
+
+const PLOTLY_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
+
+function plotlyOf(tree) {
+  if (typeof tree === "string") return tree.replace(/[&<>]/g, (c) => PLOTLY_ESCAPES[c]);
+  const [element, ...children] = tree;
+  const parts = children.map(plotlyOf);
+  if (element === "msup") return `${parts[0]}<sup>${parts[1]}</sup>`;
+  if (element === "msub") return `${parts[0]}<sub>${parts[1]}</sub>`;
+  if (element === "msqrt") return `√${parts.join("")}`;
+  return parts.join(""); // mi, mn, mo, mrow: their text
+}
+
+/** `text` in Plotly's own text markup, its notation as <sub>/<sup> (for a chart saved as
+ * PNG or SVG, where MathML cannot go); everything else escaped, so a label stays text. */
+export function plotlyMarkup(text) {
+  return notationTokens(text)
+    .map(([, value]) => plotlyOf(value))
+    .join("");
 }

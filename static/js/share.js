@@ -58,7 +58,9 @@ export async function downloadStages(state, format = "csv") {
 function textOf(figureEl, selectors) {
   for (const selector of selectors) {
     const el = figureEl.querySelector(selector);
-    if (el?.textContent?.trim()) return el.textContent.trim();
+    // the text as the server wrote it (W^Q, d_k), not MathML's leaves ("dk")
+    const text = el?.dataset.notation ?? el?.textContent;
+    if (text?.trim()) return text.trim();
   }
   return "";
 }

@@ -8,6 +8,7 @@
  * buttons. Layout only; every figure is the server's.
  */
 
+import { plotlyMarkup } from "./notation_core.js";
 import { plotly } from "./plotly.js";
 
 // A chart is saved as wide as the page draws it (its layout was made for that), within
@@ -136,13 +137,13 @@ export async function saveSlide(source, { heading, caption, filename, format, ga
       annotations: [
         ...(layout.annotations ?? []),
         note(
-          head.map((line) => `<b>${line}</b>`).join("<br>"),
+          head.map((line) => `<b>${plotlyMarkup(line)}</b>`).join("<br>"),
           1,
           "bottom",
           plotTop - top + 10,
           16,
         ),
-        note(lines.join("<br>"), 0, "top", -(bottom - plotBottom + gap), 12),
+        note(lines.map(plotlyMarkup).join("<br>"), 0, "top", -(bottom - plotBottom + gap), 12),
       ],
     });
     await Plotly.downloadImage(holder, { format, filename, width, height, scale: SCALE });

@@ -193,9 +193,15 @@ def test_svg_download_keeps_the_caption_and_its_numbers(page: Page) -> None:
     assert "Figure 12. Softmax saturation" in svg
     for number in numbers:
         assert number in svg, number
-    # The whole caption, line after line (Plotly writes one <tspan> a line), not just its numbers.
-    shown = " ".join(" ".join(re.findall(r">([^<>]+)<", svg)).split())
-    assert " ".join(caption.split()) in shown
+    # The whole caption, line after line (Plotly writes one <tspan> a line, and one for
+    # each sub- or superscript: √d_k is √d then a lowered k), not just its numbers.
+    written = page.locator("#fig-12 [data-role='caption']").get_attribute("data-notation")
+    assert written  # the caption as the server wrote it
+    assert "√d_k" in written
+    # (Plotly puts a zero-width space around each script)
+    shown = "".join("".join(re.findall(r">([^<>]+)<", svg)).replace("\u200b", "").split())
+    assert "".join(written.replace("_", "").replace("^", "").split()) in shown
+    assert re.search(r"√d\u200b?<tspan[^>]*>k</tspan>", svg), "d_k's k is a subscript"
 
 
 def _printed(text: str) -> dict[str, np.ndarray]:

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { isPlain, notationTokens } from "../../static/js/notation_core.js";
+import { isPlain, notationTokens, plotlyMarkup } from "../../static/js/notation_core.js";
 
 const { cases } = JSON.parse(
   readFileSync(new URL("../notation_cases.json", import.meta.url), "utf8"),
@@ -48,4 +48,11 @@ test("the text is kept whole: the tokens' sources join back into it", () => {
       .join("");
     assert.equal(joined, text);
   }
+});
+
+test("a saved chart's heading and caption: notation in Plotly's <sub>/<sup>, the rest escaped", () => {
+  assert.equal(plotlyMarkup("divided by √d_k"), "divided by √d<sub>k</sub>");
+  assert.equal(plotlyMarkup("W^Q and z_2 (love)"), "W<sup>Q</sup> and z<sub>2</sub> (love)");
+  assert.equal(plotlyMarkup("e^−2"), "e<sup>−2</sup>");
+  assert.equal(plotlyMarkup("<b>a & b</b>"), "&lt;b&gt;a &amp; b&lt;/b&gt;"); // a label is text
 });

@@ -27,7 +27,8 @@ export async function downloadImage(panel, format, heading, link) {
   const charted = plot && !panel.querySelector('[data-role="plot-box"]')?.hidden;
   const filename = `attention-lab-${panel.dataset.figure}`;
   if (charted) {
-    const caption = panel.querySelector('[data-role="caption"]')?.textContent ?? "";
+    const el = panel.querySelector('[data-role="caption"]');
+    const caption = el?.dataset.notation ?? el?.textContent ?? ""; // as written: W^Q, d_k
     return saveSlide(plot, { heading, caption, filename, format });
   }
   const url = labFileUrl("export.svg", link, panel.dataset.figure);

@@ -81,3 +81,30 @@ def tokens(text: str) -> list[Token]:
     if pos < len(text):
         out.append(("text", text[pos:]))
     return out
+
+
+def script_runs(text: str) -> list[tuple[str, int]]:
+    """``text`` as runs of (string, level) for a medium without MathML (an SVG ``<text>``):
+    level 1 raised, −1 lowered, 0 on the line. "√d_k" -> [("√d", 0), ("k", −1)]."""
+    out: list[tuple[str, int]] = []
+
+    def walk(tree: Any, level: int) -> None:
+        if isinstance(tree, str):
+            if out and out[-1][1] == level:
+                out[-1] = (out[-1][0] + tree, level)
+            elif tree:
+                out.append((tree, level))
+            return
+        element, *children = tree
+        if element in ("msup", "msub"):
+            walk(children[0], level)
+            walk(children[1], 1 if element == "msup" else -1)
+            return
+        if element == "msqrt":
+            walk("√", level)
+        for child in children:
+            walk(child, level)
+
+    for token in tokens(text):
+        walk(token[1], 0)
+    return out

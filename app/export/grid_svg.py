@@ -226,8 +226,7 @@ def _picture(rows: list[Row], theme: str, ident: str, *, heading: str, caption: 
     y = MARGIN
     if heading:
         for text in wrap(heading, content, SIZES["heading"], weight="bold"):
-            c.text(MARGIN, y, text, SIZES["heading"], page.text, weight="bold")
-            y += LINE * SIZES["heading"]
+            y += c.text(MARGIN, y, text, SIZES["heading"], page.text, weight="bold", sup=True).h
         y += 12
     for r in rows:
         _draw_row(c, r, MARGIN, y, theme, ident)
@@ -236,8 +235,7 @@ def _picture(rows: list[Row], theme: str, ident: str, *, heading: str, caption: 
     if caption:
         y += 14
         for text in wrap(caption, content, SIZES["caption"]):
-            c.text(MARGIN, y, text, SIZES["caption"], page.text)
-            y += LINE * SIZES["caption"]
+            y += c.text(MARGIN, y, text, SIZES["caption"], page.text, sup=True).h
     width, height = content + 2 * MARGIN, y + MARGIN
     svg = c.svg(width, height, page.surface, heading or alt, alt, ident)
     return Picture(svg, width, height, c.texts)

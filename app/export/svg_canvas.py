@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 from app.export.text_metrics import ASCENT, LINE, MONO, SANS, text_width
+from app.notation import script_runs
 
 
 @dataclass(frozen=True)
@@ -42,21 +43,29 @@ def _n(x: float) -> str:
 
 _SUP = re.compile(r"\^([A-Za-z]+)")
 SUP_SCALE = 0.7
-SUP_RISE = 0.35  # em the superscript is raised
+SUP_RISE = 0.35  # em a superscript is raised
+SUB_DROP = 0.25  # em a subscript is lowered
 
 
-def runs(label: str) -> list[tuple[str, bool]]:
-    """ "W^Q, W^K" -> [("W", False), ("Q", True), (", W", False), ("K", True)]: the page's
-    one notation for superscripts (as static/js/panels.js reads it)."""
-    parts = _SUP.split(label)
-    return [(part, i % 2 == 1) for i, part in enumerate(parts) if part]
+def runs(label: str) -> list[tuple[str, int]]:
+    """ "W^Q and d_k" -> [("W", 0), ("Q", 1), (" and d", 0), ("k", -1)]: the product's one
+    notation (app.notation: the page's MathML vocabulary), and any other "^letters" (a
+    grid name such as "K^T") raised as static/js/panels.js raises it."""
+    out: list[tuple[str, int]] = []
+    for text, level in script_runs(label):
+        if level:
+            out.append((text, level))
+            continue
+        parts = _SUP.split(text)
+        out += [(part, i % 2) for i, part in enumerate(parts) if part]
+    return out
 
 
 def label_width(label: str, size: float, weight: str = "normal") -> float:
-    """The width of a label with its "^" parts set as superscripts."""
+    """The width of a text with its scripts set small."""
     return sum(
-        text_width(part, size * SUP_SCALE if sup else size, weight=weight)
-        for part, sup in runs(label)
+        text_width(part, size * SUP_SCALE if level else size, weight=weight)
+        for part, level in runs(label)
     )
 
 
@@ -100,15 +109,16 @@ class Canvas:
         title: str | None = None,
     ) -> Box:
         """Text whose line box starts at ``top``; ``x`` is its left edge, centre or right
-        edge for ``anchor`` start, middle or end. ``sup``: "W^Q" is set as W with a
-        superscript Q (the line box then starts SUP_RISE em higher)."""
-        pieces = runs(text) if sup else [(text, False)]
-        raised = any(s for _, s in pieces)
+        edge for ``anchor`` start, middle or end. ``sup``: the notation is set with its
+        scripts, "W^Q" as W with a superscript Q and "d_k" as d with a subscript k (the
+        line box then starts SUP_RISE em higher and ends SUB_DROP em lower)."""
+        pieces = runs(text) if sup else [(text, 0)]
+        rise = SUP_RISE * size if any(level > 0 for _, level in pieces) else 0.0
+        drop = SUB_DROP * size if any(level < 0 for _, level in pieces) else 0.0
         w = label_width(text, size, weight) if sup else text_width(text, size, weight=weight,
                                                                    mono=mono)  # fmt: skip
-        rise = SUP_RISE * size if raised else 0.0
         left = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
-        box = Box(left, top, w, LINE * size + rise, text)
+        box = Box(left, top, w, LINE * size + rise + drop, text)
         self.texts.append(box)
         baseline = top + rise + ASCENT * size
         attrs = f'x="{_n(x)}" y="{_n(baseline)}" font-size="{_n(size)}" fill={quoteattr(fill)}'
@@ -118,13 +128,15 @@ class Canvas:
             attrs += f' font-weight="{weight}"'
         if mono:
             attrs += f" font-family={quoteattr(MONO)}"
-        body, up = "", False
-        for part, is_sup in pieces:
-            shift = "" if is_sup == up else f' dy="{_n(-rise if is_sup else rise)}"'
-            small = f' font-size="{_n(size * SUP_SCALE)}"' if is_sup else ""
+        offset = {1: -rise, 0: 0.0, -1: drop}  # each level's distance from the baseline
+        body, now = "", 0
+        for part, level in pieces:
+            move = offset[level] - offset[now]
+            shift = f' dy="{_n(move)}"' if move else ""
+            small = f' font-size="{_n(size * SUP_SCALE)}"' if level else ""
             text_part = escape(part)
             body += f"<tspan{shift}{small}>{text_part}</tspan>" if shift or small else text_part
-            up = is_sup
+            now = level
         hint = f"<title>{escape(title)}</title>" if title else ""
         self.parts.append(f"<text {attrs}>{hint}{body}</text>")
         return box

@@ -154,3 +154,13 @@ def test_text_metrics_wrap_and_shorten() -> None:
     assert shorten("abc", 50, 12) == "abc"
     assert FigureContext(theme=theme_named("light")).theme.name == "light"
     assert np.array_equal(arr(R["x"]), np.asarray(R["x"], dtype=float))
+
+
+def test_the_caption_sets_its_notation_as_scripts_not_as_underscores() -> None:
+    """Figure 9's caption names z_2 (love): the SVG draws z with a lowered, smaller 2."""
+    fig = figs(stages(), figures=(9,))["figures"]["9"]
+    assert "z_2 (love)" in fig["caption"]
+    svg = figure_svg(fig, "light").svg
+    drawn = re.findall(r"<text[^>]*>(.*?)</text>", svg)  # (the <desc> keeps the words)
+    assert not [t for t in drawn if "z_2" in t]
+    assert re.search(r'z<tspan dy="[\d.]+" font-size="[\d.]+">2</tspan>', svg)

@@ -54,7 +54,7 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"inputs", "attention", "figures", "labs", "presets", "settings"},
         {"numpy", "pydantic", "orjson"},
     ),
-    "export": ({"export"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
+    "export": ({"export", "notation"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
     # prometheus_client: the metrics every route records (app.http.metrics).
     "http": (
         {"http", "export"} | BELOW_EXPORT,

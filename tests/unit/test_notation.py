@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from markupsafe import Markup
 
-from app.notation import patterns, tokens
+from app.notation import patterns, script_runs, tokens
 from app.templating import environment
 
 CASES: list[dict[str, Any]] = json.loads(
@@ -70,3 +70,13 @@ def test_filter_escapes_everything_else() -> None:
 def test_filter_leaves_markup_alone() -> None:
     assert render(Markup("<b>d_k</b>")) == "<b>d_k</b>"
     assert isinstance(environment.filters["math"]("d_k"), Markup)
+
+
+def test_script_runs_set_the_notation_for_a_medium_without_mathml() -> None:
+    """An exported SVG has no MathML: the same vocabulary as raised and lowered runs."""
+    assert script_runs("divided by √d_k") == [("divided by √d", 0), ("k", -1)]
+    assert script_runs("W^Q and z_2 (love)") == [
+        ("W", 0), ("Q", 1), (" and z", 0), ("2", -1), (" (love)", 0)
+    ]  # fmt: skip
+    assert script_runs("e^−2") == [("e", 0), ("−2", 1)]
+    assert script_runs("plain words") == [("plain words", 0)]

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from page_helpers import open_page
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from server_support import free_port, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -47,40 +44,13 @@ def find_chromium(playwright: Playwright) -> str:
     pytest.fail(NO_CHROMIUM, pytrace=False)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"uvicorn exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the server at {url} did not start within {timeout} s")
-
-
 @pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
                "--log-level", "warning"]  # fmt: skip
-    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning", "OPENBLAS_NUM_THREADS": "1"}
-    process = subprocess.Popen(command, cwd=ROOT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, process)
+    with serving("uvicorn", command, port) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")

@@ -16,28 +16,18 @@ from __future__ import annotations
 
 import http.client
 import http.server
-import os
-import socket
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from server_support import free_port, serving
+
 # Headers of one connection, never forwarded (RFC 9110 §7.6.1), and those the proxy sets.
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer",
               "transfer-encoding", "upgrade", "content-length"}  # fmt: skip
 OWN = {"server", "date"}  # the proxy's send_response writes its own
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -45,29 +35,8 @@ def app_with_root_path(root: str) -> Iterator[str]:
     """``attention-lab --root-path root`` on a free port: yields its own address."""
     port = free_port()
     command = [sys.executable, "-m", "app", "--port", str(port), "--root-path", root]
-    env = {**os.environ, "ATTENTION_LAB_LOG_LEVEL": "warning", "OPENBLAS_NUM_THREADS": "1"}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, process)
+    with serving("attention-lab", command, port, stdout=subprocess.DEVNULL) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"attention-lab exited with {process.returncode}")
-        try:  # the probes' way in: /healthz straight to the server, no prefix
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the server at {url} did not start within {timeout} s")
 
 
 class StrippingProxy(http.server.ThreadingHTTPServer):

@@ -69,19 +69,16 @@ def _induction(tokens: Sequence[str]) -> np.ndarray:
 def probes(
     tokens: Sequence[str], special: Sequence[bool], words: Sequence[int]
 ) -> dict[str, Probe]:
-    """Every pattern defined on this sentence (``special`` only when it has special
-    tokens, ``same_word`` only when a word has several pieces, ``induction`` only when
-    a token repeats)."""
+    """Every pattern defined on this sentence (``previous`` and ``next`` only past one
+    token, ``special`` only when it has special tokens, ``same_word`` only when a word
+    has several pieces, ``induction`` only when a token repeats)."""
     n = len(tokens)
     every = np.ones(n, dtype=bool)
     column = np.arange(n)[None, :] == np.zeros((n, 1), dtype=int)  # (n, n): key 0
-    found = {
-        "previous": _diagonal(n, -1),
-        "next": _diagonal(n, 1),
-        "self": _diagonal(n, 0),
-        "first": Probe(column, every),
-        "last": Probe(column[:, ::-1], every),
-    }
+    found = {"self": _diagonal(n, 0), "first": Probe(column, every),
+             "last": Probe(column[:, ::-1], every)}  # fmt: skip
+    if n > 1:  # a one-token text has no previous or next token
+        found |= {"previous": _diagonal(n, -1), "next": _diagonal(n, 1)}
     is_special = np.asarray(special, dtype=bool)
     if is_special.any():
         found["special"] = Probe(np.broadcast_to(is_special, (n, n)), every)

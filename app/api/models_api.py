@@ -90,7 +90,11 @@ def attention_answer(model_id: str, text: str) -> bytes:
     words = summaries.word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
     return encode({
         "tokens": list(trace.tokens),
-        "attentions": np.round(trace.attentions.astype(np.float64), WEIGHT_DECIMALS),
+        # Rounded in float64, sent as float32: orjson writes the shortest float32 form,
+        # "0.123457", a quarter faster than float64's.
+        "attentions": np.round(trace.attentions.astype(np.float64), WEIGHT_DECIMALS).astype(
+            np.float32
+        ),
         "summaries": summaries.summarise(trace.attentions, trace.tokens, special, words),
         "special": special,
         "causal": spec.causal,

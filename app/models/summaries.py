@@ -94,18 +94,20 @@ def probes(
 
 def entropy(attentions: np.ndarray) -> np.ndarray:
     """(…, n, n) → (…): each row's entropy in nats (0 · log 0 = 0), averaged over rows."""
-    a = attentions.astype(np.float64)
-    logs = np.log(np.where(a > 0, a, 1.0))
-    out: np.ndarray = -(a * logs).sum(axis=-1).mean(axis=-1)
+    a = attentions
+    logs = np.log(np.where(a > 0, a, 1))
+    out: np.ndarray = -np.einsum("...ij,...ij->...", a, logs, dtype=np.float64) / a.shape[-2]
     return out
 
 
 def scores(attentions: np.ndarray, found: dict[str, Probe]) -> dict[str, np.ndarray]:
     """(…, n, n) → each pattern's score (…): the weight on its keys, averaged over its
     queries."""
-    a = attentions.astype(np.float64)
-    return {
-        name: (a * probe.keys).sum(axis=-1)[..., probe.queries].mean(axis=-1)
+    a = attentions
+    return {  # einsum: no (…, n, n) temporary per pattern
+        name: np.einsum("...ij,ij->...i", a, probe.keys.astype(a.dtype), dtype=np.float64)[
+            ..., probe.queries
+        ].mean(axis=-1)
         for name, probe in found.items()
     }
 

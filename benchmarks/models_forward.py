@@ -39,13 +39,16 @@ def text_of(tokens: int) -> str:
     return text
 
 
-def median_ms(fn: Callable[[str], object], text: str, runs: int) -> float:
-    times = []
+def median_ms(fn: Callable[[str], object], text: str, runs: int) -> tuple[float, float]:
+    """Medians of wall time and of this process's CPU time, in ms (on a busy machine the
+    CPU time is the fairer number: it leaves out the time spent waiting for a core)."""
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn(text)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
 
 
 def main() -> None:
@@ -62,8 +65,10 @@ def main() -> None:
         forward = median_ms(model.trace, text, args.runs)
         answer = median_ms(partial(attention_answer, "minilm"), text, args.runs)
         size = len(attention_answer("minilm", text))
-        print(f"{tokens:4d} tokens: forward {forward:6.1f} ms; forward + summaries + JSON "
-              f"{answer:6.1f} ms ({size / 1e6:.2f} MB), medians of {args.runs}")  # fmt: skip
+        print(f"{tokens:4d} tokens: forward {forward[0]:6.1f} ms (CPU {forward[1]:6.1f}); "
+              f"forward + summaries + JSON {answer[0]:6.1f} ms (CPU {answer[1]:6.1f}), "
+              f"{size / 1e6:.2f} MB; medians of {args.runs}")  # fmt: skip
+    print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

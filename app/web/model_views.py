@@ -19,11 +19,10 @@ from app.figures.model_heads import head_grids
 from app.inputs.errors import FieldError
 from app.inputs.fields import printable
 from app.inputs.limits import Cost
+from app.inputs.model_text import MAX_TEXT_CHARS, attention_cost, head_cost
 from app.models import head_state, registry, summaries
 from app.models.base import Model, ModelSpec, Trace
 
-# Longest sentence accepted, in characters (the token limit is each model's max_tokens).
-MAX_TEXT_CHARS = 1000
 # What the page opens on: the running example's sentence, and for the decoder a repeated
 # random sequence (the second half repeats the first: induction heads show on it).
 DEFAULT_TEXT = {"minilm": "I love LLMs", "tiny-decoder": "q7f2kx9m q7f2kx9m"}
@@ -39,8 +38,8 @@ PATTERN_WORDS = {
     "same_word": "same-word head (pieces of one word)",
     "special": "special-token head ([CLS]/[SEP])",
 }
-# Bytes a head's cell takes on the wire (value, colour, printed text): the price's base.
-BYTES_PER_CELL = 24
+# Bytes a head's grid cell takes on the wire beyond its weight (colour, printed text).
+GRID_BYTES_PER_CELL = 16
 
 
 @dataclass(frozen=True)
@@ -64,19 +63,21 @@ def head_body(model_id: str, text: str, layer: int, head: int) -> dict[str, Any]
 
 def summarise(model: Model, trace: Trace) -> list[list[dict[str, Any]]]:
     """``[layer][head]`` of {"pattern", "entropy", "scores"} (``app.models.summaries``)."""
-    return summaries.summarise(trace, model.spec)
-
-
-def install_command(model_id: str) -> str:
-    return f"attention-lab models install {model_id}"
+    spec = model.spec
+    special = [t in spec.special_tokens for t in trace.tokens]
+    words = summaries.word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
+    found: list[list[dict[str, Any]]] = summaries.summarise(
+        trace.attentions, trace.tokens, special, words
+    )
+    return found
 
 
 def listed() -> list[Listed]:
     """Every model of the registry, with whether it is installed here."""
     out = []
-    for spec in registry.specs():
-        ready = registry.installed(spec.id)
-        out.append(Listed(spec, ready, None if ready else install_command(spec.id)))
+    for model_id, entry in registry.MODELS.items():
+        ready = registry.installed(model_id)
+        out.append(Listed(entry.spec, ready, None if ready else entry.install))
     return out
 
 
@@ -108,9 +109,16 @@ def check_text(model: Model, text: str, field: str = "text") -> list[str]:
 
 
 def heads_cost(spec: ModelSpec, n: int) -> Cost:
-    """Every head's n × n weights, held as float64 and answered as grids."""
+    """The model's attention (as ``POST /api/v1/models/{id}/attention`` prices it) and
+    every head drawn as a grid: its colours held, more bytes per cell on the wire."""
     cells = spec.layers * spec.heads * n * n
-    return Cost(cells * 2 + n * spec.d_model * (spec.layers + 1), cells * BYTES_PER_CELL)
+    grids = Cost(cells, cells * GRID_BYTES_PER_CELL)
+    return attention_cost(n, spec.layers, spec.heads, spec.d_model) + grids
+
+
+def link_cost(spec: ModelSpec, n: int) -> Cost:
+    """One head as the main page's state (``POST /api/v1/models/{id}/head``'s price)."""
+    return head_cost(n, spec.layers, spec.heads, spec.d_model, spec.d_k)
 
 
 def head_link(model_id: str, text: str, layer: int, head: int) -> str:

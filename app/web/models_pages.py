@@ -20,9 +20,10 @@ from app.http.pipeline import compute, computes, price, priced
 from app.http.responses import JSONBytes
 from app.inputs.errors import FieldError
 from app.inputs.limits import Cost
+from app.inputs.model_text import MAX_TEXT_CHARS
 from app.web import model_views
 from app.web.errors import error_response
-from app.web.model_views import MAX_TEXT_CHARS, PATTERN_WORDS, Listed
+from app.web.model_views import PATTERN_WORDS, Listed
 from app.web.templating import templates
 from app.wire import encode, json_block
 

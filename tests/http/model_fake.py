@@ -95,7 +95,7 @@ def install(monkeypatch: pytest.MonkeyPatch) -> dict[str, FakeModel]:
     """Patch the fakes into the pages: two installed, ``fake-missing`` not."""
     ready = {ENCODER.id, DECODER.id}
     listed = [model_views.Listed(m.spec, i in ready, None if i in ready else
-              model_views.install_command(i)) for i, m in MODELS.items()]  # fmt: skip
+              f"attention-lab models install {i}") for i, m in MODELS.items()]  # fmt: skip
     monkeypatch.setattr(model_views, "listed", lambda: listed)
     monkeypatch.setattr(model_views, "load", MODELS.__getitem__)
     monkeypatch.setattr(model_views, "summarise", lambda model, trace: summarise(trace))

@@ -79,7 +79,7 @@ def test_page_opens_on_the_links_sentence_or_says_why_not(fake_client: TestClien
 
 @pytest.mark.parametrize(
     ("text", "words"),
-    [("", "empty"), ("word " * 20, "limit of 12"), ("x" * 1001, "limit of 1,000")],
+    [("", "empty"), ("word " * 20, "limit of 12"), ("x" * 2001, "limit of 2,000")],
 )
 def test_bad_text_is_422_naming_text(fake_client: TestClient, text: str, words: str) -> None:
     r = fake_client.get("/models/fake-encoder/heads.json", params={"text": text})

@@ -22,10 +22,11 @@ from app.inputs.limits import Cost
 from app.inputs.model_text import MAX_TEXT_CHARS, attention_cost, head_cost
 from app.models import head_state, registry, summaries
 from app.models.base import Model, ModelSpec, Trace
+from app.models.errors import ModelInputError
 
 # What the page opens on: the running example's sentence, and for the decoder a repeated
 # random sequence (the second half repeats the first: induction heads show on it).
-DEFAULT_TEXT = {"minilm": "I love LLMs", "tiny-decoder": "q7f2kx9m q7f2kx9m"}
+DEFAULT_TEXT = {"minilm": "I love LLMs", "tiny-decoder": "kqzfmbwd kqzfmbwd"}
 # A head's pattern (``app.models.summaries``) in a learner's words.
 PATTERN_WORDS = {
     "previous": "previous-token head",
@@ -97,7 +98,10 @@ def check_text(model: Model, text: str, field: str = "text") -> list[str]:
         raise FieldError(
             field, f"{len(text):,} characters is more than the limit of {MAX_TEXT_CHARS:,}"
         )
-    tokens = model.tokenize(text)
+    try:
+        tokens = model.tokenize(text)
+    except ModelInputError as exc:  # a character the model cannot read, too many tokens
+        raise FieldError(field, exc.message) from None
     limit = model.spec.max_tokens
     if len(tokens) > limit:
         raise FieldError(

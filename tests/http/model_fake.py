@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from app.models.base import HeadWeights, ModelSpec, Trace
+from app.models.errors import ModelInputError
 from app.web import model_views
 
 ENCODER = ModelSpec("fake-encoder", "Fake encoder", False, 2, 3, 8, 4, "MIT", "https://example.org/fake",
@@ -32,6 +33,8 @@ class FakeModel:
 
     def tokenize(self, text: str) -> list[str]:
         if self.spec.causal:
+            if any(c.isdigit() for c in text):
+                raise ModelInputError("text", "the fake decoder reads no digits")
             return list(text)
         pieces = []
         for word in re.findall(r"\w+|[^\w\s]", text.lower()):

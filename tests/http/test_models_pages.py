@@ -89,6 +89,13 @@ def test_bad_text_is_422_naming_text(fake_client: TestClient, text: str, words: 
     assert words in detail["msg"]
 
 
+def test_a_text_the_model_cannot_read_is_422_naming_text(fake_client: TestClient) -> None:
+    r = fake_client.get("/models/fake-decoder/heads.json", params={"text": "ab1"})
+    assert r.status_code == 422
+    assert r.json()["detail"][0] == {**r.json()["detail"][0], "field": "text",
+                                     "msg": "the fake decoder reads no digits"}  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("query", "field"), [("theme=blue", "theme"), ("hide_special=yes", "hide_special")]
 )

@@ -7,6 +7,7 @@ the running example with a message naming the parameter and what was wrong with 
 initial state reaches the JavaScript as JSON in ``<script type="application/json"
 id="initial-state">`` (``|tojson``), never as inline code, so the page runs under the
 strict CSP (``script-src 'self'``). Every figure is drawn from ``POST /api/v1/figures``.
+A query with ``model`` opens a real model's head instead (``app.web.model_link``).
 """
 
 from __future__ import annotations
@@ -97,8 +98,8 @@ async def _model_state(
 async def index(
     request: Request, params: Annotated[dict[str, str], Depends(link_params)]
 ) -> HTMLResponse:
-    """The page: matrix editor, toggles and Figures 1–13 for the state in the query
-    (or a real model's head: ``app.web.model_link``)."""
+    """The page: matrix editor, toggles and Figures 1–13 for the state in the query."""
+    # ?model=…&text=…&layer=…&head=… opens a real model's head (app.web.model_link).
     query = dict(request.query_params)
     head: ModelHead | None = None
     if model_link.requested(query):

@@ -31,13 +31,26 @@ DEFAULT_TEXT = {"minilm": "I love LLMs", "tiny-decoder": "kqzfmbwd kqzfmbwd"}
 PATTERN_WORDS = {
     "previous": "previous-token head",
     "next": "next-token head",
-    "self": "self head (each token attends to itself)",
+    "self": "self head",
     "first": "first-token head",
     "last": "last-token head",
     "induction": "induction head",
-    "broad": "broad head (weight spread out)",
-    "same_word": "same-word head (pieces of one word)",
-    "special": "special-token head ([CLS]/[SEP])",
+    "broad": "broad head",
+    "same_word": "same-word head",
+    "special": "special-token head",
+}
+# What each pattern means, for the page's key (a head's pattern is where most of its
+# weight goes on average, app.models.summaries).
+PATTERN_MEANINGS = {
+    "previous": "each token attends to the token before it",
+    "next": "to the token after it",
+    "self": "to itself",
+    "first": "to the first token",
+    "last": "to the last token",
+    "same_word": "to the other pieces of its own word",
+    "special": "to the special tokens",
+    "induction": "to the token after an earlier copy of itself",
+    "broad": "no single pattern: the weight is spread out",
 }
 # Bytes a head's grid cell takes on the wire beyond its weight (colour, printed text).
 GRID_BYTES_PER_CELL = 16

@@ -23,7 +23,7 @@ from app.inputs.limits import Cost
 from app.inputs.model_text import MAX_TEXT_CHARS
 from app.web import model_views
 from app.web.errors import error_response
-from app.web.model_views import PATTERN_WORDS, Listed
+from app.web.model_views import PATTERN_MEANINGS, PATTERN_WORDS, Listed
 from app.web.templating import templates
 from app.wire import encode, json_block
 
@@ -89,7 +89,7 @@ def model_page(model_id: str, request: Request, text: str | None = None) -> Resp
         "text": shown,
         "problem": problem,
         "max_chars": MAX_TEXT_CHARS,
-        "patterns": PATTERN_WORDS,
+        "patterns": [(PATTERN_WORDS[k], v) for k, v in PATTERN_MEANINGS.items()],
         "initial": Markup(json_block(initial)),
         "view": {"theme": theme},
     }

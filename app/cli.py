@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.http.lab_export import export_lab  # labs are built as the lab API builds them
 
     add_export_parser(sub, labs=export_lab)
+    from app.models.cli import add_models_parser  # `models list` / `models install` (issue 20)
+
+    add_models_parser(sub)
     return parser
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.inputs.errors import ErrorResponse
+
 Grid = list[list[float | None]]
 
 
@@ -158,3 +160,14 @@ class ModelHeadResponse(BaseModel):
         "head's attention."
     )
     note: str = Field(description="How the biases are folded in.")
+
+
+class ModelNotFound(ErrorResponse):
+    """404 for a model: no such id, or not installed here (then ``install`` says how)."""
+
+    install: str | None = Field(
+        None,
+        description="Only when the model exists but is not installed: the command that "
+        "installs it.",
+        examples=["attention-lab models install minilm"],
+    )

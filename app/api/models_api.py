@@ -15,11 +15,11 @@ import numpy as np
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.models import ModelAttentionResponse, ModelHeadResponse, ModelList
+from app.api.models import ModelAttentionResponse, ModelHeadResponse, ModelList, ModelNotFound
 from app.http.admission import until_sent
 from app.http.body import body_doc, read_body
 from app.http.pipeline import compute, computes, price
-from app.http.responses import POST_ERRORS, JSONBytes, error_doc, settings_of
+from app.http.responses import POST_ERRORS, JSONBytes, settings_of
 from app.http.routing import LeanRoute
 from app.inputs.errors import FieldError, error_detail
 from app.inputs.model_text import ModelHead, ModelText, attention_cost, head_cost, token_bound
@@ -33,10 +33,11 @@ router = APIRouter(prefix="/api/v1", tags=["models"], route_class=LeanRoute)
 WEIGHT_DECIMALS = 6
 MODEL_ERRORS = {
     **POST_ERRORS,
-    404: error_doc(
-        "No model has this id, or it is not installed on this server: then `install` "
-        "is the command that installs it."
-    ),
+    404: {
+        "model": ModelNotFound,
+        "description": "No model has this id, or it is not installed on this server: then "
+        "`install` is the command that installs it.",
+    },
 }
 
 
@@ -89,7 +90,11 @@ def attention_answer(model_id: str, text: str) -> bytes:
     words = summaries.word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
     return encode({
         "tokens": list(trace.tokens),
-        "attentions": np.round(trace.attentions.astype(np.float64), WEIGHT_DECIMALS),
+        # Rounded in float64, sent as float32: orjson writes the shortest float32 form,
+        # "0.123457", a quarter faster than float64's.
+        "attentions": np.round(trace.attentions.astype(np.float64), WEIGHT_DECIMALS).astype(
+            np.float32
+        ),
         "summaries": summaries.summarise(trace.attentions, trace.tokens, special, words),
         "special": special,
         "causal": spec.causal,
@@ -118,9 +123,9 @@ async def model_attention(request: Request, model_id: str) -> Response:
     """The tokens as the model splits the text, every head's weights `[layer][head]
     [query][key]`, a summary per head (its pattern and entropy) and which tokens are
     special."""
-    body = await read_body(request, ModelText, settings_of(request))
-    if (refusal := missing(model_id)) is not None:
+    if (refusal := missing(model_id)) is not None:  # the path first: the model is missing
         return refusal
+    body = await read_body(request, ModelText, settings_of(request))
     s = registry.entry(model_id).spec
     cost = attention_cost(_bound(s, body.text), s.layers, s.heads, s.d_model)
     cost = price(request, cost, "text", field="text")
@@ -140,9 +145,9 @@ async def model_head(request: Request, model_id: str) -> Response:
     """X (the layer's input, with a column of ones for the biases), that head's W^Q,
     W^K, W^V (each with its bias as a last row), scaling on and the causal mask for a
     causal model: POSTed to /api/v1/attention, its weights are the head's attention."""
-    body = await read_body(request, ModelHead, settings_of(request))
-    if (refusal := missing(model_id)) is not None:
+    if (refusal := missing(model_id)) is not None:  # the path first: the model is missing
         return refusal
+    body = await read_body(request, ModelHead, settings_of(request))
     s = registry.entry(model_id).spec
     _run(head_state.check_head, s, body.layer, body.head)
     cost = head_cost(_bound(s, body.text), s.layers, s.heads, s.d_model, s.d_k)

@@ -69,19 +69,16 @@ def _induction(tokens: Sequence[str]) -> np.ndarray:
 def probes(
     tokens: Sequence[str], special: Sequence[bool], words: Sequence[int]
 ) -> dict[str, Probe]:
-    """Every pattern defined on this sentence (``special`` only when it has special
-    tokens, ``same_word`` only when a word has several pieces, ``induction`` only when
-    a token repeats)."""
+    """Every pattern defined on this sentence (``previous`` and ``next`` only past one
+    token, ``special`` only when it has special tokens, ``same_word`` only when a word
+    has several pieces, ``induction`` only when a token repeats)."""
     n = len(tokens)
     every = np.ones(n, dtype=bool)
     column = np.arange(n)[None, :] == np.zeros((n, 1), dtype=int)  # (n, n): key 0
-    found = {
-        "previous": _diagonal(n, -1),
-        "next": _diagonal(n, 1),
-        "self": _diagonal(n, 0),
-        "first": Probe(column, every),
-        "last": Probe(column[:, ::-1], every),
-    }
+    found = {"self": _diagonal(n, 0), "first": Probe(column, every),
+             "last": Probe(column[:, ::-1], every)}  # fmt: skip
+    if n > 1:  # a one-token text has no previous or next token
+        found |= {"previous": _diagonal(n, -1), "next": _diagonal(n, 1)}
     is_special = np.asarray(special, dtype=bool)
     if is_special.any():
         found["special"] = Probe(np.broadcast_to(is_special, (n, n)), every)
@@ -97,18 +94,20 @@ def probes(
 
 def entropy(attentions: np.ndarray) -> np.ndarray:
     """(…, n, n) → (…): each row's entropy in nats (0 · log 0 = 0), averaged over rows."""
-    a = attentions.astype(np.float64)
-    logs = np.log(np.where(a > 0, a, 1.0))
-    out: np.ndarray = -(a * logs).sum(axis=-1).mean(axis=-1)
+    a = attentions
+    logs = np.log(np.where(a > 0, a, 1))
+    out: np.ndarray = -np.einsum("...ij,...ij->...", a, logs, dtype=np.float64) / a.shape[-2]
     return out
 
 
 def scores(attentions: np.ndarray, found: dict[str, Probe]) -> dict[str, np.ndarray]:
     """(…, n, n) → each pattern's score (…): the weight on its keys, averaged over its
     queries."""
-    a = attentions.astype(np.float64)
-    return {
-        name: (a * probe.keys).sum(axis=-1)[..., probe.queries].mean(axis=-1)
+    a = attentions
+    return {  # einsum: no (…, n, n) temporary per pattern
+        name: np.einsum("...ij,ij->...i", a, probe.keys.astype(a.dtype), dtype=np.float64)[
+            ..., probe.queries
+        ].mean(axis=-1)
         for name, probe in found.items()
     }
 

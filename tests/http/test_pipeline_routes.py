@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from app.http.pipeline import is_marked
 from app.main import create_app
+from app.models import registry
 
 # (method, path) of the routes that compute nothing: probes, documents, data lookups,
 # the lab index and redirects. Keep it short; everything else goes through the pipeline.
@@ -28,6 +29,7 @@ NOT_COMPUTING = {
     ("GET", "/api/v1/docs"),  # a static page
     ("GET", "/api/v1/presets"),  # named examples: data
     ("GET", "/api/v1/presets/{preset_id}"),
+    ("GET", "/api/v1/models"),  # the model list: data and file checks, no weights read
     ("GET", "/labs"),  # the list of labs
     ("GET", "/sources"),  # reference pages: data in a template
     ("GET", "/glossary"),
@@ -81,6 +83,14 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         "/api/v1/labs/masks/export.svg?figures=mask-kinds",
         None,
     ),
+    ("POST", "/api/v1/models/{model_id}/attention"): (
+        "/api/v1/models/minilm/attention",
+        {"text": "I love LLMs"},
+    ),
+    ("POST", "/api/v1/models/{model_id}/head"): (
+        "/api/v1/models/minilm/head",
+        {"text": "I love LLMs", "layer": 1, "head": 3},
+    ),
     ("GET", "/"): ("/", None),
     ("GET", "/labs/{lab_id}"): ("/labs/order", None),
     ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),
@@ -126,6 +136,8 @@ def test_every_computing_route_has_a_sample() -> None:
 
 @pytest.mark.parametrize("route", sorted(SAMPLES), ids=lambda r: f"{r[0]} {r[1]}")
 def test_a_computing_route_is_priced_by_the_pipeline(route: tuple[str, str]) -> None:
+    if "{model_id}" in route[1] and not registry.installed("minilm"):
+        pytest.skip("all-MiniLM-L6-v2 is not installed: attention-lab models install minilm")
     client = TestClient(create_app())
     gate = client.app.state.gate  # type: ignore[attr-defined]
     url, body = SAMPLES[route]

@@ -113,7 +113,8 @@ def test_lock_pins_every_runtime_dependency() -> None:
     lines = (ROOT / "requirements.lock").read_text().splitlines()
     pins = dict(line.split("==") for line in lines if line and not line.startswith("#"))
     normalised = {re.sub(r"[-_.]+", "-", name).lower() for name in pins}
-    for dep in ("fastapi", "uvicorn", "numpy", "jinja2", "plotly", "pydantic-settings", "orjson"):
+    for dep in ("fastapi", "uvicorn", "numpy", "jinja2", "plotly", "pydantic-settings", "orjson",
+                "safetensors"):  # fmt: skip
         assert dep in normalised, dep
 
 

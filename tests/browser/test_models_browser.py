@@ -125,3 +125,54 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     )
     np.testing.assert_allclose(np.array(weights), expected, rtol=1e-5, atol=1e-6)
     assert re.search(r"[?&]model=minilm&text=I\+love\+LLMs&layer=2&head=3", page.url)
+
+
+DECODER_TEXT = "kqzfmbwd kqzfmbwd"
+
+
+@pytest.fixture(scope="module")
+def decoder(context: BrowserContext, server_url: str) -> Iterator[Page]:
+    page = context.new_page()
+    page.goto(f"{server_url}/models/tiny-decoder?text={quote(DECODER_TEXT)}")
+    painted(page, 1)
+    yield page
+    page.close()
+
+
+def test_decoder_heads_are_named_and_their_causal_mask_is_hatched(
+    decoder: Page, server_url: str
+) -> None:
+    page = decoder
+    api = api_attention(page, server_url, "tiny-decoder", DECODER_TEXT)
+    assert page.locator("#token-list li").all_text_contents() == api["tokens"]
+    n = len(api["tokens"])
+    buttons = page.locator("#head-grid .head-mini")
+    assert buttons.count() == 8
+    names = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+    for head, name in enumerate(names[4:]):
+        assert api["summaries"][1][head]["pattern"] == "induction"
+        assert name.startswith(f"Layer 2, head {head + 1}: induction head, entropy ")
+    assert "masked by the causal mask" in page.locator("#heads-legend").inner_text()
+
+    buttons.nth(4).click()  # layer 2, head 1: an induction head, drawn larger
+    assert page.locator("#head-title").inner_text() == "Layer 2, head 1"
+    masked = page.locator("#head-large td.masked")
+    assert masked.count() == n * (n - 1) // 2
+    cells = masked.evaluate_all(
+        "tds => tds.map(t => [Number(t.dataset.row), Number(t.dataset.col), t.textContent,"
+        " getComputedStyle(t).backgroundImage])"
+    )
+    for i, j, text, image in cells:
+        assert j > i
+        assert text == "0"
+        assert "repeating-linear-gradient" in image
+    legend = page.locator("#head-large .grid-legend .legend-masked")
+    assert legend.is_visible()
+    assert legend.inner_text().strip() == "masked (weight 0)"
+    weights = np.array(api["attentions"][1][0])
+    shown = page.locator("#head-large td[data-row]").evaluate_all(
+        "tds => tds.map(t =>"
+        " [Number(t.dataset.row), Number(t.dataset.col), Number(t.dataset.value)])"
+    )
+    for i, j, value in shown:
+        assert value == pytest.approx(weights[i, j], abs=1e-6)

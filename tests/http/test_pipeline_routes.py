@@ -94,8 +94,11 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
     ),
     ("GET", "/"): ("/", None),
     ("GET", "/labs/{lab_id}"): ("/labs/order", None),
-    ("GET", "/models/{model_id}"): ("/models/minilm?text=hi", None),
-    ("GET", "/models/{model_id}/heads.json"): ("/models/minilm/heads.json?text=hi", None),
+    ("GET", "/models/{model_id}"): ("/models/tiny-decoder?text=abab", None),
+    ("GET", "/models/{model_id}/heads.json"): (
+        "/models/tiny-decoder/heads.json?text=abab",
+        None,
+    ),
     ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),
     ("GET", "/embed/{figure}"): ("/embed/6", None),
     ("GET", "/oembed"): ("/oembed?url=http%3A%2F%2Ftestserver%2Fembed%2F6", None),

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
-from page_helpers import wait_idle
+from page_helpers import cell, set_cell, wait_idle
 from playwright.sync_api import BrowserContext, Page
 
 pytestmark = pytest.mark.browser
@@ -104,8 +104,8 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     page.locator("#hide-special").check()
     painted(page, 2)
     assert page.locator("#hide-note").is_visible()
-    cell = page.locator("#head-large td[data-row='1'][data-col='2']")
-    assert cell.get_attribute("data-value") == before
+    same = page.locator("#head-large td[data-row='1'][data-col='2']")
+    assert same.get_attribute("data-value") == before
     cls = page.locator("#head-large td[data-row='0'][data-col='0']").evaluate(
         "td => getComputedStyle(td).backgroundColor"
     )
@@ -125,6 +125,15 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     )
     np.testing.assert_allclose(np.array(weights), expected, rtol=1e-5, atol=1e-6)
     assert re.search(r"[?&]model=minilm&text=I\+love\+LLMs&layer=2&head=3", page.url)
+
+    # an edit makes it an ordinary state: an s= link, and the banner stops claiming the model
+    set_cell(page, cell("x", 0, 0), "2")
+    page.locator("main[data-url='synced']").wait_for(state="attached", timeout=30_000)
+    assert "?s=" in page.url
+    assert "model=" not in page.url
+    banner = page.locator("#model-banner")
+    assert not banner.locator("[data-state=model]").is_visible()
+    assert "no longer layer 2, head 3" in banner.locator("[data-state=edited]").inner_text()
 
 
 DECODER_TEXT = "kqzfmbwd kqzfmbwd"

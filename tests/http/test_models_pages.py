@@ -17,6 +17,8 @@ from fastapi.testclient import TestClient
 from model_fake import DECODER, ENCODER, MISSING, install
 
 from app.figures import fmt
+from app.models.errors import ModelError, ModelInputError
+from app.web import model_views
 
 HTML = {"accept": "text/html"}
 
@@ -199,4 +201,20 @@ def test_bad_model_links_open_the_running_example_naming_the_parameter(
     state = initial(r.text)
     assert state["model_link"] is None
     assert state["preset_id"] == "i-love-llms"
+    assert f"({param}: " in state["error"]
+
+
+@pytest.mark.parametrize(
+    ("error", "param"),
+    [(ModelInputError("layer", "out of range"), "layer"), (ModelError("weights differ"), "model")],
+)
+def test_a_model_refusing_the_head_names_the_parameter(
+    fake_client: TestClient, monkeypatch: pytest.MonkeyPatch, error: Exception, param: str
+) -> None:
+    def refuse(*_: Any) -> Any:
+        raise error
+
+    monkeypatch.setattr(model_views, "head_body", refuse)
+    query = {"model": "fake-encoder", "text": "hi", "layer": "1", "head": "1"}
+    state = initial(fake_client.get("/", params=query).text)
     assert f"({param}: " in state["error"]

@@ -50,7 +50,10 @@ async (text) => {
   const t0 = performance.now();
   input.form.requestSubmit();  // what Enter in the box does (implicit submission)
   await drawn;
-  return [Number(main.dataset.paintedAt) - t0, performance.now() - t0];
+  const answer = performance.getEntriesByType('resource')
+    .filter((r) => r.name.includes('/heads.json?')).pop();
+  const painted = Number(main.dataset.paintedAt);
+  return [painted - t0, performance.now() - t0, painted - answer.responseEnd];
 }
 """
 
@@ -69,12 +72,12 @@ def sentence(tokens: int, shift: int) -> str:
     return " ".join(words)
 
 
-def measure(page: Page, tokens: int, runs: int) -> tuple[list[float], list[float]]:
-    """(heads painted, everything drawn) per run, in ms."""
+def measure(page: Page, tokens: int, runs: int) -> list[list[float]]:
+    """[heads painted, everything drawn, painted after the answer arrived] in ms, by run."""
     texts = [sentence(tokens, 0), sentence(tokens, 7)]
     page.evaluate(SUBMIT_JS, texts[1])  # warm up: the model loaded, the canvases sized
     runs_ms = [page.evaluate(SUBMIT_JS, texts[i % 2]) for i in range(runs)]
-    return [r[0] for r in runs_ms], [r[1] for r in runs_ms]
+    return [[r[k] for r in runs_ms] for k in range(3)]
 
 
 def main() -> None:
@@ -92,13 +95,15 @@ def main() -> None:
             page.goto(url + "/models/minilm")
             page.wait_for_selector("main[data-painted='1']", state="attached", timeout=60_000)
             for tokens, target in ((16, 150.0), (128, 1000.0)):
-                times, done = measure(page, tokens, args.runs)
+                times, done, browser_part = measure(page, tokens, args.runs)
                 median = statistics.median(times)
                 verdict = "target met" if median <= target else "TARGET MISSED"
                 print(f"{tokens} tokens, submit to all 72 heads painted over {len(times)} runs: "
                       f"median {median:.0f} ms, min {min(times):.0f}, max {max(times):.0f} "
                       f"({verdict}: ≤ {target:.0f} ms); the larger head and the table too: "
-                      f"median {statistics.median(done):.0f} ms")  # fmt: skip
+                      f"median {statistics.median(done):.0f} ms; in the browser after the "
+                      f"answer arrived: median {statistics.median(browser_part):.0f} ms"
+                      )  # fmt: skip
             browser.close()
     finally:
         proc.terminate()

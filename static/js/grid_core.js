@@ -166,9 +166,15 @@ export function boxRect(row, col, [rows, cols], size) {
   };
 }
 
-/** A cell size between `min` and `max` pixels that fits `cols` cells in `width`. */
-export function cellSize(width, cols, min, max) {
-  return Math.max(min, Math.min(max, Math.floor(width / cols)));
+/**
+ * A cell size between `min` and `max` pixels that fits `cols` cells in `width` and, when
+ * `height` is given, `rows` cells in `height` (a tall matrix such as a model's 385-row
+ * W^Q stays a screenful, not metres of page), never below `min`.
+ */
+export function cellSize(width, cols, min, max, rows = 0, height = Infinity) {
+  const across = Math.floor(width / cols);
+  const down = rows > 0 ? Math.floor(height / rows) : Infinity;
+  return Math.max(min, Math.min(max, across, down));
 }
 
 /**

@@ -29,7 +29,7 @@ import { newSeed, randomise } from "./random.js";
 import { watchScrollCues } from "./scroll_cue.js";
 import { clone, edit, headChoices, queryRows, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
-import { figuresView, setViewDefaults, toQuery } from "./state.js";
+import { figuresView, setViewDefaults, toQuery, viewQuery } from "./state.js";
 import { applyTheme, onSchemeChange, resolveTheme } from "./theme.js";
 
 const TYPING_DELAY_MS = 150;
@@ -53,6 +53,9 @@ const app = {
   client: new LatestOnly(siteUrl("/api/v1/figures?draw=grids")),
   timer: null,
   seq: 0,
+  // A model's head (/?model=…&text=…&layer=…&head=…): its short link stands for the state
+  // until the first edit, which makes it an ordinary s= state (app/web/model_link.py).
+  modelQuery: initial.model_link?.query ?? null,
 };
 
 const theme = () => resolveTheme(app.view.theme);
@@ -117,11 +120,10 @@ let urlTimer = null;
 function syncURL() {
   window.clearTimeout(urlTimer);
   urlTimer = null;
-  window.history.replaceState(
-    null,
-    "",
-    `?${toQuery({ body: app.body, view: app.view }, app.presetId)}`,
-  );
+  const query = app.modelQuery
+    ? [app.modelQuery, viewQuery(app.view)].filter(Boolean).join("&")
+    : toQuery({ body: app.body, view: app.view }, app.presetId);
+  window.history.replaceState(null, "", `?${query}`);
   main.dataset.url = "synced";
 }
 
@@ -173,11 +175,21 @@ function setBody(body, { immediate = true, structure = false } = {}) {
   if (!headChoices(body).includes(body.heads ?? 1)) body.heads = 1;
   app.body = body;
   app.presetId = null;
+  leaveModel();
   app.view.focus = Math.min(app.view.focus, queryRows(body).length - 1);
   app.view.head = Math.min(app.view.head, (body.heads ?? 1) - 1);
   if (structure) renderEditor(editorRoot, body);
   syncControls(app);
   request(ALL, immediate);
+}
+
+/** The first edit of a model's head: the banner stops claiming it is the model's. */
+function leaveModel() {
+  if (!app.modelQuery) return;
+  app.modelQuery = null;
+  const banner = document.getElementById("model-banner");
+  banner.querySelector("[data-state=model]").hidden = true;
+  banner.querySelector("[data-state=edited]").hidden = false;
 }
 
 /** Write what `input` holds into the body; `commit` marks errors and updates at once. */

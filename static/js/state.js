@@ -40,6 +40,13 @@ export function toQuery({ body, view }, presetId = null) {
   const params = new URLSearchParams();
   if (presetId) params.set("preset", presetId);
   else params.set("s", encodeBody(body));
+  const rest = viewQuery(view);
+  return rest ? `${params}&${rest}` : params.toString();
+}
+
+/** The view's part of a query: the keys that differ from the server's defaults. */
+export function viewQuery(view) {
+  const params = new URLSearchParams();
   for (const key of Object.keys(viewDefaults)) {
     if (view[key] !== undefined && view[key] !== viewDefaults[key]) {
       params.set(key, String(view[key]));

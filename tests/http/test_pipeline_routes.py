@@ -31,6 +31,7 @@ NOT_COMPUTING = {
     ("GET", "/api/v1/presets/{preset_id}"),
     ("GET", "/api/v1/models"),  # the model list: data and file checks, no weights read
     ("GET", "/labs"),  # the list of labs
+    ("GET", "/models"),  # the list of models (registry data)
     ("GET", "/sources"),  # reference pages: data in a template
     ("GET", "/glossary"),
     ("GET", "/labs/"),  # redirects
@@ -93,6 +94,11 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
     ),
     ("GET", "/"): ("/", None),
     ("GET", "/labs/{lab_id}"): ("/labs/order", None),
+    ("GET", "/models/{model_id}"): ("/models/tiny-decoder?text=abab", None),
+    ("GET", "/models/{model_id}/heads.json"): (
+        "/models/tiny-decoder/heads.json?text=abab",
+        None,
+    ),
     ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),
     ("GET", "/embed/{figure}"): ("/embed/6", None),
     ("GET", "/oembed"): ("/oembed?url=http%3A%2F%2Ftestserver%2Fembed%2F6", None),

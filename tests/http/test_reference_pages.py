@@ -102,7 +102,12 @@ def test_every_page_has_the_nav_and_the_notation_key(client: TestClient, path: s
     html = client.get(path).text
     nav = re.search(r'<nav class="site-nav" aria-label="Site">(.*?)</nav>', html, re.S)
     assert nav
-    for href, label in (("/labs", "Labs"), ("/sources", "Sources"), ("/glossary", "Glossary")):
+    for href, label in (
+        ("/labs", "Labs"),
+        ("/models", "Models"),
+        ("/sources", "Sources"),
+        ("/glossary", "Glossary"),
+    ):
         current = ' aria-current="page"' if path == href else ""
         assert f'<a href="{href}"{current}>{label}</a>' in nav.group(1)
     assert html.count('<details id="notation">') == 1

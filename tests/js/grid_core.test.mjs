@@ -214,6 +214,10 @@ test("outline and cursor boxes in pixels; cell size within its bounds", () => {
   assert.equal(cellSize(600, 100, 2, 14), 6);
   assert.equal(cellSize(600, 10, 2, 14), 14);
   assert.equal(cellSize(600, 1000, 2, 14), 2);
+  // a tall grid: the height bounds it too (385 rows in 720 px: 1 px, so the minimum 2)
+  assert.equal(cellSize(600, 32, 2, 14, 385, 720), 2);
+  assert.equal(cellSize(600, 32, 2, 14, 60, 720), 12);
+  assert.equal(cellSize(600, 32, 2, 14, 10, 720), 14);
 });
 
 /* ---- text contrast: every printed cell reads at WCAG AA (4.5 : 1) on its fill ---- */

@@ -64,6 +64,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_every_module_asset_and_template(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {str(p.relative_to(ROOT)) for p in (ROOT / "app").rglob("*.py")}
+    # The tiny decoder's weights and config ship inside the package (app/models/data).
+    expected |= {str(p.relative_to(ROOT)) for p in (ROOT / "app/models/data").glob("*.*")}
     for folder in ("static", "templates"):
         for p in (ROOT / folder).rglob("*"):
             if p.is_file() and "__pycache__" not in p.parts:

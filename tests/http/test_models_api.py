@@ -5,6 +5,8 @@ or head out of range (422 naming the field)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
@@ -63,8 +65,9 @@ def test_an_unknown_model_is_a_404_naming_the_known_ones(client: TestClient) -> 
     ],
 )
 def test_a_bad_body_is_a_422_naming_the_field(
-    client: TestClient, body: dict, field: str, words: str
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, body: dict, field: str, words: str
 ) -> None:
+    monkeypatch.setattr(registry, "installed", lambda model_id: True)  # refused before loading
     r = client.post("/api/v1/models/minilm/attention", json=body)
     assert r.status_code == 422
     item = r.json()["detail"][0]
@@ -143,3 +146,18 @@ def test_a_layer_or_head_out_of_range_is_a_422_naming_it(
     item = r.json()["detail"][0]
     assert item["field"] == field
     assert f"numbered 0 to {value - 1}; got {value}" in item["msg"]
+
+
+@needs_minilm
+def test_figure_6_of_the_head_state_is_the_models_attention(make_client: Any) -> None:
+    # d_model + 1 = 385 columns: drawn when the figure width limit allows it (the default
+    # 128 draws none; POST /api/v1/attention above computes it at any setting).
+    with make_client(max_figure_width=512) as wide:
+        body = wide.post("/api/v1/models/minilm/head",
+                         json={"text": SENTENCE, "layer": 2, "head": 4}).json()["body"]  # fmt: skip
+        r = wide.post("/api/v1/figures?draw=grids", json=body)
+    assert r.status_code == 200
+    grid = r.json()["grids"]["weights"]
+    assert grid["rows"] == body["tokens"]
+    trace = registry.get("minilm").trace(SENTENCE)
+    assert np.abs(np.array(grid["values"]) - trace.attentions[2, 4]).max() <= 2e-6

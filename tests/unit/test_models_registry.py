@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -172,3 +173,25 @@ def test_pip_install_returns_pips_exit_code() -> None:
     import sys
 
     assert models_cli.pip_install([sys.executable, "-c", "raise SystemExit(3)"]) == 3
+
+
+def test_the_last_traces_are_kept_read_only(
+    fake: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.models.base import Trace
+
+    runs: list[str] = []
+
+    class Model:
+        def trace(self, text: str) -> Trace:
+            runs.append(text)
+            return Trace((text,), (np.zeros((1, 2)),), np.ones((1, 1, 1, 1)), None)
+
+    monkeypatch.setitem(registry._loaded, "fake", Model())
+    first = registry.trace("fake", "a")
+    assert registry.trace("fake", "a") is first
+    assert not first.attentions.flags.writeable
+    for text in "bcde":  # four more texts: "a" is dropped (TRACES_KEPT = 4)
+        registry.trace("fake", text)
+    registry.trace("fake", "a")
+    assert runs == ["a", "b", "c", "d", "e", "a"]

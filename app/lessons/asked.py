@@ -34,10 +34,11 @@ class Asked:
         """Key j (0-based) as the page names it: "love (row 2)"."""
         return f"{self.stages.key_tokens[j]} (row {j + 1})"
 
-    def row(self) -> int:
-        """The question's row, 0-based, checked against the state."""
+    def row(self, rows: int | None = None) -> int:
+        """The question's row, 0-based, checked against the state's query rows (or
+        ``rows``: K and V have one row per key)."""
         assert self.question.row is not None
-        n = len(self.stages.tokens)
+        n = len(self.stages.tokens) if rows is None else rows
         if self.question.row > n:
             raise LessonError(self.at("row"), f"must be at most {n}: the state has {n} rows")
         return self.question.row - 1

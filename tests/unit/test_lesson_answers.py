@@ -302,3 +302,14 @@ def test_a_direction_weight_must_be_a_key_of_both_states() -> None:
                 "change": "preset=i-love-llms"}  # fmt: skip
     error = refusal(question, "preset=cross-attention")
     assert error.field == "steps[0].question.col"
+
+
+def test_k_and_v_have_a_row_per_key_in_cross_attention() -> None:
+    # Cross-attention: 2 queries (I, love) read 4 source rows; K's row 4, column 1 is the
+    # fourth source row (1, 1, 0, 1) times column 1 of W^K, (0, −1, 1, 1): 0.
+    k = answer({"kind": "cell_value", "stage": "K", "row": 4, "col": 1}, "preset=cross-attention")
+    assert k["why"] == "Row 4 of S times column 1 of W^K: 1·0 + 1·(−1) + 0·1 + 1·1 = 0."
+    error = refusal(
+        {"kind": "cell_value", "stage": "Q", "row": 3, "col": 1}, "preset=cross-attention"
+    )
+    assert error.message == "must be at most 2: the state has 2 rows"

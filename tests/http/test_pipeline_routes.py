@@ -92,6 +92,23 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         "/api/v1/models/minilm/head",
         {"text": "I love LLMs", "layer": 1, "head": 3},
     ),
+    ("GET", "/api/v1/lessons"): ("/api/v1/lessons", None),
+    ("GET", "/api/v1/lessons/schema.json"): ("/api/v1/lessons/schema.json", None),
+    ("GET", "/api/v1/lessons/{lesson_id:lesson_id}"): ("/api/v1/lessons/why-scale", None),
+    ("POST", "/api/v1/lessons/answers"): (
+        "/api/v1/lessons/answers",
+        {
+            "version": 1,
+            "title": "One step",
+            "steps": [
+                {
+                    "title": "Weights",
+                    "state": {"page": "main", "query": "", "figures": [6]},
+                    "question": {"kind": "attends_most", "prompt": "Which key?", "row": 2},
+                }
+            ],
+        },
+    ),
     ("GET", "/"): ("/", None),
     ("GET", "/labs/{lab_id}"): ("/labs/order", None),
     ("GET", "/models/{model_id}"): ("/models/tiny-decoder?text=abab", None),

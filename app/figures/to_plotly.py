@@ -10,17 +10,22 @@ within a row, items sit left to right with widths in proportion to their columns
 ``steps`` (Figure 3) become Plotly ``frames``: each step reveals the first ``show[name]``
 cells of a grid in reading order and outlines ``marks[name]``.
 
-Plotly reads text as its own pseudo-HTML (``<a href>``, ``<b>``, ``&entities;``), so every
-label and string the conversion hands it (tick labels, cell text, hover text, names) goes
-through ``plain`` here, once, for the main figures and the labs alike: an exported SVG
-never carries live markup, while the description itself (what the grid renderer draws
-with ``textContent``) keeps the labels exact. ``with_export`` gives a lab figure drawn
-only as grids its Plotly twin for the PNG and SVG buttons.
+Plotly reads text as its own pseudo-HTML (``<a href>``, ``<b>``, ``&entities;``). A
+description writes plain text with the product's ASCII notation (W^Q, d_k, √d_k, e^1.5)
+and only three of Plotly's tags, for its layout: ``<br>``, ``<b>`` and the hover box's
+``<extra>``. ``plotly_texts`` is the ONE place that text becomes Plotly's markup: every
+text of a chart (trace names, cell and bar text, hover text, axis titles, tick labels,
+annotations, legend titles) goes through ``app.notation.plotly_markup`` (the notation as
+<sub>/<sup>, everything else escaped: a label never becomes live markup in an exported
+SVG). ``convert`` applies it to every main figure, ``with_export`` to every lab figure
+(``app.http.lab_state.build_one`` calls it for the page, embeds and exports alike). Labels
+are also made ``plain`` (look-alikes for <, >, &) once here, as the grid renderer's
+``textContent`` shows them, while the description keeps them exact.
 """
 
 from __future__ import annotations
 
-import html
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +42,7 @@ from app.figures.style import (
     theme,
     ticks,
 )
+from app.notation import plotly_markup
 
 OP_UNITS = 1.6  # width of "×" or "=" in columns
 ARROW_UNITS = 3.2
@@ -57,11 +63,56 @@ def plain(text: Any) -> Any:
     return text
 
 
-def _label_html(label: str) -> str:
-    """A grid's name as Plotly text: escaped (Figure 9's names hold token labels), with
-    "W^Q" written as W<sup>Q</sup>."""
-    head, sep, sup = html.escape(label, quote=False).partition("^")
-    return f"{head}<sup>{sup}</sup>" if sep else head
+# The only tags a description writes (layout, not text); everything else is text.
+_TAGS = re.compile(r"(<br>|</?b>|</?extra>)")
+# Plotly's text attributes: of a trace (x and y: the names of categories), and of the
+# layout's parts.
+_TRACE_TEXTS = ("name", "text", "hovertext", "customdata", "hovertemplate", "texttemplate",
+                "x", "y")  # fmt: skip
+_TITLED = re.compile(r"^([xy]axis\d*|legend|title)$")
+
+
+def plotly_text(text: Any) -> Any:
+    """A description's text (or nested lists of it) in Plotly's markup: the notation as
+    <sub>/<sup>, its own three tags kept, all else escaped; numbers and None pass."""
+    if isinstance(text, str):
+        parts = _TAGS.split(text)
+        return "".join(p if i % 2 else plotly_markup(p) for i, p in enumerate(parts))
+    if isinstance(text, list):
+        return [plotly_text(x) for x in text]
+    return text
+
+
+def _texts_of(part: Json, keys: tuple[str, ...]) -> Json:
+    return {k: plotly_text(v) if k in keys else v for k, v in part.items()}
+
+
+def _layout_texts(layout: Json) -> Json:
+    """A layout with its titles, tick labels and annotations' texts in Plotly's markup."""
+    out = dict(layout)
+    for key, value in layout.items():
+        if not (_TITLED.match(key) and isinstance(value, dict)):
+            continue
+        part = _texts_of(value, ("ticktext", "text"))  # "title": {"text": …} itself
+        if isinstance(part.get("title"), dict):
+            part["title"] = _texts_of(part["title"], ("text",))
+        out[key] = part
+    if "annotations" in layout:
+        out["annotations"] = [_texts_of(a, ("text", "hovertext")) for a in layout["annotations"]]
+    return out
+
+
+def plotly_texts(plot: Json) -> Json:
+    """A copy of ``plot`` ({data, layout, frames?}) with every text in Plotly's markup;
+    the one place text meets Plotly (not twice: markup would be escaped again)."""
+    out = dict(plot)
+    if "data" in plot:
+        out["data"] = [_texts_of(trace, _TRACE_TEXTS) for trace in plot["data"]]
+    if "layout" in plot:
+        out["layout"] = _layout_texts(plot["layout"])
+    if plot.get("frames"):
+        out["frames"] = [plotly_texts(frame) for frame in plot["frames"]]
+    return out
 
 
 def _cell_px(rows: int) -> int:
@@ -113,9 +164,9 @@ def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
     }
     if hover is not None:
         trace["customdata"] = hover
-        trace["hovertemplate"] = "%{customdata}<extra>" + _label_html(g["label"]) + "</extra>"
+        trace["hovertemplate"] = "%{customdata}<extra>" + plain(g["label"]) + "</extra>"
     else:
-        trace["hovertemplate"] = "%{z}<extra>" + _label_html(g["label"]) + "</extra>"
+        trace["hovertemplate"] = "%{z}<extra>" + plain(g["label"]) + "</extra>"
     if text is not None:
         trace["text"] = text
         trace["texttemplate"] = "%{text}"
@@ -183,7 +234,7 @@ def _build(fig: Json, t: Theme, step: Json | None) -> tuple[list[Json], Json]:
                 layout_axes.update(_axes(t, g, n, [x0, x1], [y0, y1]))
                 marks = (step or {}).get("marks", {}).get(g["grid"], g.get("outline") or {})
                 shapes += _outlines(t, g, n, marks)
-                title = f"<b>{_label_html(g['label'])}</b>  {rows} × {g['shape'][1]}"
+                title = f"<b>{plain(g['label'])}</b>  {rows} × {g['shape'][1]}"
                 anns.append(annotation(title, (x0 + x1) / 2, top / total, t, yanchor="top"))
             else:
                 text = item.get("op") or f"{item['arrow']} →"
@@ -200,9 +251,10 @@ def _build(fig: Json, t: Theme, step: Json | None) -> tuple[list[Json], Json]:
 
 
 def convert(fig: Json, theme_name: str) -> Json:
-    """Fill ``data``, ``layout`` and (for steps) ``frames`` of a description with panels."""
+    """A main figure as Plotly: ``data``, ``layout`` and (for steps) ``frames`` filled from
+    its panels, or a chart's own; their texts in Plotly's markup (``plotly_texts``)."""
     if not fig.get("panels"):
-        return fig
+        return plotly_texts(fig) if "data" in fig else fig
     t = theme(theme_name)
     fig["data"], fig["layout"] = _build(fig, t, None)
     steps: list[Json] | None = fig.get("steps")
@@ -213,13 +265,16 @@ def convert(fig: Json, theme_name: str) -> Json:
             frames.append({"data": data, "layout": layout, "narration": step["narration"]})
         fig["frames"] = frames
         fig["data"], fig["layout"] = frames[-1]["data"], frames[-1]["layout"]
-    return fig
+    return plotly_texts(fig)
 
 
 def with_export(fig: Json, theme_name: str) -> Json:
-    """A lab figure drawn only as number grids gets ``export``: the same grids as a Plotly
-    figure, by this converter, for its PNG and SVG buttons (rows of GRIDS_PER_ROW)."""
-    if fig.get("plot") is not None or not fig.get("grids"):
+    """A lab figure as Plotly: its chart's texts in Plotly's markup, or, drawn only as
+    number grids, ``export``: the same grids as a Plotly figure, by this converter, for its
+    PNG and SVG buttons (rows of GRIDS_PER_ROW)."""
+    if fig.get("plot") is not None:
+        return {**fig, "plot": plotly_texts(fig["plot"])}
+    if not fig.get("grids"):
         return fig
     items = [{"grid": g["desc"]} for g in fig["grids"]]
     gap = [{"op": " "}, {"op": " "}]  # room for the next grid's row labels

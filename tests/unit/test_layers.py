@@ -48,7 +48,7 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "labs": ({"labs"}, PURE_THIRD_PARTY),
     # Lab figures draw lab computations and open on the presets (pure data, no imports);
     # never app.inputs, which builds on the figures.
-    "figures": ({"figures", "attention", "labs", "presets"}, PURE_THIRD_PARTY),
+    "figures": ({"figures", "attention", "labs", "presets", "notation"}, PURE_THIRD_PARTY),
     "presets": (set(), set()),
     "inputs": (
         {"inputs", "attention", "figures", "labs", "presets", "settings"},

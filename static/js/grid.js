@@ -57,6 +57,7 @@ import {
   usedCells,
 } from "./grid_core.js";
 import { notationNodes } from "./notation.js";
+import { spokenText } from "./notation_core.js";
 
 const described = new WeakMap(); // drawn element -> its current description
 const optionsOf = new WeakMap(); // drawn element -> options
@@ -342,7 +343,7 @@ function updateCanvas(wrap, desc, host) {
   title.append(` ${rows} × ${cols}`);
   wrap.setAttribute(
     "aria-label",
-    `${desc.label} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`,
+    `${spokenText(desc.label)} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`,
   );
   // The cell size is measured once per shape (reading a width forces a layout, which
   // on a long page costs more than drawing), and again after the window is resized.

@@ -93,3 +93,11 @@ def test_script_runs_set_the_notation_for_a_medium_without_mathml() -> None:
     ]  # fmt: skip
     assert script_runs("e^−2") == [("e", 0), ("−2", 1)]
     assert script_runs("plain words") == [("plain words", 0)]
+
+
+def test_spoken_filter_writes_an_attribute_in_words() -> None:
+    template = environment.from_string('<input aria-label="{{ t|spoken }}">')
+    assert template.render(t="W^Q row 1, d_k column 2 & √d_k") == (
+        '<input aria-label="W Q row 1, d k column 2 &amp; square root of d k">'
+    )
+    assert template.render(t=None) == '<input aria-label="">'

@@ -63,28 +63,34 @@ def plain(text: Any) -> Any:
     return text
 
 
-# The only tags a description writes (layout, not text); everything else is text.
+# The only tags a description writes, for layout, and only in a hover template and an
+# annotation's text; everywhere else (names, cells, hover data, ticks, titles) every
+# character is text, so a label or a cell never turns into markup.
 _TAGS = re.compile(r"(<br>|</?b>|</?extra>)")
-# Plotly's text attributes: of a trace (x and y: the names of categories), and of the
-# layout's parts.
-_TRACE_TEXTS = ("name", "text", "hovertext", "customdata", "hovertemplate", "texttemplate",
-                "x", "y")  # fmt: skip
+# Plotly's text attributes of a trace (x and y: the names of categories).
+_TRACE_TEXTS = ("name", "text", "hovertext", "customdata", "texttemplate", "x", "y")
+# The layout's parts with a title or tick labels.
 _TITLED = re.compile(r"^([xy]axis\d*|legend|title)$")
 
 
-def plotly_text(text: Any) -> Any:
+def plotly_text(text: Any, tags: bool = False) -> Any:
     """A description's text (or nested lists of it) in Plotly's markup: the notation as
-    <sub>/<sup>, its own three tags kept, all else escaped; numbers and None pass."""
+    <sub>/<sup>, all else escaped (``tags``: the description's own three tags kept);
+    numbers and None pass."""
     if isinstance(text, str):
+        if not tags:
+            return plotly_markup(text)
         parts = _TAGS.split(text)
         return "".join(p if i % 2 else plotly_markup(p) for i, p in enumerate(parts))
     if isinstance(text, list):
-        return [plotly_text(x) for x in text]
+        return [plotly_text(x, tags) for x in text]
     return text
 
 
-def _texts_of(part: Json, keys: tuple[str, ...]) -> Json:
-    return {k: plotly_text(v) if k in keys else v for k, v in part.items()}
+def _texts_of(part: Json, keys: tuple[str, ...], tagged: tuple[str, ...] = ()) -> Json:
+    return {
+        k: plotly_text(v, k in tagged) if k in keys or k in tagged else v for k, v in part.items()
+    }
 
 
 def _layout_texts(layout: Json) -> Json:
@@ -98,7 +104,8 @@ def _layout_texts(layout: Json) -> Json:
             part["title"] = _texts_of(part["title"], ("text",))
         out[key] = part
     if "annotations" in layout:
-        out["annotations"] = [_texts_of(a, ("text", "hovertext")) for a in layout["annotations"]]
+        notes = layout["annotations"]
+        out["annotations"] = [_texts_of(a, ("hovertext",), ("text",)) for a in notes]
     return out
 
 
@@ -107,7 +114,7 @@ def plotly_texts(plot: Json) -> Json:
     the one place text meets Plotly (not twice: markup would be escaped again)."""
     out = dict(plot)
     if "data" in plot:
-        out["data"] = [_texts_of(trace, _TRACE_TEXTS) for trace in plot["data"]]
+        out["data"] = [_texts_of(t, _TRACE_TEXTS, ("hovertemplate",)) for t in plot["data"]]
     if "layout" in plot:
         out["layout"] = _layout_texts(plot["layout"])
     if plot.get("frames"):
@@ -138,8 +145,8 @@ def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
     rows, cols = g["shape"]
     lo, mid, hi = SCALES[t.name][g["scale"]]
     z = g["values"]
-    text = plain(g["text"])
-    hover = plain(g["hover"]) or text
+    text = g["text"]  # numbers (">0.9999" too): plotly_texts escapes them, once
+    hover = g["hover"] or text
     if reveal is not None:
         keep = _shown(reveal, cols)
         z = [[v if keep(i, j) else None for j, v in enumerate(r)] for i, r in enumerate(z)]

@@ -110,7 +110,7 @@ def _layout_texts(layout: Json) -> Json:
 
 
 def plotly_texts(plot: Json) -> Json:
-    """A copy of ``plot`` ({data, layout, frames?}) with every text in Plotly's markup;
+    """A copy of ``plot`` ({data, layout, frames?, narrow?}) with every text in Plotly's markup;
     the one place text meets Plotly (not twice: markup would be escaped again)."""
     out = dict(plot)
     if "data" in plot:
@@ -119,6 +119,8 @@ def plotly_texts(plot: Json) -> Json:
         out["layout"] = _layout_texts(plot["layout"])
     if plot.get("frames"):
         out["frames"] = [plotly_texts(frame) for frame in plot["frames"]]
+    if plot.get("narrow"):  # a diagram's portrait variant for a phone
+        out["narrow"] = plotly_texts(plot["narrow"])
     return out
 
 

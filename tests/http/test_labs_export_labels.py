@@ -83,8 +83,10 @@ def test_every_chart_text_meets_plotly_once_with_its_notation_set() -> None:
 
 
 def test_a_main_chart_and_a_grid_name_get_their_notation_in_plotly() -> None:
-    drawn = convert({"data": [{"name": "W^Q"}], "layout": {}}, "light")
+    narrow = {"data": [{"name": "d_k"}], "layout": {}}
+    drawn = convert({"data": [{"name": "W^Q"}], "layout": {}, "narrow": narrow}, "light")
     assert drawn["data"][0]["name"] == "W<sup>Q</sup>"
+    assert drawn["narrow"]["data"][0]["name"] == "d<sub>k</sub>"  # the phone's variant too
     g = grid("w_q", "W^Q", [[1.0]], rows=["a"], cols=["b"], theme="light")
     panels = convert({"panels": [[{"grid": g}]]}, "light")
     assert panels["layout"]["annotations"][0]["text"].startswith("<b>W<sup>Q</sup></b>")

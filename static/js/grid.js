@@ -190,11 +190,12 @@ function updateTable(table, old, desc) {
   setRich(table.caption.querySelector(".visually-hidden"), axesText(desc));
   table.dataset.grid = desc.grid;
   const headCells = table.tHead.rows[0].cells;
-  for (let j = 0; j < cols; j++) setText(headCells[j + 1], desc.cols[j]);
+  // Headers such as k_1 and q_2 carry notation too (setRich: plain labels stay text nodes).
+  for (let j = 0; j < cols; j++) setRich(headCells[j + 1], desc.cols[j]);
   const bodyRows = table.tBodies[0].rows;
   const outline = outlineOf(desc);
   for (let i = 0; i < rows; i++) {
-    setText(bodyRows[i].cells[0], desc.rows[i]);
+    setRich(bodyRows[i].cells[0], desc.rows[i]);
     bodyRows[i].classList.toggle("outlined", outline.rows.has(i));
   }
   // Only the cells whose number, text or colour changed are touched.

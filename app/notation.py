@@ -13,6 +13,10 @@ A token is ``("text", str)`` or ``("math", tree, source, spoken)``; a tree is a 
 ``mn`` hold one string); ``spoken`` is its accessible name ("d k", "square root of d k"),
 written as the <math>'s aria-label because screen readers and axe read MathML's own text
 unreliably when it is the whole name of a label or a button.
+
+Two more readings of the same tokens: ``plotly_markup`` (Plotly's <sub>/<sup> text markup,
+the twin of notation_core.js ``plotlyMarkup``: charts cannot hold MathML) and ``spoken``
+(a whole text as a screen reader should say it, for an aria-label).
 """
 
 from __future__ import annotations
@@ -108,3 +112,33 @@ def script_runs(text: str) -> list[tuple[str, int]]:
     for token in tokens(text):
         walk(token[1], 0)
     return out
+
+
+_PLOTLY_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def _plotly_of(tree: Any) -> str:
+    if isinstance(tree, str):
+        return tree.translate(_PLOTLY_ESCAPES)
+    element, *children = tree
+    parts = [_plotly_of(child) for child in children]
+    if element == "msup":
+        return f"{parts[0]}<sup>{parts[1]}</sup>"
+    if element == "msub":
+        return f"{parts[0]}<sub>{parts[1]}</sub>"
+    if element == "msqrt":
+        return "√" + "".join(parts)
+    return "".join(parts)  # mi, mn, mo, mrow: their text
+
+
+def plotly_markup(text: str) -> str:
+    """``text`` in Plotly's own text markup, its notation as <sub>/<sup>, everything else
+    escaped so a label stays text (the twin of notation_core.js ``plotlyMarkup``):
+    "√d_k & W^Q" -> "√d<sub>k</sub> &amp; W<sup>Q</sup>"."""
+    return "".join(_plotly_of(token[1]) for token in tokens(text))
+
+
+def spoken(text: str) -> str:
+    """``text`` with its notation in words, for an aria-label (the twin of notation_core.js
+    ``spokenText``): "Download W^Q" -> "Download W Q"."""
+    return "".join(str(token[-1]) for token in tokens(text))  # a text's string, a math's spoken

@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 
 from app import __version__
 from app.figures.fmt import exact
-from app.notation import Token, Tree, tokens
+from app.notation import Token, Tree, spoken, tokens
 from app.paths import templates_dir
 
 environment = jinja2.Environment(
@@ -59,5 +59,12 @@ def _html(token: Token) -> str:
     return str(escape(token[1]))
 
 
+def _spoken(value: Any) -> str:
+    """An attribute (an aria-label) cannot hold MathML: the text's notation in words
+    ("W^Q row 1" -> "W Q row 1"), escaped by the template as any attribute."""
+    return spoken("" if value is None else str(value))
+
+
 environment.filters["num"] = _num
 environment.filters["math"] = _math
+environment.filters["spoken"] = _spoken

@@ -108,7 +108,8 @@ def share_grids(figures: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def _finish(fig: dict[str, Any], view: View, plotly: bool, defer: bool) -> dict[str, Any]:
-    """Plotly conversion when asked for; tables formatted unless a lean answer defers them."""
+    """Plotly conversion when asked for (a chart is always Plotly: its texts in Plotly's
+    markup); tables formatted unless a lean answer defers them."""
     big = any(
         item["grid"]["text"] is None for row in fig.get("panels") or [] for item in row
         if "grid" in item
@@ -117,7 +118,7 @@ def _finish(fig: dict[str, Any], view: View, plotly: bool, defer: bool) -> dict[
         fig["tables"] = []
         fig["tables_deferred"] = True
     resolve_tables(fig)
-    if plotly:
+    if plotly or not fig.get("panels"):
         return to_plotly.convert(fig, view.theme)
     return fig
 

@@ -12,8 +12,9 @@ number is, not for how it is written, and each role has one precision rule:
     output(x)        an output cell z (a blend of values): whole numbers bare, else exactly
                      2 decimals ("0.10"), so a column of outputs lines up
     weight(a, dp)    an attention weight: exactly dp decimals (2; Figure 12: 4), 0 and 1 bare
-    small_weight     a weight that must not print as 0 when it is not: a power of ten below
-                     the last decimal ("1.1 × 10⁻⁷", not "0.0000": saturation is tiny, not zero)
+    small_weight     a weight that must not print as 0 or 1 when it is not: a power of ten
+                     below the last decimal ("1.1 × 10⁻⁷", not "0.0000": saturation is tiny,
+                     not zero), a bound just below 1 (">0.9999", not "1.0000")
     exponential(x)   e^s: 3 decimals, a power of ten (4 significant digits) from 10⁶ or
                      below 10⁻³ ("4.852 × 10⁸", never "485165195.410" or "4.852e+08")
     derived(x, dp)   a quantity computed to describe the numbers (√d_k, an entropy, a
@@ -143,9 +144,12 @@ def weight(a: float, dp: int = 2) -> str:
 
 def small_weight(a: float, dp: int = 4) -> str:
     """A weight to ``dp`` decimals, or a power of ten (2 significant digits) when the
-    decimals would print a non-zero weight as 0: '1.1 × 10⁻⁷'."""
+    decimals would print a non-zero weight as 0: '1.1 × 10⁻⁷'; a weight short of 1 that
+    the decimals would round up to 1 as a bound: '>0.9999' (0.999997 is not 1)."""
     if a != 0.0 and abs(a) < 0.5 * 10.0**-dp:
         return power(a, 2)
+    if a != 1.0 and 1.0 - a < 0.5 * 10.0**-dp:
+        return ">0." + "9" * dp
     return weight(a, dp)
 
 

@@ -22,7 +22,6 @@ from app.figures.diagram import Canvas, dims
 from app.figures.style import Json
 
 MAX_DRAWN = 7  # positions drawn; longer inputs show the first few, "…", and the last
-ROLE_SUB = {"Q": "W<sup>Q</sup>", "K": "W<sup>K</sup>", "V": "W<sup>V</sup>"}
 
 
 def drawn_positions(n: int) -> list[int | None]:
@@ -102,7 +101,7 @@ def _layer_chain(c: Ctx) -> list[tuple[str, str, str, bool, str]]:
         ("concat", dims(c.l_q, concat_w), "z", heads == 1,
          f"{heads} heads side by side: {dims(c.l_q, concat_w)}" if heads > 1
          else "one head: Z passes as it is"),
-        ("· W<sup>O</sup>", out, "", st.w_o is None,
+        ("· W^O", out, "", st.w_o is None,
          f"W^O: {dims(*st.w_o.shape)}" if st.w_o is not None
          else "no W^O given: the output is the concatenation"),
         ("output", out, "z", False, f"the layer's output: {out}"),
@@ -122,7 +121,7 @@ def _wide(c: Ctx) -> tuple[list[Json], Json]:
     rows = (("Q", c.l_q, c.d_k, 17.0), ("K", c.l_k, c.d_k, 10.0), ("V", c.l_k, c.d_v, 3.0))
     for name, r, k, yy in rows:
         if d_model is not None:
-            cv.box(9, 15, yy - 2.6, yy + 2.6, ROLE_SUB[name], role=name.lower(), size=11,
+            cv.box(9, 15, yy - 2.6, yy + 2.6, f"W^{name}", role=name.lower(), size=11,
                    hover=f"W^{name}: {dims(d_model, k)}")  # fmt: skip
             cv.arrow(6.5, y, 9, yy)
             cv.arrow(15, yy, 17.5, yy)
@@ -156,7 +155,7 @@ def _narrow(c: Ctx) -> tuple[list[Json], Json]:
         cv.box(38, 62, 96, 102, "X", role="x", hover=f"X: {dims(c.l_q, d_model)}")
         cv.label(dims(c.l_q, d_model), 64, 99, color=t.muted, size=10, xanchor="left")
         for name, x, _, k in cols:
-            cv.box(x - 12, x + 12, 85, 91, ROLE_SUB[name], role=name.lower(), size=11,
+            cv.box(x - 12, x + 12, 85, 91, f"W^{name}", role=name.lower(), size=11,
                    hover=f"W^{name}: {dims(d_model, k)}")  # fmt: skip
             cv.arrow(50, 96, x, 91)
             cv.arrow(x, 85, x, 80)

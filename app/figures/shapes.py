@@ -44,8 +44,6 @@ FIRST: list[Item] = [("Q", "q", "L_Q", "d_k"), "·", ("Kᵀ", "k", "d_k", "L_K")
 SECOND: list[Item] = ["·", ("V", "v", "L_K", "d_v"), "=", ("Z", "z", "L_Q", "d_v")]
 OP_WIDTH = {"·": 4.0, "=": 4.0, "softmax": 13.0}
 LEFT_LABEL = 3.5  # room for the rows label left of each box
-PLOT = {"L_Q": "L<sub>Q</sub>", "L_K": "L<sub>K</sub>", "d_k": "d<sub>k</sub>",
-        "d_v": "d<sub>v</sub>"}  # fmt: skip
 
 
 def _size(s: Sizes, name: str) -> int:
@@ -71,7 +69,7 @@ def _band(cv: Canvas, s: Sizes, items: list[Item], top: float, height: float, na
             mid = y_top - 1.5
             if item == "softmax":
                 cv.arrow(x + 0.5, mid, x + op_width[item] - 0.5, mid)
-                cv.label("softmax<br>(÷ √d<sub>k</sub>)", x + op_width[item] / 2, mid + 2.6,
+                cv.label("softmax<br>(÷ √d_k)", x + op_width[item] / 2, mid + 2.6,
                          color=t.muted, size=10)  # fmt: skip
             else:
                 cv.label(item, x + op_width[item] / 2, mid, size=18)
@@ -83,8 +81,8 @@ def _band(cv: Canvas, s: Sizes, items: list[Item], top: float, height: float, na
         w, h = max(k * ux, 2.0), max(r * uy, 2.0)
         cv.box(x, x + w, y_top - h, y_top, name, role=role, hover=f"{name}: {dims(r, k)}",
                size=12)  # fmt: skip
-        cv.label(f"{PLOT[cols]} = {k}", x + w / 2, y_top + 1.3, color=t.muted, size=10)
-        cv.label(f"{PLOT[rows]} = {r}", x - left / 2, y_top - h / 2, color=t.muted, size=10,
+        cv.label(f"{cols} = {k}", x + w / 2, y_top + 1.3, color=t.muted, size=10)
+        cv.label(f"{rows} = {r}", x - left / 2, y_top - h / 2, color=t.muted, size=10,
                  textangle=-90)  # fmt: skip
         x += w
 

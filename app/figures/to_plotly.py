@@ -10,17 +10,22 @@ within a row, items sit left to right with widths in proportion to their columns
 ``steps`` (Figure 3) become Plotly ``frames``: each step reveals the first ``show[name]``
 cells of a grid in reading order and outlines ``marks[name]``.
 
-Plotly reads text as its own pseudo-HTML (``<a href>``, ``<b>``, ``&entities;``), so every
-label and string the conversion hands it (tick labels, cell text, hover text, names) goes
-through ``plain`` here, once, for the main figures and the labs alike: an exported SVG
-never carries live markup, while the description itself (what the grid renderer draws
-with ``textContent``) keeps the labels exact. ``with_export`` gives a lab figure drawn
-only as grids its Plotly twin for the PNG and SVG buttons.
+Plotly reads text as its own pseudo-HTML (``<a href>``, ``<b>``, ``&entities;``). A
+description writes plain text with the product's ASCII notation (W^Q, d_k, √d_k, e^1.5)
+and only three of Plotly's tags, for its layout: ``<br>``, ``<b>`` and the hover box's
+``<extra>``. ``plotly_texts`` is the ONE place that text becomes Plotly's markup: every
+text of a chart (trace names, cell and bar text, hover text, axis titles, tick labels,
+annotations, legend titles) goes through ``app.notation.plotly_markup`` (the notation as
+<sub>/<sup>, everything else escaped: a label never becomes live markup in an exported
+SVG). ``convert`` applies it to every main figure, ``with_export`` to every lab figure
+(``app.http.lab_state.build_one`` calls it for the page, embeds and exports alike). Labels
+are also made ``plain`` (look-alikes for <, >, &) once here, as the grid renderer's
+``textContent`` shows them, while the description keeps them exact.
 """
 
 from __future__ import annotations
 
-import html
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +42,7 @@ from app.figures.style import (
     theme,
     ticks,
 )
+from app.notation import plotly_markup
 
 OP_UNITS = 1.6  # width of "×" or "=" in columns
 ARROW_UNITS = 3.2
@@ -57,11 +63,65 @@ def plain(text: Any) -> Any:
     return text
 
 
-def _label_html(label: str) -> str:
-    """A grid's name as Plotly text: escaped (Figure 9's names hold token labels), with
-    "W^Q" written as W<sup>Q</sup>."""
-    head, sep, sup = html.escape(label, quote=False).partition("^")
-    return f"{head}<sup>{sup}</sup>" if sep else head
+# The only tags a description writes, for layout, and only in a hover template and an
+# annotation's text; everywhere else (names, cells, hover data, ticks, titles) every
+# character is text, so a label or a cell never turns into markup.
+_TAGS = re.compile(r"(<br>|</?b>|</?extra>)")
+# Plotly's text attributes of a trace (x and y: the names of categories).
+_TRACE_TEXTS = ("name", "text", "hovertext", "customdata", "texttemplate", "x", "y")
+# The layout's parts with a title or tick labels.
+_TITLED = re.compile(r"^([xy]axis\d*|legend|title)$")
+
+
+def plotly_text(text: Any, tags: bool = False) -> Any:
+    """A description's text (or nested lists of it) in Plotly's markup: the notation as
+    <sub>/<sup>, all else escaped (``tags``: the description's own three tags kept);
+    numbers and None pass."""
+    if isinstance(text, str):
+        if not tags:
+            return plotly_markup(text)
+        parts = _TAGS.split(text)
+        return "".join(p if i % 2 else plotly_markup(p) for i, p in enumerate(parts))
+    if isinstance(text, list):
+        return [plotly_text(x, tags) for x in text]
+    return text
+
+
+def _texts_of(part: Json, keys: tuple[str, ...], tagged: tuple[str, ...] = ()) -> Json:
+    return {
+        k: plotly_text(v, k in tagged) if k in keys or k in tagged else v for k, v in part.items()
+    }
+
+
+def _layout_texts(layout: Json) -> Json:
+    """A layout with its titles, tick labels and annotations' texts in Plotly's markup."""
+    out = dict(layout)
+    for key, value in layout.items():
+        if not (_TITLED.match(key) and isinstance(value, dict)):
+            continue
+        part = _texts_of(value, ("ticktext", "text"))  # "title": {"text": …} itself
+        if isinstance(part.get("title"), dict):
+            part["title"] = _texts_of(part["title"], ("text",))
+        out[key] = part
+    if "annotations" in layout:
+        notes = layout["annotations"]
+        out["annotations"] = [_texts_of(a, ("hovertext",), ("text",)) for a in notes]
+    return out
+
+
+def plotly_texts(plot: Json) -> Json:
+    """A copy of ``plot`` ({data, layout, frames?, narrow?}) with every text in Plotly's markup;
+    the one place text meets Plotly (not twice: markup would be escaped again)."""
+    out = dict(plot)
+    if "data" in plot:
+        out["data"] = [_texts_of(t, _TRACE_TEXTS, ("hovertemplate",)) for t in plot["data"]]
+    if "layout" in plot:
+        out["layout"] = _layout_texts(plot["layout"])
+    if plot.get("frames"):
+        out["frames"] = [plotly_texts(frame) for frame in plot["frames"]]
+    if plot.get("narrow"):  # a diagram's portrait variant for a phone
+        out["narrow"] = plotly_texts(plot["narrow"])
+    return out
 
 
 def _cell_px(rows: int) -> int:
@@ -87,8 +147,8 @@ def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
     rows, cols = g["shape"]
     lo, mid, hi = SCALES[t.name][g["scale"]]
     z = g["values"]
-    text = plain(g["text"])
-    hover = plain(g["hover"]) or text
+    text = g["text"]  # numbers (">0.9999" too): plotly_texts escapes them, once
+    hover = g["hover"] or text
     if reveal is not None:
         keep = _shown(reveal, cols)
         z = [[v if keep(i, j) else None for j, v in enumerate(r)] for i, r in enumerate(z)]
@@ -113,9 +173,9 @@ def _trace(g: Json, t: Theme, n: int, reveal: Any = None) -> Json:
     }
     if hover is not None:
         trace["customdata"] = hover
-        trace["hovertemplate"] = "%{customdata}<extra>" + _label_html(g["label"]) + "</extra>"
+        trace["hovertemplate"] = "%{customdata}<extra>" + plain(g["label"]) + "</extra>"
     else:
-        trace["hovertemplate"] = "%{z}<extra>" + _label_html(g["label"]) + "</extra>"
+        trace["hovertemplate"] = "%{z}<extra>" + plain(g["label"]) + "</extra>"
     if text is not None:
         trace["text"] = text
         trace["texttemplate"] = "%{text}"
@@ -183,7 +243,7 @@ def _build(fig: Json, t: Theme, step: Json | None) -> tuple[list[Json], Json]:
                 layout_axes.update(_axes(t, g, n, [x0, x1], [y0, y1]))
                 marks = (step or {}).get("marks", {}).get(g["grid"], g.get("outline") or {})
                 shapes += _outlines(t, g, n, marks)
-                title = f"<b>{_label_html(g['label'])}</b>  {rows} × {g['shape'][1]}"
+                title = f"<b>{plain(g['label'])}</b>  {rows} × {g['shape'][1]}"
                 anns.append(annotation(title, (x0 + x1) / 2, top / total, t, yanchor="top"))
             else:
                 text = item.get("op") or f"{item['arrow']} →"
@@ -200,9 +260,10 @@ def _build(fig: Json, t: Theme, step: Json | None) -> tuple[list[Json], Json]:
 
 
 def convert(fig: Json, theme_name: str) -> Json:
-    """Fill ``data``, ``layout`` and (for steps) ``frames`` of a description with panels."""
+    """A main figure as Plotly: ``data``, ``layout`` and (for steps) ``frames`` filled from
+    its panels, or a chart's own; their texts in Plotly's markup (``plotly_texts``)."""
     if not fig.get("panels"):
-        return fig
+        return plotly_texts(fig) if "data" in fig else fig
     t = theme(theme_name)
     fig["data"], fig["layout"] = _build(fig, t, None)
     steps: list[Json] | None = fig.get("steps")
@@ -213,13 +274,16 @@ def convert(fig: Json, theme_name: str) -> Json:
             frames.append({"data": data, "layout": layout, "narration": step["narration"]})
         fig["frames"] = frames
         fig["data"], fig["layout"] = frames[-1]["data"], frames[-1]["layout"]
-    return fig
+    return plotly_texts(fig)
 
 
 def with_export(fig: Json, theme_name: str) -> Json:
-    """A lab figure drawn only as number grids gets ``export``: the same grids as a Plotly
-    figure, by this converter, for its PNG and SVG buttons (rows of GRIDS_PER_ROW)."""
-    if fig.get("plot") is not None or not fig.get("grids"):
+    """A lab figure as Plotly: its chart's texts in Plotly's markup, or, drawn only as
+    number grids, ``export``: the same grids as a Plotly figure, by this converter, for its
+    PNG and SVG buttons (rows of GRIDS_PER_ROW)."""
+    if fig.get("plot") is not None:
+        return {**fig, "plot": plotly_texts(fig["plot"])}
+    if not fig.get("grids"):
         return fig
     items = [{"grid": g["desc"]} for g in fig["grids"]]
     gap = [{"op": " "}, {"op": " "}]  # room for the next grid's row labels

@@ -19,7 +19,6 @@ from starlette.requests import Request
 
 from app.figures.labs import Lab, LabFigure
 from app.figures.labs.base import BODY_KEYS
-from app.figures.to_plotly import with_export
 from app.http.admission import Slot
 from app.http.lab_state import (
     JSON_KEYS,
@@ -143,7 +142,7 @@ class Ask:
         for fig in self.figures:
             built = build_one(self.lab, fig, self.state, self.theme, self.settings,
                               preview=self.preview, results=results)  # fmt: skip
-            out["figures"][fig.name] = with_export(built, self.theme)
+            out["figures"][fig.name] = built
             out["values"][fig.name] = values_text(self.lab, fig, self.values(fig))
             if self.request is not None:
                 out["links"][fig.name] = links(self.request, self.lab, fig, self.query)

@@ -21,6 +21,7 @@ from app.attention import run
 from app.figures.labs import FigureContext, Lab, LabFigure
 from app.figures.labs.base import BODY_KEYS, state_query
 from app.figures.style import theme as theme_named
+from app.figures.to_plotly import with_export
 from app.figures.view_fields import THEME
 from app.http.responses import site_base
 from app.inputs.errors import FieldError
@@ -150,8 +151,9 @@ def build_one(
     embed: bool = False,
     results: Results | None = None,
 ) -> dict[str, Any]:
-    """One figure's description for the query ``params`` (ControlError when bad).
-    ``results`` holds experiment runs already made (the streamed path)."""
+    """One figure's description for the query ``params`` (ControlError when bad), its
+    chart's texts in Plotly's markup (``with_export``: the one place, for the page, embeds
+    and exports). ``results`` holds experiment runs already made (the streamed path)."""
     values = figure_values(lab, fig, params, embed=embed)
     body = body_of(params, settings) if fig.uses_body else None
     run = runner(settings, fig, {} if results is None else results)
@@ -160,7 +162,7 @@ def build_one(
         theme=theme_named(theme), preview=preview, run=run, body=body, others=others
     )
     try:
-        return fig.build(values, ctx)
+        return with_export(fig.build(values, ctx), theme)
     except ControlError as exc:
         raise named_error(lab, fig, exc) from None
 

@@ -5,6 +5,7 @@
  */
 
 import { part, setRich, setText } from "./dom.js";
+import { spokenText } from "./notation_core.js";
 import { drawPanels, showStep } from "./panels.js";
 import { plotly } from "./plotly.js";
 import { Stepper } from "./stepper.js";
@@ -167,7 +168,7 @@ function renderText(panel, n, fig) {
   setText(derivation, fig.panels ? GRID_HINT : DERIVATION_HINT); // older arithmetic would be stale
   setRich(part(panel, "title"), fig.title ?? "");
   setRich(part(panel, "caption"), fig.caption ?? "");
-  const label = `Figure ${n}: ${fig.alt ?? fig.title ?? ""}`;
+  const label = `Figure ${n}: ${spokenText(fig.alt ?? fig.title ?? "")}`;
   if (part(panel, "plot").getAttribute("aria-label") !== label)
     part(panel, "plot").setAttribute("aria-label", label);
   // Lines are replaced only where their text changed: unchanged text costs no layout.

@@ -28,6 +28,7 @@ export { WINDOW } from "./editor_core.js";
 const origins = {}; // matrix name -> [first row, first column] of its window
 let bodyOf = () => null; // the page's current body (set by wireWindows)
 let labelChars = null; // the longest token label: the server's limit (setLimits)
+import { spokenText } from "./notation_core.js";
 import { isDirect } from "./shapes.js";
 
 /** The server's input limits, from #initial-state (``limits``). */
@@ -75,7 +76,7 @@ function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
         maxlength: labelChars,
         spellcheck: "false",
         autocomplete: "off",
-        "aria-label": `Label of token ${i}`,
+        "aria-label": `Label of row ${i + 1}`, // rows count from 1 (the notation key)
       }),
     );
   } else {
@@ -89,7 +90,7 @@ function bodyRow(name, row, i, opts, c0 = 0, c1 = row.length) {
         type: "checkbox",
         "data-padding": i,
         checked: Boolean(opts.padding[i]),
-        "aria-label": `Token ${i} is padding`,
+        "aria-label": `Row ${i + 1} is padding`,
       }),
     );
     tr.append(td);
@@ -161,7 +162,7 @@ function windowBar(name, rows) {
     class: "window-bar row-wrap",
     role: "group",
     "data-role": "window",
-    "aria-label": `Part of ${LABELS[name]} shown`,
+    "aria-label": spokenText(`Part of ${LABELS[name]} shown`),
   });
   const button = (step, text, label, off) =>
     el(
@@ -177,10 +178,10 @@ function windowBar(name, rows) {
     );
   bar.append(
     el("span", { class: "window-where" }, where),
-    button("up", "↑", `Earlier rows of ${LABELS[name]}`, disabled.up),
-    button("down", "↓", `Later rows of ${LABELS[name]}`, disabled.down),
-    button("left", "←", `Earlier columns of ${LABELS[name]}`, disabled.left),
-    button("right", "→", `Later columns of ${LABELS[name]}`, disabled.right),
+    button("up", "↑", spokenText(`Earlier rows of ${LABELS[name]}`), disabled.up),
+    button("down", "↓", spokenText(`Later rows of ${LABELS[name]}`), disabled.down),
+    button("left", "←", spokenText(`Earlier columns of ${LABELS[name]}`), disabled.left),
+    button("right", "→", spokenText(`Later columns of ${LABELS[name]}`), disabled.right),
   );
   return bar;
 }

@@ -5,6 +5,7 @@
  * (a number read by numbers.js, or a label) and where it is written in the body.
  */
 
+import { spokenText } from "./notation_core.js";
 import { parseNumber } from "./numbers.js";
 import { isDirect, keyRows, queryRows } from "./shapes.js";
 
@@ -44,9 +45,10 @@ export const WINDOW_STEPS = {
   right: [0, WINDOW],
 };
 
-/** The accessible name of cell (i, j) of matrix `name` ("W^Q row 1, d_k column 2"). */
+/** The accessible name of cell (i, j) of matrix `name`, its notation in words, as a screen
+ * reader should say it ("W Q row 1, d k column 2"). */
 export function cellLabel(name, i, j) {
-  return `${LABELS[name]} row ${i + 1}, ${COLUMN[name]} ${j + 1}`;
+  return spokenText(`${LABELS[name]} row ${i + 1}, ${COLUMN[name]} ${j + 1}`);
 }
 
 /**

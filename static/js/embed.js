@@ -19,6 +19,7 @@
 import { postJSON, siteUrl, targetOf } from "./api.js";
 import { GRID_HINT, drawGrids } from "./charts.js";
 import { setRich } from "./dom.js";
+import { spokenText } from "./notation_core.js";
 import { parseNumber } from "./numbers.js";
 import { figuresView, setViewDefaults, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
@@ -53,7 +54,7 @@ function renderTables(tables) {
 function renderText(fig) {
   setRich(field("title"), fig.title ?? "");
   setRich(field("caption"), fig.caption ?? "");
-  plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
+  plot.setAttribute("aria-label", spokenText(fig.alt ?? fig.title ?? ""));
   field("readout").replaceChildren(
     ...(fig.readout ?? []).map((line) => {
       const li = document.createElement("li");

@@ -57,6 +57,7 @@ import {
   usedCells,
 } from "./grid_core.js";
 import { notationNodes } from "./notation.js";
+import { spokenText } from "./notation_core.js";
 
 const described = new WeakMap(); // drawn element -> its current description
 const optionsOf = new WeakMap(); // drawn element -> options
@@ -190,11 +191,12 @@ function updateTable(table, old, desc) {
   setRich(table.caption.querySelector(".visually-hidden"), axesText(desc));
   table.dataset.grid = desc.grid;
   const headCells = table.tHead.rows[0].cells;
-  for (let j = 0; j < cols; j++) setText(headCells[j + 1], desc.cols[j]);
+  // Headers such as k_1 and q_2 carry notation too (setRich: plain labels stay text nodes).
+  for (let j = 0; j < cols; j++) setRich(headCells[j + 1], desc.cols[j]);
   const bodyRows = table.tBodies[0].rows;
   const outline = outlineOf(desc);
   for (let i = 0; i < rows; i++) {
-    setText(bodyRows[i].cells[0], desc.rows[i]);
+    setRich(bodyRows[i].cells[0], desc.rows[i]);
     bodyRows[i].classList.toggle("outlined", outline.rows.has(i));
   }
   // Only the cells whose number, text or colour changed are touched.
@@ -343,7 +345,7 @@ function updateCanvas(wrap, desc, host) {
   title.append(` ${rows} × ${cols}`);
   wrap.setAttribute(
     "aria-label",
-    `${desc.label} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`,
+    `${spokenText(desc.label)} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`,
   );
   // The cell size is measured once per shape (reading a width forces a layout, which
   // on a long page costs more than drawing), and again after the window is resized.

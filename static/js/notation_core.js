@@ -8,6 +8,8 @@
  *     a tree is [element, child, …] whose children are trees or strings; spoken is its
  *     accessible name ("d k"), the <math>'s aria-label.
  *   plotlyMarkup(text) -> the same text in Plotly's markup (<sub>, <sup>; the rest escaped)
+ *   spokenText(text) -> the text with its notation in words ("W Q"), for an aria-label
+ * (app/notation.py `plotly_markup` and `spoken` are their twins, on the same case list).
  */
 
 import vocabulary from "./notation-vocabulary.json" with { type: "json" };
@@ -72,5 +74,13 @@ function plotlyOf(tree) {
 export function plotlyMarkup(text) {
   return notationTokens(text)
     .map(([, value]) => plotlyOf(value))
+    .join("");
+}
+
+/** `text` with its notation as a screen reader should say it ("d k", "square root of d k"),
+ * for an aria-label, where MathML cannot go. */
+export function spokenText(text) {
+  return notationTokens(text)
+    .map((token) => (token[0] === "text" ? token[1] : token[3]))
     .join("");
 }

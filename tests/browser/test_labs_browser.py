@@ -547,6 +547,12 @@ def test_axe_dark_mode_and_phone_width(lab: Any, lab_id: str, scheme: str, artif
     wait_idle(page)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{lab_id} scrolls sideways by {overflow} px at 375 px"
+    # Chart texts show the notation as Plotly's sub/superscripts, none as typed (p_max, √d_k).
+    raw = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot text')].map(t => t.textContent)"
+        ".filter(t => /[A-Za-z]_[A-Za-z0-9]|[A-Za-z0-9]\\^|√d_/.test(t))"
+    )
+    assert raw == [], raw
     page.screenshot(path=str(artifacts / f"lab-{lab_id}-{scheme}-375.png"), full_page=True)
 
 

@@ -243,6 +243,10 @@ def test_axe_light_and_dark(browser: Browser, server_url: str, lab: str, scheme:
         ctx.close()
 
 
+RAW_CHART_TEXT_JS = """() => [...document.querySelectorAll('.js-plotly-plot text')]
+  .map(t => t.textContent).filter(t => /[A-Za-z]_[A-Za-z0-9]|[A-Za-z0-9]\\^|√d_/.test(t))"""
+
+
 def _background(page: Page) -> list[int]:
     colour = page.evaluate("getComputedStyle(document.body).backgroundColor")
     return [int(x) for x in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3]]
@@ -270,6 +274,10 @@ def test_dark_phone_and_desktop_layouts(
                 assert all(p and p.lower() not in ("#fff", "#ffffff", "white") for p in paper)
             scroll = page.evaluate("document.documentElement.scrollWidth")
             assert scroll <= width, f"{lab} scrolls sideways at {width} px: {scroll}"
+            # Chart texts (legends, ticks, titles, annotations) show the notation set, as
+            # Plotly's sub/superscripts: no d_model, q_1 or W^O left as typed.
+            raw = page.evaluate(RAW_CHART_TEXT_JS)
+            assert raw == [], raw
             page.screenshot(path=str(artifacts / f"lab-{lab}-{scheme}-{width}.png"),
                             full_page=True)  # fmt: skip
             assert errors == [], errors

@@ -18,6 +18,7 @@ from api_helpers import MakeClient
 from fastapi.testclient import TestClient
 
 from app.inputs.lab_cost import PRICES
+from app.settings import Settings
 
 NDJSON = {"accept": "application/x-ndjson"}
 
@@ -68,6 +69,10 @@ def test_three_such_embeds_at_once_build_nothing(
     assert run_async(three) == [422, 422, 422]
 
 
+# One column past the figures' width limit (the setting's default).
+TOO_WIDE = Settings().max_figure_width + 1
+
+
 @pytest.mark.parametrize(
     "url",
     [
@@ -75,7 +80,7 @@ def test_three_such_embeds_at_once_build_nothing(
         f"/api/v1/labs/one-query/figures.ndjson?figures=two-maps&s={BIG}",
         f"/api/v1/labs/one-query/figures?figures=two-maps&s={BIG}",
         f"/api/v1/labs/step-by-step/figures?figures=per-position&s={BIG}",
-        f"/api/v1/labs/one-query/figures?figures=two-maps&s={state_of(2, 129)}",
+        f"/api/v1/labs/one-query/figures?figures=two-maps&s={state_of(2, TOO_WIDE)}",
     ],
     ids=["old-ndjson", "ndjson", "json", "per-position", "too-wide"],
 )

@@ -85,11 +85,18 @@ def test_d1_d2_d3_weights_share_the_main_pages_hue_and_mark_masked_cells(
 ) -> None:
     f = figs(client, "masks", case="pad-key0")
     for name, g in (("mask-kinds", "weights"), ("mask-order", "weights-before"),
-                    ("mask-order", "weights-after"), ("empty-row", "weights"),
-                    ("empty-row", "weights-finite")):  # fmt: skip
+                    ("mask-order", "weights-after"), ("empty-row", "weights")):  # fmt: skip
         desc = grid(f[name], g)
         assert desc["scale"] == "weights", (name, g)
         assert desc["masked"][0][1] is True, (name, g)  # causal: q_1 may not read k_2
+    # Under −10⁹ the empty row (q_1) spreads 1/4 over its blocked keys: hatched cells are
+    # "masked (weight 0)", so only the blocked cells whose weight is 0 are hatched.
+    finite = grid(f["empty-row"], "weights-finite")
+    assert finite["scale"] == "weights"
+    assert finite["masked"][0][1] is False
+    assert finite["values"][0][1] == 0.25
+    assert finite["masked"][1][2] is True  # q_2 may not read k_3: weight 0
+    assert grid(f["empty-row"], "weights")["label"] != finite["label"]  # one legend entry each
     assert grid(f["mask-kinds"], "mask-sum")["masked"][0] == [False, True, True, True]
 
 

@@ -154,3 +154,20 @@ def test_each_figure_links_the_labs_that_explore_it(client: TestClient) -> None:
         ("/labs/why-scale#saturation", "C2"),
     ]
     assert figure_labs(99) == []
+
+
+RAW_NOTATION = re.compile(r"[A-Za-z]\^[A-Za-z0-9−]|[A-Za-z]_[A-Za-z0-9]|√d_")
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/labs/heads", "/embed/labs/one-query/two-maps", "/embed/labs/heads/split-concat"]
+)
+def test_aria_labels_say_the_notation_in_words(client: TestClient, path: str) -> None:
+    """An aria-label cannot hold MathML: W^Q, d_k and √d_k are spoken ("W Q", "d k")."""
+    html = client.get(path).text
+    labels = re.findall(r'aria-label="([^"]*)"', html)
+    assert labels
+    assert [label for label in labels if RAW_NOTATION.search(label)] == []
+    if path == "/":
+        assert 'aria-label="W Q row 1, d k column 1"' in html  # the editor's cells
+        assert 'aria-label="Label of row 1"' in html  # rows count from 1

@@ -159,8 +159,8 @@ test("source cells and source labels are written into the source", () => {
 });
 
 test("cells are named for screen readers and their errors have stable ids", () => {
-  assert.equal(cellLabel("w_q", 0, 1), "W^Q row 1, d_k column 2");
-  assert.equal(cellLabel("source_x", 2, 0), "S (source) row 3, d_model column 1");
+  assert.equal(cellLabel("w_q", 0, 1), "W Q row 1, d k column 2"); // the notation in words
+  assert.equal(cellLabel("source_x", 2, 0), "S (source) row 3, d model column 1");
   assert.equal(errorId({ matrix: "x", row: "1", col: "2" }, "x"), "err-x-1-2");
   assert.equal(errorId({ token: "3" }, "x"), "err-token-3-label");
   assert.equal(errorId({ sourceToken: "0" }, "source_x"), "err-token-0-label");

@@ -5,7 +5,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { isPlain, notationTokens, plotlyMarkup } from "../../static/js/notation_core.js";
+import {
+  isPlain,
+  notationTokens,
+  plotlyMarkup,
+  spokenText,
+} from "../../static/js/notation_core.js";
 
 const { cases } = JSON.parse(
   readFileSync(new URL("../notation_cases.json", import.meta.url), "utf8"),
@@ -14,6 +19,15 @@ const { cases } = JSON.parse(
 test("every shared case splits into the same tokens as the server's parser", () => {
   assert.ok(cases.length >= 20);
   for (const { text, tokens } of cases) assert.deepEqual(notationTokens(text), tokens, text);
+});
+
+test("every shared case: the same Plotly markup and spoken form as the server's", () => {
+  for (const { text, plotly, spoken } of cases) {
+    assert.equal(plotlyMarkup(text), plotly, text);
+    assert.equal(spokenText(text), spoken, text);
+  }
+  assert.equal(spokenText("Download W^Q"), "Download W Q");
+  assert.equal(spokenText("e^−∞ = 0"), "e to the minus infinity = 0");
 });
 
 test("the vocabulary's shapes: superscript, subscript, root, power", () => {

@@ -159,3 +159,13 @@ def test_significant_drops_trailing_zeros_and_never_writes_e(
 def test_significant_refuses_nan() -> None:
     with pytest.raises(ValueError, match="NaN"):
         fmt.significant(math.nan)
+
+
+def test_small_weight_never_prints_a_weight_short_of_one_as_one() -> None:
+    """B1's ghost row: 0.999997 is not 1 (and 0.000003 is not 0)."""
+    assert fmt.small_weight(0.999997) == ">0.9999"
+    assert fmt.small_weight(0.999997, 2) == ">0.99"
+    assert fmt.small_weight(0.99996) == ">0.9999"
+    assert fmt.small_weight(3e-6) == "3.0 × 10⁻⁶"
+    assert fmt.small_weight(1.0) == "1"
+    assert fmt.small_weight(0.99994) == "0.9999"

@@ -51,7 +51,7 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "models": ({"models"}, {"numpy", "safetensors"}),
     # Lab figures draw lab computations and open on the presets (pure data, no imports);
     # never app.inputs, which builds on the figures.
-    "figures": ({"figures", "attention", "labs", "presets"}, PURE_THIRD_PARTY),
+    "figures": ({"figures", "attention", "labs", "presets", "notation"}, PURE_THIRD_PARTY),
     "presets": (set(), set()),
     "inputs": (
         {"inputs", "attention", "figures", "labs", "presets", "settings"},

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from markupsafe import Markup
 
-from app.notation import patterns, script_runs, tokens
+from app.notation import patterns, plotly_markup, script_runs, spoken, tokens
 from app.templating import environment
 
 CASES: list[dict[str, Any]] = json.loads(
@@ -24,13 +24,26 @@ def test_shared_cases(case: dict[str, Any]) -> None:
     assert [list(t) for t in tokens(case["text"])] == case["tokens"]
 
 
+@pytest.mark.parametrize("case", CASES, ids=[c["text"][:30] for c in CASES])
+def test_shared_cases_in_plotly_markup_and_spoken(case: dict[str, Any]) -> None:
+    """The twins of notation_core.js plotlyMarkup and spokenText, on the same cases."""
+    assert plotly_markup(case["text"]) == case["plotly"]
+    assert spoken(case["text"]) == case["spoken"]
+
+
+def test_plotly_markup_escapes_all_but_the_notation() -> None:
+    assert plotly_markup("√d_k & W^Q <b>") == "√d<sub>k</sub> &amp; W<sup>Q</sup> &lt;b&gt;"
+    assert plotly_markup("blocked: e^−∞ = 0") == "blocked: e<sup>−∞</sup> = 0"
+    assert spoken("Download W^Q") == "Download W Q"
+
+
 def test_the_vocabulary_is_closed() -> None:
     found = [t[2] for c in CASES for t in tokens(c["text"]) if t[0] == "math"]
     for source in ("W^Q", "W^K", "W^V", "W^O", "d_k", "d_v", "d_model", "d_ff", "L_Q", "L_K"):
         assert source in found
     for source in ("q_2", "k_1", "v_3", "z_2", "x_1", "s_23", "p_j", "q_i", "k_j", "√d_k"):
         assert source in found
-    assert {"√d_v", "√2", "e^1.5", "e^20", "e^−2", "10^8"} <= set(found)
+    assert {"√d_v", "√2", "e^1.5", "e^20", "e^−2", "10^8", "e^−∞", "p_max"} <= set(found)
     assert patterns()[0].name == "root of a size"  # √d_k before d_k
 
 
@@ -80,3 +93,11 @@ def test_script_runs_set_the_notation_for_a_medium_without_mathml() -> None:
     ]  # fmt: skip
     assert script_runs("e^−2") == [("e", 0), ("−2", 1)]
     assert script_runs("plain words") == [("plain words", 0)]
+
+
+def test_spoken_filter_writes_an_attribute_in_words() -> None:
+    template = environment.from_string('<input aria-label="{{ t|spoken }}">')
+    assert template.render(t="W^Q row 1, d_k column 2 & √d_k") == (
+        '<input aria-label="W Q row 1, d k column 2 &amp; square root of d k">'
+    )
+    assert template.render(t=None) == '<input aria-label="">'

@@ -46,6 +46,10 @@ def layout(t: Theme, height: int, x: Json, y: Json, **extra: Any) -> Json:
     out = base_layout(t, height, xaxis=x, yaxis=y)
     out["margin"] = {"l": 56, "r": 16, "t": 16, "b": 48}
     out.update(extra)
+    # Every x axis's labels a little lower: the two axes' "0" meet at the origin and
+    # would touch.
+    for key in [k for k in out if k.startswith("xaxis")]:
+        out[key] = {"ticklabelstandoff": 6, **out[key]}
     return out
 
 

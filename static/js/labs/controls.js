@@ -6,6 +6,8 @@
  * the listed value at its position, a multi choice "4,16,64". No parsing or maths here.
  */
 
+import { spokenText } from "../notation_core.js";
+
 const inputs = (el) => [...el.querySelectorAll('[data-part="value"]')];
 
 /** The URL text of one control as it stands now. */
@@ -129,7 +131,7 @@ function resizeMatrix(el, described, nRows, nCols) {
       input.dataset.col = String(c);
       input.value = "0";
       input.removeAttribute("aria-invalid");
-      input.setAttribute("aria-label", `${legend} ${name}, column ${c + 1}`);
+      input.setAttribute("aria-label", spokenText(`${legend} ${name}, column ${c + 1}`));
       tr.insertCell().append(input);
     }
   }

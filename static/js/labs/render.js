@@ -8,6 +8,7 @@
 import { siteUrl } from "../api.js";
 import { part, setRich } from "../dom.js";
 import { renderGrid } from "../grid.js";
+import { spokenText } from "../notation_core.js";
 import { dataTable } from "../tables.js";
 import { renderGuess } from "./guess.js";
 
@@ -172,7 +173,7 @@ export async function renderFigure(panel, fig, options = {}) {
   const box = part(panel, "plot-box") ?? part(panel, "plot");
   const plot = part(panel, "plot");
   box.hidden = !fig.plot;
-  plot.setAttribute("aria-label", fig.alt ?? fig.title ?? "");
+  plot.setAttribute("aria-label", spokenText(fig.alt ?? fig.title ?? ""));
   if (fig.plot) {
     const config = { ...(fig.plot.config ?? {}) };
     if (!(fig.drag && options.onDrag)) delete config.edits;

@@ -20,10 +20,10 @@ HEADS = (1, 2, 4, 8, 16, 32, 64)  # powers of two: each divides every d_model of
 
 
 TERMS = (
-    ("projections", "projections 3·N·d²"),
-    ("scores", "scores N²·d"),
-    ("weighted_sum", "weighted sum N²·d"),
-    ("output_projection", "output projection N·d²"),
+    ("projections", "projections 3·N·d_model²"),
+    ("scores", "scores N²·d_model"),
+    ("weighted_sum", "weighted sum N²·d_model"),
+    ("output_projection", "output projection N·d_model²"),
 )
 
 

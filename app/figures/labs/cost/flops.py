@@ -46,11 +46,11 @@ def _log_log(n: int, d: int, factor: int, t: Any) -> list[Json]:
             ns,
             linear,
             t.roles["q"],
-            "linear 4·N·d²",
+            "linear 4·N·d_model²",
             xaxis="x2",
             yaxis="y2",
             hover=[
-                f"N = {fmt.count(x)}: 4·N·d² = {fmt.count(y)}"
+                f"N = {fmt.count(x)}: 4·N·d_model² = {fmt.count(y)}"
                 for x, y in zip(ns, linear, strict=True)
             ],
         ),
@@ -58,11 +58,11 @@ def _log_log(n: int, d: int, factor: int, t: Any) -> list[Json]:
             ns,
             quadratic,
             t.roles["k"],
-            "quadratic 2·N²·d",
+            "quadratic 2·N²·d_model",
             xaxis="x2",
             yaxis="y2",
             hover=[
-                f"N = {fmt.count(x)}: 2·N²·d = {fmt.count(y)}"
+                f"N = {fmt.count(x)}: 2·N²·d_model = {fmt.count(y)}"
                 for x, y in zip(ns, quadratic, strict=True)
             ],
         ),
@@ -140,15 +140,15 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         for key, label in TERMS
     ]
     rows += [
-        ["linear 4·N·d²", fmt.count(f.linear * factor)],
-        ["quadratic 2·N²·d", fmt.count(f.quadratic * factor)],
+        ["linear 4·N·d_model²", fmt.count(f.linear * factor)],
+        ["quadratic 2·N²·d_model", fmt.count(f.quadratic * factor)],
         ["total", fmt.count(f.total * factor)],
     ]
     return lab_figure(
         FLOPS,
         caption=caption,
-        alt=f"A stacked bar of the four terms and a log-log chart of 4·N·d² and 2·N²·d against "
-        f"N, crossing at N = {fmt.count(c.crossover_n)}.",
+        alt="A stacked bar of the four terms and a log-log chart of 4·N·d_model² and "
+        f"2·N²·d_model against N, crossing at N = {fmt.count(c.crossover_n)}.",
         plot=chart(_stacked(f, factor, t) + _log_log(n, d, factor, t), _layout(t, unit)),
         readout=[
             f"d_k = d_model / h = {c.heads.d_k}",
@@ -166,7 +166,7 @@ def build_flops(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         quotes=[
             {
                 **source_of("course-module"),
-                "text": "“the second wins when 2N²d_model > 4N d_model², that is, N > 2d_model.”",
+                "text": "“the second wins when 2N²d_model > 4N d_model², that is, N > 2 d_model.”",
             }
         ],
     )

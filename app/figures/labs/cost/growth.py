@@ -86,9 +86,9 @@ def build_growth(v: Mapping[str, Any], ctx: FigureContext) -> Json:
 GROWTH = LabFigure(
     name="growth",
     entry="G3",
-    title="O(n²): what the sequence length costs",
+    title="O(N²): what the sequence length costs",
     intro="Every query scores every key, so one head's score table has N × N cells.",
-    teaching="The score table is n × n. Four times the context means sixteen times the cells "
+    teaching="The score table is N × N. Four times the context means sixteen times the cells "
     "and the quadratic work.",
     build=build_growth,
     numpy="growth",

@@ -69,7 +69,7 @@ def _grids(
         grid_item(
             matrix_grid(
                 "weights",
-                "A",
+                "A (guarded)",  # two grids named A: one legend entry each in an export
                 weights,
                 rows,
                 cols,
@@ -86,14 +86,16 @@ def _grids(
             grid_item(
                 matrix_grid(
                     "weights-finite",
-                    "A",
+                    "A (−10⁹ mask)",
                     finite.weights,
                     rows,
                     cols,
                     theme,
                     hover_name="weight (−10⁹ mask)",
                     outline=outline,
-                    masked=~allowed,
+                    # hatched: "masked (weight 0)"; the empty row's blocked keys get 1/4
+                    # each under −10⁹, so they are not drawn as removed
+                    masked=~allowed & (finite.weights == 0.0),
                 ),
                 "weights with −10⁹ instead of −∞: the empty row is uniform",
             )

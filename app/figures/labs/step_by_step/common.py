@@ -40,7 +40,8 @@ def grid4(
     name: str, label: str, m: Any, rows: list[str], cols: list[str], t: Any, **kw: Any
 ) -> Json:
     """A grid by role: weights (``weights``, ``ghost``) and outputs to 4 decimals, as the
-    course module prints them (0 and 1 bare), every input and score as a value ('3', '−12.73',
+    course module prints them (0 and 1 bare; a weight the decimals would print as 0 or 1
+    when it is not: a power of ten, '>0.9999'), every input and score as a value ('3', '−12.73',
     '−∞')."""
     arr = np.asarray(m, dtype=np.float64)
     text = [[_cell(name, float(x)) for x in r] for r in arr.tolist()]
@@ -49,5 +50,5 @@ def grid4(
 
 def _cell(name: str, x: float) -> str:
     if name in ("weights", "ghost"):
-        return fmt.weight(x, 4)
+        return fmt.small_weight(x, 4)  # the ghost's 0.000003 is not 0
     return d4(x) if name == "output" else fmt.value(x)

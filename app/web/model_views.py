@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from app.figures import fmt
-from app.figures.model_heads import head_grids
+from app.figures.model_heads import head_grids, mini_maps
 from app.inputs.errors import FieldError
 from app.inputs.fields import printable
 from app.inputs.limits import Cost
@@ -133,6 +133,23 @@ def heads_cost(spec: ModelSpec, n: int) -> Cost:
     return attention_cost(n, spec.layers, spec.heads, spec.d_model) + grids
 
 
+def head_grid_cost(spec: ModelSpec, n: int) -> Cost:
+    """One head's full grid (``/models/{id}/head.json``): the model's attention (its
+    trace is usually held already) and one head's cells."""
+    cells = n * n
+    return attention_cost(n, spec.layers, spec.heads, spec.d_model) + Cost(
+        cells, cells * GRID_BYTES_PER_CELL
+    )
+
+
+def check_head(spec: ModelSpec, layer: int, head: int) -> None:
+    """FieldError naming ``layer`` or ``head`` (0-based) when outside the model."""
+    if not 0 <= layer < spec.layers:
+        raise FieldError("layer", f"layer must be from 0 to {spec.layers - 1}")
+    if not 0 <= head < spec.heads:
+        raise FieldError("head", f"head must be from 0 to {spec.heads - 1}")
+
+
 def link_cost(spec: ModelSpec, n: int) -> Cost:
     """One head as the main page's state (``POST /api/v1/models/{id}/head``'s price)."""
     return head_cost(n, spec.layers, spec.heads, spec.d_model, spec.d_k)
@@ -164,11 +181,32 @@ def _summary(item: dict[str, Any], layer: int, head: int, open_query: str) -> di
     }
 
 
-def heads_answer(model: Model, text: str, theme: str, hide_special: bool) -> dict[str, Any]:
-    """One sentence through ``model``: tokens, every head's grid and its summary."""
+def _traced(model: Model, text: str) -> tuple[Trace, list[str], list[bool]]:
     trace = model.trace(text)
     tokens = [printable(t) for t in trace.tokens]
     special = [t in model.spec.special_tokens for t in trace.tokens]
+    return trace, tokens, special
+
+
+def head_answer(
+    model: Model, text: str, theme: str, hide_special: bool, layer: int, head: int
+) -> dict[str, Any]:
+    """One head's full grid (weights printed when small, hover values) for the larger view."""
+    trace, tokens, special = _traced(model, text)
+    a = np.asarray(trace.attentions)[layer : layer + 1, head : head + 1]
+    grid = head_grids(
+        tokens, a, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
+    )[0][0]
+    grid["grid"] = f"weights-l{layer + 1}h{head + 1}"
+    return {"layer": layer, "head": head, "grid": grid}
+
+
+def heads_answer(
+    model: Model, text: str, theme: str, hide_special: bool, layer: int = 0, head: int = 0
+) -> dict[str, Any]:
+    """One sentence through ``model``: tokens, every head's colours (``minis``) and
+    summary, and the full grid of head ``head`` of ``layer`` (``selected``)."""
+    trace, tokens, special = _traced(model, text)
     found = summarise(model, trace)
     attentions = np.asarray(trace.attentions)
     return {
@@ -185,12 +223,8 @@ def heads_answer(model: Model, text: str, theme: str, hide_special: bool) -> dic
             ]
             for i, row in enumerate(found)
         ],
-        "grids": head_grids(
-            tokens,
-            attentions,
-            special=special,
-            mask=trace.mask,
-            theme=theme,
-            hide_special=hide_special,
+        "minis": mini_maps(
+            attentions, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
         ),
+        "selected": head_answer(model, text, theme, hide_special, layer, head),
     }

@@ -72,6 +72,8 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     page.keyboard.press("Enter")
     assert page.locator("#head-title").inner_text() == "Layer 2, head 3"
     assert buttons.nth(14).get_attribute("aria-pressed") == "true"
+    # its numbers are asked for (head.json: one head), the small maps carry colours only
+    page.locator("#head-large [data-grid='weights-l2h3']").wait_for(timeout=30_000)
     big = page.locator("#head-large table.grid td[data-row]").evaluate_all(
         "tds => tds.map(t => [Number(t.dataset.row), Number(t.dataset.col),"
         " Number(t.dataset.value), t.textContent])"

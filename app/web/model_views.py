@@ -52,6 +52,13 @@ PATTERN_MEANINGS = {
     "induction": "to the token after an earlier copy of itself",
     "broad": "no single pattern: the weight is spread out",
 }
+# What a known head does, in a sentence (the decoder's heads on a repeated run of letters).
+KNOWN_MEANINGS = {
+    "previous": "each letter attends to the letter before it",
+    "induction": "each letter attends to the letter after the previous copy of itself, "
+    "which is how the model predicts the second copy of a repeated sequence",
+    "broad": "no single pattern: its weight is spread out",
+}
 # Bytes a head's grid cell takes on the wire beyond its weight (colour, printed text).
 GRID_BYTES_PER_CELL = 16
 
@@ -97,6 +104,20 @@ def listed() -> list[Listed]:
 
 def find(model_id: str) -> Listed | None:
     return next((m for m in listed() if m.spec.id == model_id), None)
+
+
+def known_heads(model_id: str) -> list[str]:
+    """What training made each head do, one sentence a head ("Layer 1, head 1 is a
+    previous-token head: …"); empty for a model nobody has named the heads of."""
+    entry = registry.MODELS.get(model_id)  # the tests' stand-in models are not listed there
+    out = []
+    for layer, row in enumerate(entry.known_heads if entry else ()):
+        for head, pattern in enumerate(row):
+            words = PATTERN_WORDS.get(pattern, pattern)
+            article = "an" if words[0] in "aeiou" else "a"
+            meaning = KNOWN_MEANINGS.get(pattern, PATTERN_MEANINGS.get(pattern, ""))
+            out.append(f"Layer {layer + 1}, head {head + 1} is {article} {words}: {meaning}.")
+    return out
 
 
 def default_text(spec: ModelSpec) -> str:

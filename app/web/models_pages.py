@@ -90,6 +90,7 @@ def model_page(model_id: str, request: Request, text: str | None = None) -> Resp
         "problem": problem,
         "max_chars": MAX_TEXT_CHARS,
         "patterns": [(PATTERN_WORDS[k], v) for k, v in PATTERN_MEANINGS.items()],
+        "known_heads": model_views.known_heads(spec.id),
         "initial": Markup(json_block(initial)),
         "view": {"theme": theme},
     }

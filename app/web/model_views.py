@@ -57,7 +57,7 @@ KNOWN_MEANINGS = {
     "previous": "each letter attends to the letter before it",
     "induction": "each letter attends to the letter after the previous copy of itself, "
     "which is how the model predicts the second copy of a repeated sequence",
-    "broad": "no single pattern: its weight is spread out",
+    "broad": "its weight is spread out, with no single pattern",
 }
 # Bytes a head's grid cell takes on the wire beyond its weight (colour, printed text).
 GRID_BYTES_PER_CELL = 16

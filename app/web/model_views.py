@@ -203,17 +203,26 @@ def _summary(item: dict[str, Any], layer: int, head: int, open_query: str) -> di
 
 
 def _traced(model: Model, text: str) -> tuple[Trace, list[str], list[bool]]:
-    trace = model.trace(text)
+    # The registry keeps the last few traces: the larger head's head.json after the
+    # sentence's heads.json does not run the model again (the tests' stand-ins are not there).
+    listed = model.spec.id in registry.MODELS
+    trace = registry.trace(model.spec.id, text) if listed else model.trace(text)
     tokens = [printable(t) for t in trace.tokens]
     special = [t in model.spec.special_tokens for t in trace.tokens]
     return trace, tokens, special
 
 
 def head_answer(
-    model: Model, text: str, theme: str, hide_special: bool, layer: int, head: int
+    model: Model,
+    text: str,
+    theme: str,
+    hide_special: bool,
+    layer: int,
+    head: int,
+    traced: tuple[Trace, list[str], list[bool]] | None = None,
 ) -> dict[str, Any]:
     """One head's full grid (weights printed when small, hover values) for the larger view."""
-    trace, tokens, special = _traced(model, text)
+    trace, tokens, special = traced or _traced(model, text)
     a = np.asarray(trace.attentions)[layer : layer + 1, head : head + 1]
     grid = head_grids(
         tokens, a, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
@@ -227,7 +236,8 @@ def heads_answer(
 ) -> dict[str, Any]:
     """One sentence through ``model``: tokens, every head's colours (``minis``) and
     summary, and the full grid of head ``head`` of ``layer`` (``selected``)."""
-    trace, tokens, special = _traced(model, text)
+    traced = _traced(model, text)
+    trace, tokens, special = traced
     found = summarise(model, trace)
     attentions = np.asarray(trace.attentions)
     return {
@@ -247,5 +257,5 @@ def heads_answer(
         "minis": mini_maps(
             attentions, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
         ),
-        "selected": head_answer(model, text, theme, hide_special, layer, head),
+        "selected": head_answer(model, text, theme, hide_special, layer, head, traced),
     }

@@ -120,6 +120,22 @@ class ModelInfo(BaseModel):
         description="The command that installs it, or null when it ships with the app.",
         examples=["attention-lab models install minilm"],
     )
+    known_heads: list[KnownHead] = Field(
+        description="Heads whose job is known and tested (the tiny decoder's previous-token "
+        "and induction heads on a repeated sequence); empty when nobody has named them."
+    )
+
+
+class KnownHead(BaseModel):
+    """What training made one head do, measured by the repository's tests."""
+
+    layer: int = Field(description="0-based, as the API counts.")
+    head: int = Field(description="0-based, as the API counts.")
+    pattern: str = Field(
+        description="The summaries' pattern name (previous, induction, broad, …) the head "
+        "gets on the task it was trained on.",
+        examples=["induction"],
+    )
 
 
 class ModelList(BaseModel):

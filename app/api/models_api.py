@@ -49,7 +49,10 @@ def describe(model_id: str) -> dict[str, Any]:
             "heads": s.heads, "d_model": s.d_model, "d_k": s.d_k,
             "installed": registry.installed(model_id), "licence": s.licence,
             "source": s.source, "tokenizer": s.tokenizer, "max_tokens": s.max_tokens,
-            "install": entry.install}  # fmt: skip
+            "install": entry.install,
+            "known_heads": [{"layer": layer, "head": head, "pattern": pattern}
+                            for layer, row in enumerate(entry.known_heads)
+                            for head, pattern in enumerate(row)]}  # fmt: skip
 
 
 @router.get("/models", response_model=ModelList, summary="The real models")

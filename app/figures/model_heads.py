@@ -16,6 +16,11 @@ Two views, both honest about what they show:
 Causal models: blocked cells (a key after its query) are ``masked`` and drawn hatched with
 the legend naming them, as on the main page.
 
+The small heatmaps need only their colours: ``mini_maps`` sends every head's palette
+indices as one short string (one character per cell, ``CODE_BASE`` + index, blocked cells
+``CODE_BASE − 1``), so 72 heads of 128 tokens are about 1.2 MB, not 7.7 MB of numbers and
+colour strings; one head's full grid (numbers printed, hover) is ``head_grids`` sliced.
+
 PURE: numpy and the figures' own modules.
 """
 
@@ -43,6 +48,64 @@ def _domain_highs(a: np.ndarray[Any, Any], special: np.ndarray[Any, Any]) -> np.
     return np.array([[min(1.0, nice_bound(float(t))) for t in row] for row in tops])
 
 
+CODE_BASE = 49  # "1": index 0; "0" is a blocked cell; "R" is the hidden grey (index 33)
+
+
+def _colours(
+    a: np.ndarray[Any, Any],
+    flags: np.ndarray[Any, Any],
+    mask: np.ndarray[Any, Any] | None,
+    theme: str,
+    hide: bool,
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], list[list[str]], np.ndarray[Any, Any]]:
+    """Every cell's palette index (−1: blocked), each head's scale top, the palette and
+    the blocked cells, for all heads at once."""
+    highs = _domain_highs(a, flags) if hide else np.ones(a.shape[:2])
+    idx = colour_index(a / highs[..., None, None], 0.0, 1.0)
+    colours = [list(c) for c in palette(theme, "weights")]
+    if hide:
+        colours.append(list(HIDDEN.get(theme, HIDDEN["light"])))
+        idx[..., flags, :] = STEPS
+        idx[..., :, flags] = STEPS
+    n = a.shape[2]
+    blocked = np.zeros((n, n), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    idx[..., blocked] = -1
+    return idx, highs, colours, blocked
+
+
+def _hidden(special: list[bool], hide_special: bool) -> tuple[np.ndarray[Any, Any], bool]:
+    flags = np.asarray(special, dtype=bool)
+    return flags, hide_special and bool(flags.any()) and not bool(flags.all())
+
+
+def mini_maps(
+    attentions: np.ndarray[Any, Any],
+    *,
+    special: list[bool],
+    mask: np.ndarray[Any, Any] | None,
+    theme: str = "light",
+    hide_special: bool = False,
+) -> Json:
+    """Every head's colours only, for the small heatmaps: ``codes[layer][head]`` a string
+    of n·n characters (row after row; ``CODE_BASE`` + palette index, ``CODE_BASE`` − 1 for
+    a blocked cell), ``domains[layer][head]`` each head's scale, and what they share."""
+    flags, hide = _hidden(special, hide_special)
+    a = np.asarray(attentions, dtype=np.float64)
+    idx, highs, colours, blocked = _colours(a, flags, mask, theme, hide)
+    codes = (idx + CODE_BASE).astype(np.uint8)
+    layers, heads, n = a.shape[0], a.shape[1], a.shape[2]
+    return {
+        "shape": [n, n],
+        "palette": colours,
+        "scale_colors": [colours[0][0], colours[STEPS // 2][0], colours[STEPS - 1][0]],
+        "masked": blocked.tolist() if blocked.any() else None,
+        "domains": [[[0.0, float(highs[i, j])] for j in range(heads)] for i in range(layers)],
+        "codes": [
+            [codes[i, j].tobytes().decode("ascii") for j in range(heads)] for i in range(layers)
+        ],
+    }
+
+
 def head_grids(
     tokens: list[str],
     attentions: np.ndarray[Any, Any],
@@ -57,19 +120,10 @@ def head_grids(
     for every head at once (72 heads × their cells: one numpy pass, not one per cell).
 
     ``text_cells``: heads with at most this many cells print their weights."""
-    flags = np.asarray(special, dtype=bool)
-    hide = hide_special and bool(flags.any()) and not bool(flags.all())
+    flags, hide = _hidden(special, hide_special)
     a = np.asarray(attentions, dtype=np.float64)
     layers, heads, n = a.shape[0], a.shape[1], a.shape[2]
-    highs = _domain_highs(a, flags) if hide else np.ones((layers, heads))
-    idx = colour_index(a / highs[..., None, None], 0.0, 1.0)
-    colours = [list(c) for c in palette(theme, "weights")]
-    if hide:
-        colours.append(list(HIDDEN.get(theme, HIDDEN["light"])))
-        idx[..., flags, :] = STEPS
-        idx[..., :, flags] = STEPS
-    blocked = np.zeros((n, n), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
-    idx[..., blocked] = -1
+    idx, highs, colours, blocked = _colours(a, flags, mask, theme, hide)
     masked = blocked.tolist() if blocked.any() else None
     small = n * n <= text_cells
     values = np.round(a, 6 if small else 2)  # large heads: drawn as blocks, 2 decimals on hover

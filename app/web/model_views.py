@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from app.figures import fmt
-from app.figures.model_heads import head_grids
+from app.figures.model_heads import head_grids, mini_maps
 from app.inputs.errors import FieldError
 from app.inputs.fields import printable
 from app.inputs.limits import Cost
@@ -51,6 +51,13 @@ PATTERN_MEANINGS = {
     "special": "to the special tokens",
     "induction": "to the token after an earlier copy of itself",
     "broad": "no single pattern: the weight is spread out",
+}
+# What a known head does, in a sentence (the decoder's heads on a repeated run of letters).
+KNOWN_MEANINGS = {
+    "previous": "each letter attends to the letter before it",
+    "induction": "each letter attends to the letter after the previous copy of itself, "
+    "which is how the model predicts the second copy of a repeated sequence",
+    "broad": "its weight is spread out, with no single pattern",
 }
 # Bytes a head's grid cell takes on the wire beyond its weight (colour, printed text).
 GRID_BYTES_PER_CELL = 16
@@ -99,6 +106,20 @@ def find(model_id: str) -> Listed | None:
     return next((m for m in listed() if m.spec.id == model_id), None)
 
 
+def known_heads(model_id: str) -> list[str]:
+    """What training made each head do, one sentence a head ("Layer 1, head 1 is a
+    previous-token head: …"); empty for a model nobody has named the heads of."""
+    entry = registry.MODELS.get(model_id)  # the tests' stand-in models are not listed there
+    out = []
+    for layer, row in enumerate(entry.known_heads if entry else ()):
+        for head, pattern in enumerate(row):
+            words = PATTERN_WORDS.get(pattern, pattern)
+            article = "an" if words[0] in "aeiou" else "a"
+            meaning = KNOWN_MEANINGS.get(pattern, PATTERN_MEANINGS.get(pattern, ""))
+            out.append(f"Layer {layer + 1}, head {head + 1} is {article} {words}: {meaning}.")
+    return out
+
+
 def default_text(spec: ModelSpec) -> str:
     return DEFAULT_TEXT.get(spec.id, "I love LLMs")
 
@@ -133,6 +154,23 @@ def heads_cost(spec: ModelSpec, n: int) -> Cost:
     return attention_cost(n, spec.layers, spec.heads, spec.d_model) + grids
 
 
+def head_grid_cost(spec: ModelSpec, n: int) -> Cost:
+    """One head's full grid (``/models/{id}/head.json``): the model's attention (its
+    trace is usually held already) and one head's cells."""
+    cells = n * n
+    return attention_cost(n, spec.layers, spec.heads, spec.d_model) + Cost(
+        cells, cells * GRID_BYTES_PER_CELL
+    )
+
+
+def check_head(spec: ModelSpec, layer: int, head: int) -> None:
+    """FieldError naming ``layer`` or ``head`` (0-based) when outside the model."""
+    if not 0 <= layer < spec.layers:
+        raise FieldError("layer", f"layer must be from 0 to {spec.layers - 1}")
+    if not 0 <= head < spec.heads:
+        raise FieldError("head", f"head must be from 0 to {spec.heads - 1}")
+
+
 def link_cost(spec: ModelSpec, n: int) -> Cost:
     """One head as the main page's state (``POST /api/v1/models/{id}/head``'s price)."""
     return head_cost(n, spec.layers, spec.heads, spec.d_model, spec.d_k)
@@ -164,11 +202,42 @@ def _summary(item: dict[str, Any], layer: int, head: int, open_query: str) -> di
     }
 
 
-def heads_answer(model: Model, text: str, theme: str, hide_special: bool) -> dict[str, Any]:
-    """One sentence through ``model``: tokens, every head's grid and its summary."""
-    trace = model.trace(text)
+def _traced(model: Model, text: str) -> tuple[Trace, list[str], list[bool]]:
+    # The registry keeps the last few traces: the larger head's head.json after the
+    # sentence's heads.json does not run the model again (the tests' stand-ins are not there).
+    listed = model.spec.id in registry.MODELS
+    trace = registry.trace(model.spec.id, text) if listed else model.trace(text)
     tokens = [printable(t) for t in trace.tokens]
     special = [t in model.spec.special_tokens for t in trace.tokens]
+    return trace, tokens, special
+
+
+def head_answer(
+    model: Model,
+    text: str,
+    theme: str,
+    hide_special: bool,
+    layer: int,
+    head: int,
+    traced: tuple[Trace, list[str], list[bool]] | None = None,
+) -> dict[str, Any]:
+    """One head's full grid (weights printed when small, hover values) for the larger view."""
+    trace, tokens, special = traced or _traced(model, text)
+    a = np.asarray(trace.attentions)[layer : layer + 1, head : head + 1]
+    grid = head_grids(
+        tokens, a, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
+    )[0][0]
+    grid["grid"] = f"weights-l{layer + 1}h{head + 1}"
+    return {"layer": layer, "head": head, "grid": grid}
+
+
+def heads_answer(
+    model: Model, text: str, theme: str, hide_special: bool, layer: int = 0, head: int = 0
+) -> dict[str, Any]:
+    """One sentence through ``model``: tokens, every head's colours (``minis``) and
+    summary, and the full grid of head ``head`` of ``layer`` (``selected``)."""
+    traced = _traced(model, text)
+    trace, tokens, special = traced
     found = summarise(model, trace)
     attentions = np.asarray(trace.attentions)
     return {
@@ -185,12 +254,8 @@ def heads_answer(model: Model, text: str, theme: str, hide_special: bool) -> dic
             ]
             for i, row in enumerate(found)
         ],
-        "grids": head_grids(
-            tokens,
-            attentions,
-            special=special,
-            mask=trace.mask,
-            theme=theme,
-            hide_special=hide_special,
+        "minis": mini_maps(
+            attentions, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
         ),
+        "selected": head_answer(model, text, theme, hide_special, layer, head, traced),
     }

@@ -90,6 +90,7 @@ def model_page(model_id: str, request: Request, text: str | None = None) -> Resp
         "problem": problem,
         "max_chars": MAX_TEXT_CHARS,
         "patterns": [(PATTERN_WORDS[k], v) for k, v in PATTERN_MEANINGS.items()],
+        "known_heads": model_views.known_heads(spec.id),
         "initial": Markup(json_block(initial)),
         "view": {"theme": theme},
     }
@@ -105,8 +106,55 @@ async def heads_json(
     text: str = "",
     theme: str = "light",
     hide_special: str = "0",
+    layer: int = 0,
+    head: int = 0,
 ) -> Response:
-    """Every head of ``model_id`` for ``text``: tokens, grids and summaries (JSON)."""
+    """Every head of ``model_id`` for ``text``: tokens, every head's colours, summaries
+    and the full grid of ``layer``/``head`` (0-based) (JSON)."""
+    checked = _checked(request, model_id, theme, hide_special)
+    if isinstance(checked, Response):
+        return checked
+    model = model_views.load(model_id)
+    model_views.check_head(model.spec, layer, head)
+    tokens = model_views.check_text(model, text)
+    cost = price(request, model_views.heads_cost(model.spec, len(tokens)), "text")
+    hide = hide_special == "1"
+
+    def answer() -> bytes:
+        return encode(model_views.heads_answer(model, text, theme, hide, layer, head))
+
+    return JSONBytes(await compute(request, cost, answer))
+
+
+@router.get("/models/{model_id}/head.json")
+@computes
+async def head_json(
+    model_id: str,
+    request: Request,
+    text: str = "",
+    theme: str = "light",
+    hide_special: str = "0",
+    layer: int = 0,
+    head: int = 0,
+) -> Response:
+    """One head's full grid (the page's larger view when another head is picked)."""
+    checked = _checked(request, model_id, theme, hide_special)
+    if isinstance(checked, Response):
+        return checked
+    model = model_views.load(model_id)
+    model_views.check_head(model.spec, layer, head)
+    tokens = model_views.check_text(model, text)
+    cost = price(request, model_views.head_grid_cost(model.spec, len(tokens)), "text")
+    hide = hide_special == "1"
+
+    def answer() -> bytes:
+        return encode(model_views.head_answer(model, text, theme, hide, layer, head))
+
+    return JSONBytes(await compute(request, cost, answer))
+
+
+def _checked(request: Request, model_id: str, theme: str, hide_special: str) -> Response | None:
+    """The 404 page for an unknown or missing model; FieldError for a bad view field."""
     found = model_views.find(model_id)
     if found is None:
         return _unknown(request, model_id)
@@ -117,11 +165,4 @@ async def heads_json(
         raise FieldError("theme", "theme must be one of light, dark")
     if hide_special not in ("0", "1"):
         raise FieldError("hide_special", "hide_special must be 0 or 1")
-    model = model_views.load(model_id)
-    tokens = model_views.check_text(model, text)
-    cost = price(request, model_views.heads_cost(model.spec, len(tokens)), "text")
-
-    def answer() -> bytes:
-        return encode(model_views.heads_answer(model, text, theme, hide_special == "1"))
-
-    return JSONBytes(await compute(request, cost, answer))
+    return None

@@ -140,11 +140,23 @@ export function rgba(hex) {
 const BLOCKED_PIXEL = [128, 128, 128, 90];
 
 /** RGBA bytes of `desc` at one pixel per cell, row by row (blocked cells grey, translucent). */
+/** The character of palette index 0 in desc.codes (app/figures/model_heads.py's CODE_BASE). */
+export const CODE_BASE = 49;
+
 export function canvasPixels(desc) {
   const [rows, cols] = desc.shape;
   const bytes = new Uint8ClampedArray(rows * cols * 4);
   const fills = desc.palette.map((p) => rgba(p[0]));
   let at = 0;
+  if (typeof desc.codes === "string") {
+    // Colours only (the model page's small heatmaps): one character per cell, row after
+    // row, its code minus CODE_BASE the palette index (negative: blocked).
+    for (let c = 0; c < rows * cols; c++, at += 4) {
+      const k = desc.codes.charCodeAt(c) - CODE_BASE;
+      bytes.set(k >= 0 ? fills[k] : BLOCKED_PIXEL, at);
+    }
+    return bytes;
+  }
   for (let i = 0; i < rows; i++) {
     const colours = desc.color[i];
     for (let j = 0; j < cols; j++) {

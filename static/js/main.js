@@ -56,6 +56,8 @@ const app = {
   // A model's head (/?model=…&text=…&layer=…&head=…): its short link stands for the state
   // until the first edit, which makes it an ordinary s= state (app/web/model_link.py).
   modelQuery: initial.model_link?.query ?? null,
+  // What Reset returns to when it is that head's state again (a preset replaces it).
+  resetModel: initial.model_link?.query ?? null,
 };
 
 const theme = () => resolveTheme(app.view.theme);
@@ -187,9 +189,20 @@ function setBody(body, { immediate = true, structure = false } = {}) {
 function leaveModel() {
   if (!app.modelQuery) return;
   app.modelQuery = null;
+  showModelBanner(false);
+}
+
+/** Reset to a model's head: its numbers again, its short link, the banner says so. */
+function enterModel(query) {
+  app.modelQuery = query;
+  showModelBanner(true);
+}
+
+function showModelBanner(own) {
   const banner = document.getElementById("model-banner");
-  banner.querySelector("[data-state=model]").hidden = true;
-  banner.querySelector("[data-state=edited]").hidden = false;
+  if (!banner) return;
+  banner.querySelector("[data-state=model]").hidden = !own;
+  banner.querySelector("[data-state=edited]").hidden = own;
 }
 
 /** Write what `input` holds into the body; `commit` marks errors and updates at once. */
@@ -248,6 +261,7 @@ async function loadPreset(id) {
     const preset = await getJSON(siteUrl(`/api/v1/presets/${encodeURIComponent(id)}`));
     app.resetBody = clone(preset.body);
     app.resetPreset = id;
+    app.resetModel = null;
     setBody(preset.body, { structure: true });
     app.presetId = id;
     syncControls(app);
@@ -296,7 +310,12 @@ function start() {
   wireTables(main);
   setTableSource(tablesOf);
   // The toolbars read the state at click time: the body and view the figures were asked for.
-  wireShare(main, () => ({ state: { body: app.body, view: app.view }, presetId: app.presetId }));
+  // While the state is a model's head unchanged, links carry its short model link.
+  wireShare(main, () => ({
+    state: { body: app.body, view: app.view },
+    presetId: app.presetId,
+    modelQuery: app.modelQuery,
+  }));
   watchVisibility(main);
   wireControls({
     body: (change) => {
@@ -306,10 +325,11 @@ function start() {
     },
     view: setView,
     preset: loadPreset,
-    reset: () =>
-      app.resetPreset
-        ? loadPreset(app.resetPreset)
-        : setBody(clone(app.resetBody), { structure: true }),
+    reset: () => {
+      if (app.resetPreset) return loadPreset(app.resetPreset);
+      setBody(clone(app.resetBody), { structure: true });
+      if (app.resetModel) enterModel(app.resetModel);
+    },
     randomise: (seed) => {
       const used = seed ?? newSeed();
       document.getElementById("seed").value = used;

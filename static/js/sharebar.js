@@ -9,7 +9,7 @@
 import * as share from "./share.js";
 import { barStatus, copyOrShow } from "./toolbar.js";
 
-async function shareAction(kind, bar, { state, presetId }) {
+async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
   const panel = bar.closest("[data-figure]");
   const n = panel ? Number(panel.dataset.figure) : null;
   switch (kind) {
@@ -20,7 +20,7 @@ async function shareAction(kind, bar, { state, presetId }) {
         `Embed code for Figure ${n}`,
       );
     case "link":
-      return copyOrShow(bar, share.linkFor(state, presetId, n), `Link to Figure ${n}`);
+      return copyOrShow(bar, share.linkFor(state, presetId, n, modelQuery), `Link to Figure ${n}`);
     case "png":
     case "svg": {
       const { width, height } = await share.downloadImage(panel, kind, state, presetId);
@@ -41,7 +41,8 @@ async function shareAction(kind, bar, { state, presetId }) {
 
 /**
  * Handle clicks on every `button[data-share]` inside `root` (one delegated listener).
- * `current()` returns { state: { body, view }, presetId } as the page holds them now.
+ * `current()` returns { state: { body, view }, presetId, modelQuery? } as the page holds
+ * them now (modelQuery: a real model's head's short link while the state is its own).
  */
 export function wireShare(root, current) {
   root.addEventListener("click", async (e) => {

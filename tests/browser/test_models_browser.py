@@ -72,6 +72,8 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     page.keyboard.press("Enter")
     assert page.locator("#head-title").inner_text() == "Layer 2, head 3"
     assert buttons.nth(14).get_attribute("aria-pressed") == "true"
+    # its numbers are asked for (head.json: one head), the small maps carry colours only
+    page.locator("#head-large [data-grid='weights-l2h3']").wait_for(timeout=30_000)
     big = page.locator("#head-large table.grid td[data-row]").evaluate_all(
         "tds => tds.map(t => [Number(t.dataset.row), Number(t.dataset.col),"
         " Number(t.dataset.value), t.textContent])"
@@ -126,6 +128,12 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     np.testing.assert_allclose(np.array(weights), expected, rtol=1e-5, atol=1e-6)
     assert re.search(r"[?&]model=minilm&text=I\+love\+LLMs&layer=2&head=3", page.url)
 
+    # the share bar's link is the short model link while the state is the model's own
+    page.click("#fig-6 [data-share=link]")
+    page.locator("#fig-6 [data-role=share-status]").filter(has_text="copied").wait_for()
+    link = page.evaluate("navigator.clipboard.readText()")
+    assert link.endswith("/?model=minilm&text=I+love+LLMs&layer=2&head=3#fig-6")
+
     # an edit makes it an ordinary state: an s= link, and the banner stops claiming the model
     set_cell(page, cell("x", 0, 0), "2")
     page.locator("main[data-url='synced']").wait_for(state="attached", timeout=30_000)
@@ -134,6 +142,12 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     banner = page.locator("#model-banner")
     assert not banner.locator("[data-state=model]").is_visible()
     assert "no longer layer 2, head 3" in banner.locator("[data-state=edited]").inner_text()
+
+    # Reset: the model's numbers again, so its short link and the banner's claim come back
+    page.evaluate("document.getElementById('reset').click()")
+    page.wait_for_url(re.compile(r"/\?model=minilm&text=I\+love\+LLMs&layer=2&head=3"))
+    assert banner.locator("[data-state=model]").is_visible()
+    assert not banner.locator("[data-state=edited]").is_visible()
 
 
 DECODER_TEXT = "kqzfmbwd kqzfmbwd"

@@ -29,6 +29,7 @@ def test_the_list_names_each_model_and_how_to_install_it(client: TestClient) -> 
         "licence": "Apache-2.0",
         "source": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
         "tokenizer": "WordPiece (uncased)", "max_tokens": 128, "install": INSTALL,
+        "known_heads": [],
     }  # fmt: skip
 
 

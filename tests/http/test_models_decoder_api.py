@@ -22,6 +22,28 @@ def test_the_list_says_the_decoder_is_here_and_causal(client: TestClient) -> Non
     assert tiny["causal"] is True
     assert (tiny["layers"], tiny["heads"], tiny["d_model"], tiny["d_k"]) == (2, 4, 64, 16)
     assert tiny["max_tokens"] == decoder.SPEC.max_tokens
+    # counted from 0 as the API counts; every head of both layers, as the tests measure them
+    assert tiny["known_heads"] == [
+        {"layer": layer, "head": head, "pattern": pattern}
+        for layer, row in enumerate(decoder.KNOWN_HEADS)
+        for head, pattern in enumerate(row)
+    ]
+    assert tiny["known_heads"][0] == {"layer": 0, "head": 0, "pattern": "previous"}
+    assert tiny["known_heads"][7] == {"layer": 1, "head": 3, "pattern": "induction"}
+
+
+def test_the_decoder_page_says_what_its_heads_do(client: TestClient) -> None:
+    page = client.get("/models/tiny-decoder").text
+    assert (
+        "<li>Layer 1, head 1 is a previous-token head: each letter attends to the letter "
+        "before it.</li>"
+    ) in page
+    assert (
+        "<li>Layer 2, head 4 is an induction head: each letter attends to the letter after" in page
+    )
+    assert "<li>Layer 1, head 2 is a broad head: its weight is spread out" in page
+    assert page.count("<li>Layer ") == 8
+    assert "What training made these heads do" not in client.get("/models/minilm").text
 
 
 def test_a_repeated_text_names_the_heads_as_the_registry_does(client: TestClient) -> None:

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from model_fake import DECODER, ENCODER, MISSING, install
 
 from app.figures import fmt
+from app.figures.model_heads import CODE_BASE
 from app.models.errors import ModelError, ModelInputError
 from app.web import model_views
 
@@ -112,12 +113,28 @@ def test_heads_json_has_every_head_with_its_summary_and_link(fake_client: TestCl
     data = strict_json(r.text)
     assert data["tokens"] == ["[CLS]", "i", "lov", "##e", "llm", "##s", "[SEP]"]
     assert data["special"] == [True, False, False, False, False, False, True]
-    assert len(data["grids"]) == 2
-    assert all(len(row) == 3 for row in data["grids"])
+    minis = data["minis"]
+    assert minis["shape"] == [7, 7]
+    assert len(minis["codes"]) == 2
+    assert all(len(row) == 3 and all(len(c) == 49 for c in row) for row in minis["codes"])
+    assert minis["domains"][1][2] == [0.0, 1.0]
     trace = install_model().trace("I love LLMs")
-    grid = data["grids"][1][2]
+    assert (data["selected"]["layer"], data["selected"]["head"]) == (0, 0)
+    assert np.allclose(data["selected"]["grid"]["values"], trace.attentions[0, 0], atol=1e-6)
+    picked = fake_client.get(
+        "/models/fake-encoder/heads.json", params={"text": "I love LLMs", "layer": 1, "head": 2}
+    ).json()["selected"]
+    one = fake_client.get(
+        "/models/fake-encoder/head.json", params={"text": "I love LLMs", "layer": 1, "head": 2}
+    ).json()
+    assert one == picked
+    grid = one["grid"]
+    assert grid["grid"] == "weights-l2h3"
     assert np.allclose(grid["values"], trace.attentions[1, 2], atol=1e-6)
     assert grid["text"][2][3] == fmt.weight(float(grid["values"][2][3]))
+    # the small map's colours are the full grid's, one character per cell
+    codes = [ord(c) - CODE_BASE for c in minis["codes"][1][2]]
+    assert codes == [k for row in grid["color"] for k in row]
     assert grid["domain"] == [0.0, 1.0]
     assert grid["masked"] is None
     s = data["summaries"][1][2]
@@ -125,6 +142,24 @@ def test_heads_json_has_every_head_with_its_summary_and_link(fake_client: TestCl
     assert s["spoken"].startswith("Layer 2, head 3: ")
     assert s["spoken"].endswith(f"entropy {s['entropy_text']} nats")
     assert s["open"] == "model=fake-encoder&text=I+love+LLMs&layer=2&head=3"
+
+
+@pytest.mark.parametrize("route", ["heads.json", "head.json"])
+@pytest.mark.parametrize(
+    ("layer", "head", "field"), [(2, 0, "layer"), (0, 3, "head"), (-1, 0, "layer")]
+)
+def test_head_out_of_range_is_422_naming_it(
+    fake_client: TestClient, route: str, layer: int, head: int, field: str
+) -> None:
+    r = fake_client.get(
+        f"/models/fake-encoder/{route}", params={"text": "hi", "layer": layer, "head": head}
+    )
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["field"] == field
+
+
+def test_head_json_of_missing_model_is_404(fake_client: TestClient) -> None:
+    assert fake_client.get("/models/nope/head.json", params={"text": "hi"}).status_code == 404
 
 
 def install_model() -> Any:
@@ -138,7 +173,7 @@ def test_hiding_special_tokens_greys_them_and_keeps_the_numbers(fake_client: Tes
     shown = fake_client.get(url, params={"text": "I love LLMs"}).json()
     hidden = fake_client.get(url, params={"text": "I love LLMs", "hide_special": "1"}).json()
     assert hidden["hide_special"] is True
-    a, b = shown["grids"][0][0], hidden["grids"][0][0]
+    a, b = shown["selected"]["grid"], hidden["selected"]["grid"]
     assert a["values"] == b["values"]  # never renormalised
     grey = len(b["palette"]) - 1
     assert all(b["color"][0][j] == grey for j in range(7))  # [CLS]'s row
@@ -146,11 +181,17 @@ def test_hiding_special_tokens_greys_them_and_keeps_the_numbers(fake_client: Tes
     inner = np.array(a["values"])[1:6, 1:6]
     assert b["domain"][1] >= inner.max()
     assert b["domain"][1] <= 1.0
+    assert hidden["minis"]["domains"][0][0] == b["domain"]
+    assert hidden["minis"]["codes"][0][0][:7] == chr(CODE_BASE + grey) * 7
 
 
 def test_decoder_heads_are_masked(fake_client: TestClient) -> None:
-    data = fake_client.get("/models/fake-decoder/heads.json", params={"text": "abcab"}).json()
-    grid = data["grids"][0][1]
+    data = fake_client.get(
+        "/models/fake-decoder/heads.json", params={"text": "abcab", "head": 1}
+    ).json()
+    grid = data["selected"]["grid"]
+    assert data["minis"]["masked"] == grid["masked"]
+    assert data["minis"]["codes"][0][1][4] == chr(CODE_BASE - 1)
     assert data["causal"] is True
     assert grid["masked"] == np.triu(np.ones((5, 5), bool), 1).tolist()
     assert grid["color"][0][4] == -1

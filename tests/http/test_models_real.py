@@ -25,9 +25,11 @@ def test_the_real_decoders_head_opens_with_its_own_weights(client: TestClient) -
     trace = registry.get("tiny-decoder").trace(text)
     listing = client.get("/models").text
     assert "Tiny induction decoder" in listing
-    data = client.get("/models/tiny-decoder/heads.json", params={"text": text}).json()
+    data = client.get(
+        "/models/tiny-decoder/heads.json", params={"text": text, "layer": 1, "head": 0}
+    ).json()
     assert data["tokens"] == list(trace.tokens)
-    assert np.allclose(data["grids"][1][0]["values"], trace.attentions[1, 0], atol=1e-6)
+    assert np.allclose(data["selected"]["grid"]["values"], trace.attentions[1, 0], atol=1e-6)
     query = {"model": "tiny-decoder", "text": text, "layer": "2", "head": "1"}
     state = initial(client.get("/", params=query).text)
     assert state["error"] is None

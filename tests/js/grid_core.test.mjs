@@ -7,6 +7,7 @@ import {
   axesText,
   boxRect,
   canvasPixels,
+  CODE_BASE,
   cellAt,
   cellLook,
   cellSize,
@@ -205,6 +206,11 @@ test("canvas pixels: one RGBA pixel per cell, row by row, blocked cells grey", (
   assert.equal(bytes.length, 2 * 3 * 4);
   assert.deepEqual([...bytes.slice(0, 8)], [255, 0, 0, 255, 0, 255, 128, 255]);
   assert.deepEqual([...bytes.slice(20, 24)], [128, 128, 128, 90]);
+});
+
+test("canvas pixels from codes (one character a cell) equal those from colour indices", () => {
+  const codes = [0, 1, 0, 1, 0, -1].map((k) => String.fromCharCode(CODE_BASE + k)).join("");
+  assert.deepEqual(canvasPixels(grid({ color: null, codes })), canvasPixels(grid()));
 });
 
 test("outline and cursor boxes in pixels; cell size within its bounds", () => {

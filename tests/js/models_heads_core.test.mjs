@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  headQuery,
   headsQuery,
   moveHead,
   nextSort,
@@ -43,4 +44,12 @@ test("heads.json's query carries the sentence as typed", () => {
   assert.equal(query.get("text"), "I love ##LLMs & more");
   assert.equal(query.get("theme"), "dark");
   assert.equal(query.get("hide_special"), "1");
+});
+
+test("one head's query is the sentence's with its layer and head (0-based)", () => {
+  const query = new URLSearchParams(headQuery("I love LLMs", "light", false, 2, 11));
+  assert.equal(query.get("text"), "I love LLMs");
+  assert.equal(query.get("hide_special"), "0");
+  assert.equal(query.get("layer"), "2");
+  assert.equal(query.get("head"), "11");
 });

@@ -8,7 +8,7 @@ import pytest
 
 from app.figures import fmt
 from app.figures.grid import STEPS, palette
-from app.figures.model_heads import HIDDEN, head_grids
+from app.figures.model_heads import CODE_BASE, HIDDEN, head_grids, mini_maps
 
 
 def test_weight_grid_writes_what_weight_writes() -> None:
@@ -66,3 +66,21 @@ def test_masked_cells_are_blocked_and_named(hide: bool) -> None:
     assert g["masked"] == mask.tolist()
     assert all(g["color"][i][j] == -1 for i, j in zip(*np.nonzero(mask), strict=True))
     assert all(g["color"][i][j] >= 0 for i, j in zip(*np.nonzero(~mask), strict=True))
+
+
+@pytest.mark.parametrize("hide", [False, True])
+def test_mini_maps_are_the_grids_colours_one_character_a_cell(hide: bool) -> None:
+    n = 5
+    mask = np.triu(np.ones((n, n), dtype=bool), 1)
+    a = attention(n, heads=2) * ~mask
+    special = [True, False, False, False, False]
+    full = head_grids(list("abcde"), a, special=special, mask=mask, hide_special=hide)
+    minis = mini_maps(a, special=special, mask=mask, hide_special=hide)
+    assert minis["shape"] == [n, n]
+    assert minis["masked"] == mask.tolist()
+    for h in range(2):
+        g = full[0][h]
+        assert [ord(c) - CODE_BASE for c in minis["codes"][0][h]] == np.ravel(g["color"]).tolist()
+        assert minis["domains"][0][h] == g["domain"]
+        assert minis["palette"] == g["palette"]
+        assert minis["scale_colors"] == g["scale_colors"]

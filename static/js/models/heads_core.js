@@ -29,6 +29,14 @@ export function headsQuery(text, theme, hideSpecial) {
   return new URLSearchParams({ text, theme, hide_special: hideSpecial ? "1" : "0" }).toString();
 }
 
+/** The same query with the head whose full grid is wanted (0-based layer and head). */
+export function headQuery(text, theme, hideSpecial, layer, head) {
+  const query = new URLSearchParams(headsQuery(text, theme, hideSpecial));
+  query.set("layer", String(layer));
+  query.set("head", String(head));
+  return query.toString();
+}
+
 /** The next direction when a column's sort button is pressed (same column: flip). */
 export function nextSort(current, key) {
   if (current.key !== key) return { key, descending: false };

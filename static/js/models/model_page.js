@@ -12,7 +12,7 @@
 import { ApiError, getJSON, siteUrl } from "../api.js";
 import { renderGrid } from "../grid.js";
 import { applyTheme, onSchemeChange, resolveTheme } from "../theme.js";
-import { headsQuery, moveHead, nextSort, sortSummaries } from "./heads_core.js";
+import { headQuery, moveHead, nextSort, sortSummaries } from "./heads_core.js";
 
 const initial = JSON.parse(document.getElementById("initial-state").textContent);
 const main = document.getElementById("main");
@@ -27,6 +27,7 @@ const page = {
   selected: [0, 0],
   sort: { key: "order", descending: false },
   controller: null,
+  headController: null,
   painted: 0,
   buttons: [],
 };
@@ -114,6 +115,29 @@ function buildHeadGrid() {
   });
 }
 
+function miniDesc(data, l, h) {
+  const m = data.minis;
+  return {
+    grid: `weights-l${l + 1}h${h + 1}`,
+    label: "A",
+    shape: m.shape,
+    rows: data.tokens,
+    cols: data.tokens,
+    values: null,
+    text: null,
+    color: null,
+    codes: m.codes[l][h],
+    palette: m.palette,
+    hover: null,
+    uses: [],
+    outline: {},
+    scale: "weights",
+    domain: m.domains[l][h],
+    scale_colors: m.scale_colors,
+    masked: m.masked,
+  };
+}
+
 function drawHeads(data) {
   for (let l = 0; l < initial.layers; l++) {
     for (let h = 0; h < initial.heads; h++) {
@@ -123,16 +147,15 @@ function drawHeads(data) {
       button.title = summary.spoken;
       button.children[0].textContent = summary.label;
       button.children[2].textContent = `${summary.pattern} · ${summary.entropy_text}`;
-      // Drawn without printed numbers: a canvas, one block per cell.
-      renderGrid(button.children[1], { ...data.grids[l][h], text: null, hover: null });
+      // Colours only: a canvas, one block per cell (the numbers are the larger view's).
+      renderGrid(button.children[1], miniDesc(data, l, h));
     }
   }
 }
 
 function drawLegend(data) {
-  const desc = data.grids[0][0];
   const box = document.getElementById("heads-legend");
-  const [lo, mid, hi] = desc.scale_colors;
+  const [lo, mid, hi] = data.minis.scale_colors;
   box.replaceChildren();
   const ramp = Object.assign(document.createElement("span"), { className: "legend-ramp" });
   ramp.style.backgroundImage = `linear-gradient(to right, ${lo}, ${mid}, ${hi})`;
@@ -152,7 +175,9 @@ function select(layer, head) {
   if (page.data) drawSelected(page.data);
 }
 
-function drawSelected(data) {
+/** The larger head: its words at once; its full grid came with the sentence or is asked
+ * for (head.json, one head's numbers). */
+async function drawSelected(data) {
   const [l, h] = page.selected;
   const summary = data.summaries[l][h];
   document.getElementById("head-title").textContent = summary.name;
@@ -161,7 +186,34 @@ function drawSelected(data) {
   const open = document.getElementById("open-head");
   open.href = siteUrl(`/?${summary.open}`);
   open.setAttribute("aria-label", `Open ${summary.name} in the figures`);
-  renderGrid(document.getElementById("head-large"), data.grids[l][h]);
+  const large = document.getElementById("head-large");
+  const held = data.selected;
+  if (held.layer === l && held.head === h) {
+    renderGrid(large, held.grid);
+    return;
+  }
+  page.headController?.abort();
+  const controller = new AbortController();
+  page.headController = controller;
+  const query = headQuery(data.text, theme(), data.asked_hidden, l, h);
+  large.setAttribute("aria-busy", "true");
+  let one;
+  try {
+    one = await getJSON(siteUrl(`/models/${initial.model}/head.json?${query}`), {
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (controller.signal.aborted) return;
+    large.setAttribute("aria-busy", "false");
+    const first = error instanceof ApiError ? error.errors[0] : { msg: error.message };
+    showError(first.field ?? null, first.msg);
+    return;
+  }
+  if (controller.signal.aborted || page.data !== data) return;
+  large.setAttribute("aria-busy", "false");
+  data.selected = one;
+  const [nl, nh] = page.selected;
+  if (nl === l && nh === h) renderGrid(large, one.grid);
 }
 
 /* ---- tokens and the summary table ---- */
@@ -224,7 +276,9 @@ async function load(text) {
   const controller = new AbortController();
   page.controller = controller;
   main.setAttribute("aria-busy", "true");
-  const query = headsQuery(text, theme(), hide?.checked ?? false);
+  const hidden = hide?.checked ?? false;
+  const [sl, sh] = page.selected;
+  const query = headQuery(text, theme(), hidden, sl, sh);
   let data;
   try {
     data = await getJSON(siteUrl(`/models/${initial.model}/heads.json?${query}`), {
@@ -239,6 +293,7 @@ async function load(text) {
   }
   if (controller.signal.aborted) return;
   showError(null, page.painted === 0 ? initial.problem : null);
+  data.asked_hidden = hidden;
   page.data = data;
   drawTokens(data);
   drawHeads(data);

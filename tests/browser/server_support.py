@@ -42,7 +42,7 @@ def serving(
 
 
 def _wait_until_up(
-    url: str, process: subprocess.Popen[bytes], name: str, timeout: float = 20
+    url: str, process: subprocess.Popen[bytes], name: str, timeout: float = 60
 ) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -180,11 +180,11 @@ def _axe(page: Page) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_serious_violations(page: Page, scheme: str) -> None:
+def test_axe_finds_no_serious_violations(shared_page: Page, server_url: str, scheme: str) -> None:
+    page = shared_page  # opened once, already in the scheme (``page`` would open it light first)
     page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
     try:
-        page.reload()
-        wait_idle(page)
+        open_page(page, server_url + "/")
         bad = _axe(page)
         summary = [(v["id"], v["help"], [n["target"] for n in v["nodes"][:3]]) for v in bad]
         assert bad == [], summary

@@ -47,7 +47,10 @@ def url_body(page: Page) -> dict[str, Any]:
     return parse_query(dict(parse_qsl(urlsplit(page.url).query))).body  # type: ignore[no-any-return]
 
 
-def test_a_large_matrix_is_edited_through_a_moving_window(page: Page, server_url: str) -> None:
+def test_a_large_matrix_is_edited_through_a_moving_window(
+    shared_page: Page, server_url: str
+) -> None:
+    page = shared_page  # it opens its own link (``page`` would load the running example first)
     body = state(40, 20)
     open_page(page, f"{server_url}/?s={encode_body(body)}")
     assert shown(page, "x") == window_of(body, "x", 0, 0)

@@ -42,7 +42,10 @@ def phone(page: Page, server_url: str, scheme: str = "light") -> None:
 
 
 @pytest.fixture
-def restore(page: Page) -> Any:
+def restore(shared_page: Page) -> Any:
+    """The session's page, put back to 1280 px and light after the test. Not ``page``: every
+    test here opens its own address first, so the running example's load would be wasted."""
+    page = shared_page
     yield page
     page.emulate_media(color_scheme="light")
     page.set_viewport_size({"width": 1280, "height": 900})

@@ -16,7 +16,10 @@ ONE_TOKEN = {"x": [[1.0, 0.0]], "w_q": [[1.0], [0.0]], "w_k": [[1.0], [0.0]],
              "w_v": [[1.0], [1.0]], "tokens": ["solo"]}  # fmt: skip
 
 
-def test_a_one_token_link_opens_on_token_0_without_a_warning(page: Page, server_url: str) -> None:
+def test_a_one_token_link_opens_on_token_0_without_a_warning(
+    shared_page: Page, server_url: str
+) -> None:
+    page = shared_page  # it opens its own link (``page`` would load the running example first)
     open_page(page, f"{server_url}/?s={encode_body(ONE_TOKEN)}")
     expect(page.locator("#page-error")).to_be_hidden()
     assert page.input_value("#focus") == "0"

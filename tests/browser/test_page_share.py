@@ -248,7 +248,8 @@ def test_csv_zip_and_json_hold_the_current_weights(page: Page) -> None:
     np.testing.assert_allclose(data["matrices"]["weights"]["values"], weights, atol=1e-12)
 
 
-def test_oembed_discovery_link_resolves(page: Page, server_url: str) -> None:
+def test_oembed_discovery_link_resolves(shared_page: Page, server_url: str) -> None:
+    page = shared_page  # it opens its own link (``page`` would load the running example first)
     url = f"{server_url}/?preset=causal&focus=2"
     open_page(page, url)
     link = page.locator('link[rel="alternate"][type="application/json+oembed"]')

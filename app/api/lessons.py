@@ -103,7 +103,16 @@ async def lessons(request: Request) -> Response:
     return JSONBytes(encode({"lessons": summaries()}))
 
 
-@router.get("/lessons/schema.json", summary="The lesson JSON Schema")
+class SchemaJSON(JSONBytes):
+    media_type = "application/schema+json"
+
+
+@router.get(
+    "/lessons/schema.json",
+    summary="The lesson JSON Schema",
+    response_class=SchemaJSON,
+    responses={200: {"content": {"application/schema+json": {"schema": {"type": "object"}}}}},
+)
 @computes
 async def schema(request: Request) -> Response:
     """The JSON Schema (draft 2020-12) of a version-1 lesson: what a lesson file, an
@@ -111,7 +120,7 @@ async def schema(request: Request) -> Response:
     priced(request, Cost(0, 0))  # built from the format's tables
     out = lesson_schema()
     out["$id"] = f"{site_base(request)}/api/v1/lessons/schema.json"
-    return JSONBytes(encode(out), media_type="application/schema+json")
+    return SchemaJSON(encode(out))
 
 
 @router.get(

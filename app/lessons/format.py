@@ -128,7 +128,7 @@ class Lesson:
 def _object(value: Any, path: str, keys: Mapping[str, bool]) -> Mapping[str, Any]:
     """``value`` as an object with only ``keys`` (True: required)."""
     if not isinstance(value, dict):
-        raise LessonError(path, "must be a JSON object")
+        raise LessonError(path or "body", "must be a JSON object")
     for key in value:
         if key not in keys:
             known = ", ".join(keys)
@@ -172,9 +172,8 @@ def _choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
 
 
 def query_params(query: str, path: str, keys: tuple[str, ...] | set[str]) -> dict[str, str]:
-    """A state's query as parameters: each key once, every key known."""
-    if len(query) > MAX_QUERY:
-        raise LessonError(path, f"must have at most {MAX_QUERY} characters")
+    """A state's query as parameters (its length is already checked): each key once,
+    every key known."""
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
     except ValueError:

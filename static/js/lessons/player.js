@@ -263,6 +263,8 @@ export class LessonPlayer {
     this.record[i] = response;
     this.save();
     this.reveal(i, response, form, name);
+    // Check is disabled now: the keyboard goes on from the answer (read as a status too).
+    part(this.root, "reveal").querySelector("[data-reveal]")?.focus();
     this.emit();
   }
 

@@ -19,6 +19,7 @@ import orjson
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from starlette.convertors import Convertor, register_url_convertor
 
 from app.http.pipeline import compute, computes, priced
 from app.http.responses import POST_ERRORS, JSONBytes, error_doc, settings_of, site_base
@@ -33,6 +34,23 @@ from app.lessons.states import plan_lesson
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["lessons"], route_class=LeanRoute)
+
+
+class LessonIdConvertor(Convertor[str]):
+    """A lesson id in ``/api/v1/lessons/{lesson_id}``: any segment but the names of the
+    POST routes beside it (``answers``, ``export``), so that a GET there is a 405 whose
+    ``Allow`` lists POST alone, not a lesson named "answers"."""
+
+    regex = "(?!(?:answers|export)$)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("lesson_id", LessonIdConvertor())
 
 
 class LessonSummary(BaseModel):
@@ -124,7 +142,7 @@ async def schema(request: Request) -> Response:
 
 
 @router.get(
-    "/lessons/{lesson_id}",
+    "/lessons/{lesson_id:lesson_id}",
     summary="One built-in lesson",
     responses={
         200: {"content": {"application/json": {"schema": _openapi_schema()}}},

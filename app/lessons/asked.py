@@ -34,10 +34,19 @@ class Asked:
         """Key j (0-based) as the page names it: "love (row 2)"."""
         return f"{self.stages.key_tokens[j]} (row {j + 1})"
 
-    def row(self) -> int:
-        """The question's row, 0-based, checked against the state."""
+    def at_row(self, i: int) -> str:
+        """Query row i (0-based) as the page names it: "row 2 (love)"."""
+        return f"row {i + 1} ({self.stages.tokens[i]})"
+
+    def key_row(self, j: int) -> str:
+        """Key row j (0-based): "row 4 (LLM)" (a source token in cross-attention)."""
+        return f"row {j + 1} ({self.stages.key_tokens[j]})"
+
+    def row(self, rows: int | None = None) -> int:
+        """The question's row, 0-based, checked against the state's query rows (or
+        ``rows``: K and V have one row per key)."""
         assert self.question.row is not None
-        n = len(self.stages.tokens)
+        n = len(self.stages.tokens) if rows is None else rows
         if self.question.row > n:
             raise LessonError(self.at("row"), f"must be at most {n}: the state has {n} rows")
         return self.question.row - 1
@@ -48,7 +57,7 @@ class Asked:
         keys = np.flatnonzero(self.stages.allowed[i])
         if keys.size == 0:
             raise LessonError(
-                self.at("row"), f"row {i + 1} has no allowed key (the mask blocks every key): "
+                self.at("row"), f"{self.at_row(i)} has no allowed key (the mask blocks every key): "
                 "its weights are all 0 and no key is weighed most"
             )  # fmt: skip
         return i, keys
@@ -68,7 +77,7 @@ def ranked(
     for first, second in pairs[:1] if top else pairs:
         if abs(weights[i, first] - weights[i, second]) <= TIE:
             raise LessonError(
-                a.at("row"), f"in row {i + 1}, {a.key(first)} and {a.key(second)} have the "
+                a.at("row"), f"in {a.at_row(i)}, {a.key(first)} and {a.key(second)} have the "
                 f"same weight ({fmt.weight(weights[i, first])}): the question has no single "
                 "answer; ask about another row, or use click_cell, which accepts ties"
             )  # fmt: skip

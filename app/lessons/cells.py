@@ -56,7 +56,7 @@ def why_value(a: Asked, stage: str, i: int, j: int) -> str:
         return f"q_{i + 1}·k_{j + 1} = {_sum(pairs, v)}."
     if stage == "scaled":
         if not s.allowed[i, j]:
-            raise LessonError(a.at("col"), f"the mask blocks this cell (row {i + 1}, column "
+            raise LessonError(a.at("col"), f"the mask blocks this cell ({a.at_row(i)}, column "
                               f"{j + 1}): its scaled score is −∞, not a number")  # fmt: skip
         if not s.scale:
             return f"Scaling is off, so the scaled score is the raw q_{i + 1}·k_{j + 1} = {v}."
@@ -64,15 +64,18 @@ def why_value(a: Asked, stage: str, i: int, j: int) -> str:
                 f"{root(h.d_k)} gives {v}.")  # fmt: skip
     if stage == "weights":
         if not s.allowed[i, j]:
-            return f"The mask blocks {a.key(j)} for row {i + 1}, so its weight is exactly 0."
-        share = f"{fmt.exponential(h.exps[i, j])} of the row's {fmt.exponential(h.exps[i].sum())}"
-        top = "" if h.exp_shift[i] == 0 else (
-            f" (after subtracting the row's largest score, {fmt.value(h.exp_shift[i])}, "
-            "which leaves the shares unchanged)"
-        )  # fmt: skip
-        return f"Softmax along row {i + 1}: its exponential is {share}{top}, a share of {v}."
+            return f"The mask blocks {a.key(j)} for {a.at_row(i)}, so its weight is exactly 0."
+        total = fmt.exponential(h.exps[i].sum())
+        if h.exp_shift[i] == 0:  # the exponentials a learner checks by hand
+            e = f"e^{fmt.value(h.masked[i, j])} = {fmt.exponential(h.exps[i, j])}"
+            return f"Softmax along {a.at_row(i)}: {e} out of the row's total {total} is {v}."
+        return (
+            f"Softmax along {a.at_row(i)}: after subtracting the row's largest score, "
+            f"{fmt.value(h.exp_shift[i])} (which leaves the shares unchanged), its exponential "
+            f"is {fmt.exponential(h.exps[i, j])} out of the row's total {total}, a share of {v}."
+        )
     pairs = [(fmt.weight(w), fmt.factor(x)) for w, x in zip(h.weights[i], h.v[:, j], strict=True)]
-    return f"Row {i + 1} of the weights times column {j + 1} of V: {_sum(pairs, v)}."
+    return f"{_cap(a.at_row(i))} of the weights times column {j + 1} of V: {_sum(pairs, v)}."
 
 
 def _why_projection(a: Asked, stage: str, i: int, j: int, v: str) -> str:
@@ -80,13 +83,14 @@ def _why_projection(a: Asked, stage: str, i: int, j: int, v: str) -> str:
     w = {"Q": s.w_q, "K": s.w_k, "V": s.w_v}[stage]
     source = s.source_x if stage != "Q" and s.cross else s.x
     if w is None or source is None:
-        return f"{stage} is given directly in this state: row {i + 1}, column {j + 1} is {v}."
+        where = a.at_row(i) if stage == "Q" else a.key_row(i)
+        return f"{stage} is given directly in this state: {where}, column {j + 1} is {v}."
     width = h.q.shape[1] if stage != "V" else h.v.shape[1]
     col = (a.question.head - 1) * width + j  # this head's columns of W
-    rows = "S" if stage != "Q" and s.cross else "X"
+    rows, row = ("S", a.key_row(i)) if stage != "Q" and s.cross else ("X", a.at_row(i))
     added = " (with its positions added)" if s.positional is not None else ""
     pairs = [(fmt.factor(x), fmt.factor(y)) for x, y in zip(source[i], w[:, col], strict=True)]
-    return f"Row {i + 1} of {rows}{added} times column {col + 1} of W^{stage}: {_sum(pairs, v)}."
+    return f"{_cap(row)} of {rows}{added} times column {col + 1} of W^{stage}: {_sum(pairs, v)}."
 
 
 def _cell_mistakes(a: Asked, stage: str, i: int, j: int) -> list[tuple[float, str]]:
@@ -111,8 +115,8 @@ def _cell_mistakes(a: Asked, stage: str, i: int, j: int) -> list[tuple[float, st
         out.append((h.scores[i, j], f"That is the raw score; scaled means divided by "
                     f"{root(h.d_k)}."))  # fmt: skip
     elif stage == "scores" and not s.cross and i != j and i < h.scores.shape[1]:
-        out.append((h.scores[j, i], f"That is q_{j + 1}·k_{i + 1}, row {j + 1}'s score for key "
-                    f"{i + 1}: scores are not symmetric (q_i·k_j is not q_j·k_i)."))  # fmt: skip
+        out.append((h.scores[j, i], f"That is q_{j + 1}·k_{i + 1}, {a.at_row(j)}'s score for "
+                    f"{a.key(i)}: scores are not symmetric (q_i·k_j is not q_j·k_i)."))  # fmt: skip
     return out
 
 
@@ -121,7 +125,7 @@ def cell_value(a: Asked) -> Answer:
     assert q.stage is not None
     assert q.col is not None
     m = grid(a, q.stage)
-    i = a.row()
+    i = a.row(m.shape[0])
     if q.col > m.shape[1]:
         raise LessonError(a.at("col"), f"must be at most {m.shape[1]}: {q.stage} has "
                           f"{m.shape[1]} columns")  # fmt: skip
@@ -153,7 +157,8 @@ def _where(a: Asked, stage: str, cell: list[int]) -> str:
     r, c = cell
     if stage in GRIDS:
         return f"row {r} ({a.stages.tokens[r - 1]}), column {c} ({a.stages.key_tokens[c - 1]})"
-    return f"row {r}, column {c}"
+    row = a.key_row(r - 1) if stage in ("K", "V") else a.at_row(r - 1)
+    return f"{row}, column {c}"
 
 
 def click_cell(a: Asked) -> Answer:
@@ -161,7 +166,7 @@ def click_cell(a: Asked) -> Answer:
     assert q.stage is not None
     assert q.which is not None
     m = grid(a, q.stage)
-    rows = [a.row()] if q.row is not None else list(range(m.shape[0]))
+    rows = [a.row(m.shape[0])] if q.row is not None else list(range(m.shape[0]))
     masked = q.stage in ("scaled", "weights")
     cells = np.array([(r, c) for r in rows for c in range(m.shape[1])
                       if not masked or a.stages.allowed[r, c]])  # fmt: skip
@@ -169,7 +174,7 @@ def click_cell(a: Asked) -> Answer:
         raise LessonError(a.at("row"), "the mask blocks every cell asked about")
     best, hits = _extreme(a, m, cells, q.which)
     size = "largest" if q.which == "max" else "smallest"
-    scope = f"in row {rows[0] + 1}" if q.row is not None else "in the grid"
+    scope = f"in {a.at_row(rows[0])}" if q.row is not None else "in the grid"
     among = " among the cells the mask allows" if masked and mistakes.is_masked(a.stages) else ""
     places = " and ".join(_where(a, q.stage, h) for h in hits)
     value = printed(q.stage)(best)
@@ -188,3 +193,7 @@ def click_cell(a: Asked) -> Answer:
                 f"({fmt.weight(wrong_best)}); softmax runs along each row."
             )}  # fmt: skip
     return out
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -14,20 +14,18 @@ def attends_most(a: Asked) -> Answer:
     i, keys = a.allowed_row()
     w = a.head.weights
     best = ranked(a, w, keys, i, top=True)[0]
-    where = f"of the keys row {i + 1} may see" if keys.size < w.shape[1] else f"in row {i + 1}"
-    scores = ", ".join(fmt.value(a.head.scores[i, j]) for j in keys)
-    why = (
-        (
-            f"{score_terms(a, i, best)} is the only score row {i + 1} may use, so "
-            f"{a.key(best)} takes all its weight, {fmt.weight(w[i, best])}."
-        )
-        if keys.size == 1
-        else (
-            f"{score_terms(a, i, best)} is the largest score {where} ({scores}), and "
-            f"softmax keeps the order, so {a.key(best)} gets the largest weight, "
-            f"{fmt.weight(w[i, best])}."
-        )
-    )
+    row, top = a.at_row(i), score_terms(a, i, best)
+    scores = [fmt.value(a.head.scores[i, j]) for j in keys]
+    listed = ", ".join(scores[:-1]) + f" and {scores[-1]}"
+    if keys.size == 1:
+        why = f"{top} is the only score {row} may use, so {a.key(best)} takes all its weight, "
+    elif keys.size < w.shape[1]:
+        why = f"{top} is the largest of the scores {row} may use ({listed}), so {a.key(best)} "
+        why += "gets the largest weight, "
+    else:
+        why = f"{top} is the largest of {row}'s scores ({listed}), and softmax keeps the order, "
+        why += f"so {a.key(best)} gets the largest weight, "
+    why += f"{fmt.weight(w[i, best])}."
     out: Answer = {
         "kind": "attends_most",
         "answer": a.key(best),
@@ -48,14 +46,14 @@ def _attends_mistake(a: Asked, i: int, best: int) -> dict[str, str] | None:
         if m != best:
             return {"answer": a.key(m), "why": (
                 f"{a.key(m)} would win with the mask ignored, but the mask blocks it for "
-                f"row {i + 1}: a blocked key gets weight 0."
+                f"{a.at_row(i)}: a blocked key gets weight 0."
             )}  # fmt: skip
     col = mistakes.columns(a.stages, a.head)
     m = int(np.argmax(col[i]))
     if m != best and abs(col[i, m] - col[i, best]) > TIE:
         return {"answer": a.key(m), "why": (
             f"Softmax down each column would give {a.key(m)} the most "
-            f"({fmt.weight(col[i, m])}), but softmax runs along each row: row {i + 1}'s "
+            f"({fmt.weight(col[i, m])}), but softmax runs along each row: {a.at_row(i)}'s "
             "weights are shares of one total and sum to 1."
         )}  # fmt: skip
     if not a.stages.cross and i != best and a.stages.allowed[i, i]:
@@ -76,8 +74,8 @@ def order(a: Asked) -> Answer:
         "kind": "order",
         "answer": ", ".join(a.key(j) for j in seq),
         "accept": {"sequence": [f"k{j + 1}" for j in seq]},
-        "why": f"Softmax keeps the order of the scores ({scores}), so the weights of row "
-        f"{i + 1} are {shown}.",
+        "why": f"Softmax keeps the order of the scores ({scores}), so the weights of "
+        f"{a.at_row(i)} are {shown}.",
         "choices": key_choices(a, sorted(seq)),
     }
     col = mistakes.columns(a.stages, a.head)
@@ -86,6 +84,6 @@ def order(a: Asked) -> Answer:
         out["misconception"] = {
             "answer": ", ".join(a.key(j) for j in wrong),
             "why": "That is the order softmax down each column would give; softmax runs "
-            f"along row {i + 1}, where a larger score always means a larger weight.",
+            f"along {a.at_row(i)}, where a larger score always means a larger weight.",
         }
     return out

@@ -39,11 +39,11 @@ def described(a: Asked, value: float) -> str:
 def named(a: Asked, i: int) -> str:
     q = a.question
     if q.quantity == "entropy":
-        return f"the entropy of row {i + 1} ({a.stages.tokens[i]})"
+        return f"the entropy of {a.at_row(i)}"
     if q.quantity == "max_weight":
-        return f"the largest weight of row {i + 1} ({a.stages.tokens[i]})"
+        return f"the largest weight of {a.at_row(i)}"
     assert q.col is not None
-    return f"the weight of {a.key(q.col - 1)} in row {i + 1} ({a.stages.tokens[i]})"
+    return f"the weight of {a.key(q.col - 1)} in {a.at_row(i)}"
 
 
 def _head_of(a: Asked, changed: Stages, i: int) -> HeadStages:
@@ -77,7 +77,7 @@ def only_scale(plan: StepPlan) -> bool | None:
 def direction(a: Asked, changed: Stages, plan: StepPlan) -> Answer:
     i = a.row()
     if not a.stages.allowed[i].any():
-        raise LessonError(a.at("row"), f"row {i + 1} has no allowed key in the step's state")
+        raise LessonError(a.at("row"), f"{a.at_row(i)} has no allowed key in the step's state")
     head = _head_of(a, changed, i)
     before, after = quantity(a, a.head, i), quantity(a, head, i)
     way = "same" if abs(after - before) <= TIE else ("up" if after > before else "down")
@@ -125,7 +125,7 @@ def _reason(a: Asked, changed: Stages, head: HeadStages, i: int) -> str:
     between its scaled scores ("" when neither changed)."""
     seen, now = int(a.stages.allowed[i].sum()), int(changed.allowed[i].sum())
     if seen != now:
-        return f"; row {i + 1} may see {seen} keys in this state and {now} after it"
+        return f"; {a.at_row(i)} may see {seen} keys in this state and {now} after it"
     before, after = gap(a.head, a.stages.allowed, i), gap(head, changed.allowed, i)
     if abs(before - after) <= TIE:
         return ""

@@ -283,14 +283,10 @@ def parse_lesson(raw: Any) -> Lesson:
     _object(raw, "", LESSON_KEYS)
     if raw["version"] != VERSION or isinstance(raw["version"], bool):
         raise LessonError("version", f"must be {VERSION} (the only version so far)")
-    lesson_id = raw.get("id")
-    if lesson_id is not None and (
-        not isinstance(lesson_id, str) or not re.fullmatch(ID_PATTERN, lesson_id)
-    ):
+    lesson_id = raw.get("id")  # absent, or a string: null is not an id
+    if "id" in raw and (not isinstance(lesson_id, str) or not re.fullmatch(ID_PATTERN, lesson_id)):
         raise LessonError("id", "must be 1 to 40 characters of a-z, 0-9 and -")
-    summary = raw.get("summary")
-    if summary is not None:
-        summary = _text(summary, "summary", 0, MAX_SUMMARY)
+    summary = _text(raw["summary"], "summary", 0, MAX_SUMMARY) if "summary" in raw else None
     steps = raw["steps"]
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise LessonError("steps", f"must be a list of 1 to {MAX_STEPS} steps")

@@ -126,3 +126,11 @@ def test_the_answers_are_priced_and_refused_over_the_budget(
         lesson["steps"] = lesson["steps"][:1]
         assert small.post(ANSWERS, json=lesson).status_code == 200
         assert gate.priced == before + 1
+
+
+def test_the_post_routes_beside_a_lesson_id_are_not_lesson_ids(client: TestClient) -> None:
+    r = client.get(ANSWERS)
+    assert r.status_code == 405
+    assert r.headers["allow"] == "POST"
+    assert client.get("/api/v1/lessons/export").status_code in (404, 405)
+    assert_error(client.get("/api/v1/lessons/Answers"), "lesson_id", 404)

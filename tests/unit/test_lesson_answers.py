@@ -48,8 +48,8 @@ def test_attends_most_reads_the_row_of_the_weights() -> None:
                             {"id": "k2", "label": "love (row 2)"},
                             {"id": "k3", "label": "LLMs (row 3)"}]  # fmt: skip
     assert a["why"] == (
-        "q_2·k_2 = 5 is the largest score in row 2 (2, 5, 3), and softmax keeps the order, "
-        "so love (row 2) gets the largest weight, 0.63."
+        "q_2·k_2 = 5 is the largest of row 2 (love)'s scores (2, 5 and 3), and softmax keeps "
+        "the order, so love (row 2) gets the largest weight, 0.63."
     )
     assert "misconception" not in a  # no common mistake names another key here
     row3 = answer({"kind": "attends_most", "row": 3})
@@ -59,7 +59,7 @@ def test_attends_most_reads_the_row_of_the_weights() -> None:
 def test_attends_most_under_a_mask_and_its_mistakes() -> None:
     a = answer({"kind": "attends_most", "row": 1}, CAUSAL)
     assert a["accept"] == {"choice": "k1"}
-    assert a["why"].startswith("q_1·k_1 = 4 is the only score row 1 may use")
+    assert a["why"].startswith("q_1·k_1 = 4 is the only score row 1 (I) may use")
     # A padded key that would win: the mistake "mask ignored" names it.
     padded = query(padding=[False, True, False])
     b = answer({"kind": "attends_most", "row": 2}, padded)
@@ -150,14 +150,17 @@ def test_cell_value_against_hand_worked_numbers(
 
 def test_cell_value_says_how_the_number_is_made() -> None:
     assert answer({"kind": "cell_value", "stage": "Q", "row": 1, "col": 1})["why"] == (
-        "Row 1 of X times column 1 of W^Q: 0·0 + 0·0 + 1·1 + 1·1 = 2."
+        "Row 1 (I) of X times column 1 of W^Q: 0·0 + 0·0 + 1·1 + 1·1 = 2."
     )
     weights = answer({"kind": "cell_value", "stage": "weights", "row": 2, "col": 1})
     assert weights["why"] == (
-        "Softmax along row 2: its exponential is 2.718 of the row's 19.382, a share of 0.14."
+        "Softmax along row 2 (love): e^1 = 2.718 out of the row's total 19.382 is 0.14."
     )
     z = answer({"kind": "cell_value", "stage": "Z", "row": 2, "col": 1})
-    assert z["why"] == "Row 2 of the weights times column 1 of V: 0.14·1 + 0.63·2 + 0.23·1 = 1.63."
+    assert (
+        z["why"]
+        == "Row 2 (love) of the weights times column 1 of V: 0.14·1 + 0.63·2 + 0.23·1 = 1.63."
+    )
     off = answer({"kind": "cell_value", "stage": "scaled", "row": 2, "col": 3}, OFF)
     assert off["why"] == "Scaling is off, so the scaled score is the raw q_2·k_3 = 3."
     assert "misconception" not in off
@@ -193,7 +196,7 @@ def test_cell_value_refuses_cells_that_are_not_numbers() -> None:
     assert "−∞" in blocked.message
     zero = answer({"kind": "cell_value", "stage": "weights", "row": 1, "col": 3}, CAUSAL)
     assert zero["answer"] == "0"
-    assert zero["why"] == "The mask blocks LLMs (row 3) for row 1, so its weight is exactly 0."
+    assert zero["why"] == "The mask blocks LLMs (row 3) for row 1 (I), so its weight is exactly 0."
 
 
 def test_click_cell_skips_the_masked_cells() -> None:
@@ -231,7 +234,7 @@ def test_direction_same_and_masks() -> None:
     masked = answer({"kind": "direction", "quantity": "weight", "row": 2, "col": 2,
                      "change": CAUSAL})  # fmt: skip
     assert masked["answer"] == "Up: 0.63 → 0.82"  # e^2.5 / (e^1 + e^2.5) = 0.8176
-    assert "row 2 may see 3 keys in this state and 2 after it" in masked["why"]
+    assert "row 2 (love) may see 3 keys in this state and 2 after it" in masked["why"]
     assert "misconception" not in masked  # not a scaling change
 
 
@@ -243,9 +246,11 @@ def test_heads_and_rows_are_checked_against_the_state() -> None:
     assert first["accept"] == {"choice": "k2"}
     second = answer({"kind": "attends_most", "row": 2, "head": 2}, two)
     assert second["accept"] == {"choice": "k3"}
-    assert second["why"].startswith("q_2·k_3 = 2 is the largest score in row 2 (0, 1, 2)")
+    assert second["why"].startswith(
+        "q_2·k_3 = 2 is the largest of row 2 (love)'s scores (0, 1 and 2)"
+    )
     q = answer({"kind": "cell_value", "stage": "Q", "row": 2, "col": 1, "head": 2}, two)
-    assert q["why"] == "Row 2 of X times column 3 of W^Q: 0·1 + 1·0 + 0·0 + 1·0 = 0."
+    assert q["why"] == "Row 2 (love) of X times column 3 of W^Q: 0·1 + 1·0 + 0·0 + 1·0 = 0."
     assert refusal({"kind": "attends_most", "row": 2, "head": 3}, two).field == (
         "steps[0].question.head"
     )
@@ -270,7 +275,7 @@ def test_direct_mode_and_wide_vectors_are_explained_without_a_projection() -> No
     wide = "s=" + encode_body({"q": [[1] * 9, [0] * 9], "k": [[1] * 9, [2] * 9],
                                "v": [[1], [2]]})  # fmt: skip
     q = answer({"kind": "cell_value", "stage": "Q", "row": 1, "col": 1}, wide)
-    assert q["why"] == "Q is given directly in this state: row 1, column 1 is 1."
+    assert q["why"] == "Q is given directly in this state: row 1 (t0), column 1 is 1."
     s = answer({"kind": "cell_value", "stage": "scores", "row": 1, "col": 2}, wide)
     assert s["why"] == "q_1·k_2 = a sum of 9 products, 18."
 
@@ -302,3 +307,27 @@ def test_a_direction_weight_must_be_a_key_of_both_states() -> None:
                 "change": "preset=i-love-llms"}  # fmt: skip
     error = refusal(question, "preset=cross-attention")
     assert error.field == "steps[0].question.col"
+
+
+def test_k_and_v_have_a_row_per_key_in_cross_attention() -> None:
+    # Cross-attention: 2 queries (I, love) read 4 source rows; K's row 4, column 1 is the
+    # fourth source row (1, 1, 0, 1) times column 1 of W^K, (0, −1, 1, 1): 0.
+    k = answer({"kind": "cell_value", "stage": "K", "row": 4, "col": 1}, "preset=cross-attention")
+    assert k["why"] == "Row 4 (LLM) of S times column 1 of W^K: 1·0 + 1·(−1) + 0·1 + 1·1 = 0."
+    error = refusal(
+        {"kind": "cell_value", "stage": "Q", "row": 3, "col": 1}, "preset=cross-attention"
+    )
+    assert error.message == "must be at most 2: the state has 2 rows"
+
+
+def test_a_huge_row_is_explained_after_its_shift() -> None:
+    # X scaled by 100: scores in the tens of thousands, so the engine shifts each row by
+    # its largest score before exponentiating (e^25000 would overflow).
+    huge = query(x=[[0, 0, 100, 100], [0, 100, 0, 100], [100, 0, 0, 100]])
+    a = answer({"kind": "cell_value", "stage": "weights", "row": 2, "col": 2}, huge)
+    assert a["answer"] == "1"
+    assert a["why"] == (
+        "Softmax along row 2 (love): after subtracting the row's largest score, 25000 "
+        "(which leaves the shares unchanged), its exponential is 1.000 out of the row's "
+        "total 1.000, a share of 1."
+    )

@@ -182,6 +182,9 @@ def _mutations() -> list[tuple[str, Any]]:
     )
     mutate("prompt long", lambda r: r["steps"][0]["question"].update(prompt="x" * 301))
     mutate("summary", lambda r: r.update(summary="<b>plain</b>"))
+    mutate("summary null", lambda r: r.update(summary=None))
+    mutate("id null", lambda r: r.update(id=None))
+    mutate("text null", lambda r: r["steps"][0].update(text=None))
     return cases  # fmt: skip
 
 

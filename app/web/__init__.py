@@ -4,9 +4,22 @@ and the error handler that answers JSON to the API and an HTML page to a browser
 ``ROUTERS`` is what ``app.main`` includes, in order (flat, as ``app.api.ROUTERS``).
 """
 
-from app.web import docs, embed, health, lab_embed, labs, models_pages, pages, reference
+from app.web import (
+    docs,
+    embed,
+    health,
+    lab_embed,
+    labs,
+    lessons,
+    models_pages,
+    pages,
+    reference,
+)
 
 ROUTERS = (
-    *(m.router for m in (health, docs, pages, labs, models_pages, lab_embed, embed, reference)),
+    *(
+        m.router
+        for m in (health, docs, pages, labs, lessons, models_pages, lab_embed, embed, reference)
+    ),
     embed.oembed_router,
 )

@@ -17,6 +17,8 @@ from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.http.pipeline import is_marked
+from app.lessons.builtin import builtin_json
+from app.lessons.link import encode_lesson
 from app.main import create_app
 from app.models import registry
 
@@ -91,6 +93,13 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/api/v1/models/{model_id}/head"): (
         "/api/v1/models/minilm/head",
         {"text": "I love LLMs", "layer": 1, "head": 3},
+    ),
+    ("GET", "/lessons"): ("/lessons", None),
+    ("GET", "/lessons/{lesson_id}"): ("/lessons/why-scale", None),
+    ("GET", "/lessons/edit"): ("/lessons/edit", None),
+    ("GET", "/lessons/play"): (
+        "/lessons/play?l=" + encode_lesson(builtin_json("why-scale") or {}),
+        None,
     ),
     ("GET", "/api/v1/lessons"): ("/api/v1/lessons", None),
     ("GET", "/api/v1/lessons/schema.json"): ("/api/v1/lessons/schema.json", None),

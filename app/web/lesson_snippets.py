@@ -14,7 +14,8 @@ the ``<script>``, the iframe keeps its initial height and scrolls inside. Format
     quarto  Quarto: a ```{=html} raw block
 
 The title is user text: made printable, then escaped in attributes; the snippets are
-plain text the page prints (escaped) inside ``<pre>``.
+plain text the page prints (escaped) inside ``<pre>``. ``course_panel_data`` is the
+panel's context (a Jinja global: the macro calls it with the page's request).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from textwrap import indent
 from typing import Any
 from urllib.parse import quote
 
+from starlette.requests import Request
+
+from app.http.responses import site_base
 from app.inputs.fields import printable
 from app.inputs.link import encode_body
 
@@ -85,3 +89,23 @@ def course_snippets(src: str, title: str, height: int = LESSON_HEIGHT) -> list[S
         ),
         Snippet("quarto", "Quarto", "markdown", f"```{{=html}}\n{block}\n```"),
     ]
+
+
+# How much of a long l= link the panel prints (the href keeps all of it).
+SHOWN_LINK = 80
+
+
+def course_panel_data(
+    request: Request, lesson: dict[str, Any], builtin_id: str | None = None
+) -> dict[str, Any]:
+    """The "Use in a course" panel of ``lesson`` (its JSON; ``builtin_id`` for a built-in):
+    the lesson's link, and the snippets for its embed, from the site's public address."""
+    base = site_base(request)
+    page = f"/lessons/{quote(builtin_id, safe='')}" if builtin_id else (
+        f"/lessons/play?l={encode_body(lesson)}"
+    )  # fmt: skip
+    link = base + page
+    shown = link if len(link) <= SHOWN_LINK else link[: SHOWN_LINK - 1] + "…"
+    src = base + lesson_embed_path(lesson, builtin_id)
+    return {"link": link, "link_text": shown,
+            "snippets": course_snippets(src, str(lesson.get("title", "")))}  # fmt: skip

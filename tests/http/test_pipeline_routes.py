@@ -81,6 +81,23 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         "/api/v1/labs/masks/export.svg?figures=mask-kinds",
         None,
     ),
+    ("GET", "/api/v1/lessons"): ("/api/v1/lessons", None),
+    ("GET", "/api/v1/lessons/schema.json"): ("/api/v1/lessons/schema.json", None),
+    ("GET", "/api/v1/lessons/{lesson_id}"): ("/api/v1/lessons/why-scale", None),
+    ("POST", "/api/v1/lessons/answers"): (
+        "/api/v1/lessons/answers",
+        {
+            "version": 1,
+            "title": "One step",
+            "steps": [
+                {
+                    "title": "Weights",
+                    "state": {"page": "main", "query": "", "figures": [6]},
+                    "question": {"kind": "attends_most", "prompt": "Which key?", "row": 2},
+                }
+            ],
+        },
+    ),
     ("GET", "/"): ("/", None),
     ("GET", "/labs/{lab_id}"): ("/labs/order", None),
     ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),

@@ -54,15 +54,26 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"inputs", "attention", "figures", "labs", "presets", "settings"},
         {"numpy", "pydantic", "orjson"},
     ),
-    "export": ({"export", "notation"} | BELOW_EXPORT, {"numpy", "jinja2", "markupsafe", "orjson"}),
+    # Lessons: the format, the states (checked as links are) and the computed answers.
+    "lessons": (
+        {"lessons", "attention", "figures", "labs", "presets", "inputs", "settings"},
+        {"numpy", "pydantic"},
+    ),
+    "export": (
+        {"export", "notation", "lessons"} | BELOW_EXPORT,
+        {"numpy", "jinja2", "markupsafe", "orjson"},
+    ),
     # prometheus_client: the metrics every route records (app.http.metrics).
     "http": (
         {"http", "export"} | BELOW_EXPORT,
         {"numpy", "pydantic", "orjson", "prometheus_client", *HTTP},
     ),
-    "api": ({"api", "http", "export"} | BELOW_EXPORT, {"numpy", "pydantic", "orjson", *HTTP}),
+    "api": (
+        {"api", "http", "export", "lessons"} | BELOW_EXPORT,
+        {"numpy", "pydantic", "orjson", *HTTP},
+    ),
     "web": (
-        {"web", "http", "export"} | BELOW_EXPORT,
+        {"web", "http", "export", "lessons"} | BELOW_EXPORT,
         {"numpy", "pydantic", "orjson", *HTTP, *HTML},
     ),
     "wire": ({"attention"}, {"numpy", "orjson"}),

@@ -1,0 +1,169 @@
+"""API v1 for lessons (issue 19): the built-in lessons, the lesson JSON Schema, and the
+answers the product computes for any lesson. Validate, call ``app.lessons``, serialise.
+
+* ``GET  /api/v1/lessons``              the built-ins: id, title, summary, counts
+* ``GET  /api/v1/lessons/schema.json``  the lesson JSON Schema (draft 2020-12)
+* ``GET  /api/v1/lessons/{lesson_id}``  one built-in as lesson JSON
+* ``POST /api/v1/lessons/answers``      lesson JSON -> every question's computed answer
+
+All four join the pipeline. The answers are priced before any work: the lesson's price is
+the sum of its steps' states' prices (each as its page prices it) and of the direction
+questions' changed states; over the budget, a 422 names ``steps`` and the costliest ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from app.http.pipeline import compute, computes, priced
+from app.http.responses import POST_ERRORS, JSONBytes, error_doc, settings_of, site_base
+from app.http.routing import LeanRoute
+from app.inputs.errors import problem
+from app.inputs.limits import Cost
+from app.lessons.answers import answer_plan
+from app.lessons.builtin import builtin_ids, builtin_json, summaries
+from app.lessons.format import MAX_LESSON_BYTES, parse_lesson
+from app.lessons.schema import lesson_schema
+from app.lessons.states import plan_lesson
+from app.wire import encode
+
+router = APIRouter(prefix="/api/v1", tags=["lessons"], route_class=LeanRoute)
+
+
+class LessonSummary(BaseModel):
+    id: str = Field(description="The lesson's id, as in /lessons/{id}.", examples=["why-scale"])
+    title: str = Field(description="Plain text.", examples=["Why divide by √d_k"])
+    summary: str = Field(description="One or two sentences, plain text.")
+    steps: int = Field(description="How many steps.", examples=[8])
+    questions: int = Field(description="How many steps ask a question.", examples=[4])
+
+
+class LessonList(BaseModel):
+    lessons: list[LessonSummary] = Field(description="The built-in lessons, in order.")
+
+
+class Choice(BaseModel):
+    id: str = Field(description='"k1".."kn" (keys, from 1) or "up"/"down"/"same".')
+    label: str = Field(description='What the page shows, e.g. "love (row 2)".')
+
+
+class Misconception(BaseModel):
+    answer: str = Field(description="The answer a common mistake gives.")
+    why: str = Field(description="Which mistake, in one sentence.")
+
+
+class QuestionAnswer(BaseModel):
+    kind: str = Field(examples=["attends_most"])
+    answer: str = Field(description="The answer, printed.", examples=["love (row 2)"])
+    accept: dict[str, Any] = Field(
+        description='What a browser compares without maths: {"choice"}, {"sequence"}, '
+        '{"min", "max"} or {"cells": [[row, col], …]} (from 1, every tie).'
+    )
+    why: str = Field(description="One sentence, true for this state, from its numbers.")
+    choices: list[Choice] | None = Field(None, description="For the choice kinds.")
+    misconception: Misconception | None = Field(None, description="Where a mistake differs.")
+
+
+class LessonAnswers(BaseModel):
+    steps: list[QuestionAnswer | None] = Field(
+        description="One entry per step, in order: null for a step without a question."
+    )
+
+
+EXAMPLE = {
+    "version": 1,
+    "title": "Who does love attend to?",
+    "steps": [{
+        "title": "The weights",
+        "text": "Row 2 of the weights belongs to love.",
+        "state": {"page": "main", "query": "preset=i-love-llms", "figures": [6]},
+        "question": {"kind": "attends_most", "prompt": "Which key does love weigh most?",
+                     "row": 2},
+    }],
+}  # fmt: skip
+
+
+def _openapi_schema() -> dict[str, Any]:
+    schema = lesson_schema()
+    for key in ("$schema", "$id"):
+        schema.pop(key)
+    return schema
+
+
+@router.get("/lessons", response_model=LessonList, summary="The built-in lessons")
+@computes
+async def lessons(request: Request) -> Response:
+    """Every built-in lesson: id, title, summary and its numbers of steps and questions."""
+    priced(request, Cost(0, 0))  # data read once from the package
+    return JSONBytes(encode({"lessons": summaries()}))
+
+
+@router.get("/lessons/schema.json", summary="The lesson JSON Schema")
+@computes
+async def schema(request: Request) -> Response:
+    """The JSON Schema (draft 2020-12) of a version-1 lesson: what a lesson file, an
+    ``l=`` link and the bodies of the lesson routes hold."""
+    priced(request, Cost(0, 0))  # built from the format's tables
+    out = lesson_schema()
+    out["$id"] = f"{site_base(request)}/api/v1/lessons/schema.json"
+    return JSONBytes(encode(out), media_type="application/schema+json")
+
+
+@router.get(
+    "/lessons/{lesson_id}",
+    summary="One built-in lesson",
+    responses={
+        200: {"content": {"application/json": {"schema": _openapi_schema()}}},
+        404: error_doc("No built-in lesson has this id; the message lists the ids."),
+    },
+)
+@computes
+async def lesson(lesson_id: str, request: Request) -> Response:
+    """A built-in lesson as lesson JSON (the format of ``/api/v1/lessons/schema.json``)."""
+    priced(request, Cost(0, 0))
+    found = builtin_json(lesson_id)
+    if found is None:
+        msg = f"no built-in lesson {lesson_id[:60]!r}; the lessons are {', '.join(builtin_ids())}"
+        raise HTTPException(404, [problem("lesson_id", msg, "not_found", ["path", "lesson_id"])])
+    return JSONBytes(encode(found))
+
+
+def _read(raw: bytes) -> Any:
+    if len(raw) > MAX_LESSON_BYTES:
+        msg = f"a lesson is at most {MAX_LESSON_BYTES:,} bytes of JSON; this one has {len(raw):,}"
+        raise HTTPException(413, [problem("body", msg, "too_large")])
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        msg = f"the body is not valid JSON ({str(exc).split(':')[0][:80]})"
+        raise HTTPException(422, [problem("body", msg, "json_invalid")]) from None
+
+
+@router.post(
+    "/lessons/answers",
+    response_model=LessonAnswers,
+    summary="Compute a lesson's answers",
+    responses=POST_ERRORS,
+    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+        "schema": _openapi_schema(), "examples": {"one-question": {
+            "summary": "One question on the running example", "value": EXAMPLE}}}}}},
+)  # fmt: skip
+@computes
+async def answers(request: Request) -> Response:
+    """Every question's answer, computed by the engine from its step's state (never typed
+    by the author, so it is right for any numbers): the printed answer, what a browser
+    accepts, a one-sentence why and, where a common mistake gives another answer, that
+    mistake. Each state is checked and priced as its page would be."""
+    lesson = parse_lesson(_read(await request.body()))
+    plan = plan_lesson(lesson, settings_of(request))  # checked and priced from the shapes
+    cost = priced(request, plan.cost)
+
+    def answered() -> bytes:
+        return encode({"steps": answer_plan(plan)})
+
+    return JSONBytes(await compute(request, cost, answered))

@@ -1,0 +1,11 @@
+"""Lessons (issue 19): an ordered list of steps, each a state of the product, a short text
+and optionally a question whose answer the product computes. PURE: no web framework.
+
+* ``format``: the lesson JSON (version 1) parsed and validated into ``Lesson`` (limits,
+  errors naming the field path such as ``steps[2].question.row``); text stays plain text.
+* ``states``: each step's state checked and priced exactly as a page link or a lab link is.
+* ``schema``: the lesson JSON Schema, built from ``format``'s own tables.
+* ``link``: ``encode_lesson`` / ``decode_lesson``, the ``l=`` form of a lesson.
+* ``answers``: ``answer_lesson(lesson)``, each question's answer from the engine.
+* ``builtin``: the built-in lessons (JSON files) and their loader.
+"""

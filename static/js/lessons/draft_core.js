@@ -1,0 +1,146 @@
+/**
+ * lessons/draft_core.js — the lesson a teacher is building, kept in this browser
+ * (localStorage "attention-lesson:draft"): no account, no server storage. DOM-free:
+ * the step a figure or lab section makes, adding it to the draft, moving and removing
+ * steps, and the `l=` link of a lesson (its JSON as base64url, as `s=` encodes a state).
+ */
+
+import { encodeBody } from "../state.js";
+
+export const DRAFT_KEY = "attention-lesson:draft";
+export const MAX_STEPS = 40;
+// The main page's query keys a lesson step keeps (the state and the view: app/inputs/link.py).
+export const MAIN_KEYS = ["preset", "s", "focus", "head", "stretch", "row", "theme"];
+
+export function emptyDraft() {
+  return { version: 1, title: "My lesson", steps: [] };
+}
+
+/** The draft stored as `text`, or an empty one. */
+export function readDraft(text) {
+  try {
+    const data = JSON.parse(text ?? "null");
+    if (data && Array.isArray(data.steps)) return { ...emptyDraft(), ...data };
+  } catch {
+    /* a damaged draft starts again */
+  }
+  return emptyDraft();
+}
+
+/** `query` ("?preset=…&focus=2") with only the keys in `keep`, as "a=1&b=2". */
+export function keepKeys(query, keep) {
+  const params = new URLSearchParams(query);
+  const out = new URLSearchParams();
+  for (const [key, value] of params) if (keep.includes(key)) out.set(key, value);
+  return out.toString();
+}
+
+/** The step "Add to lesson" makes for main-page Figure `n` in the page's URL state. */
+export function mainStep(n, title, query) {
+  return {
+    title: `Figure ${n}: ${title}`.slice(0, 120),
+    text: "",
+    state: { page: "main", query: keepKeys(query, MAIN_KEYS), figures: [n] },
+  };
+}
+
+/** The step for lab `lab`'s section `section`, its query cut to the keys it reads. */
+export function labStep(lab, section, title, query, keys) {
+  return {
+    title: title.slice(0, 120),
+    text: "",
+    state: { page: "lab", lab, section, query: keepKeys(query, keys) },
+  };
+}
+
+/** The draft with `step` added at the end; an error when it is full. */
+export function addStep(draft, step) {
+  if (draft.steps.length >= MAX_STEPS) {
+    throw new Error(`a lesson has at most ${MAX_STEPS} steps`);
+  }
+  return { ...draft, steps: [...draft.steps, step] };
+}
+
+/** The draft with step `i` moved by `delta` (−1 up, +1 down), unchanged at the ends. */
+export function moveStep(draft, i, delta) {
+  const j = i + delta;
+  if (j < 0 || j >= draft.steps.length) return draft;
+  const steps = [...draft.steps];
+  [steps[i], steps[j]] = [steps[j], steps[i]];
+  return { ...draft, steps };
+}
+
+export function removeStep(draft, i) {
+  return { ...draft, steps: draft.steps.filter((_, k) => k !== i) };
+}
+
+/** The `l=` value of a lesson. */
+export function lessonParam(lesson) {
+  return encodeBody(lesson);
+}
+
+/** base64url JSON -> value (the inverse of state.js encodeBody); null when malformed. */
+export function decodeParam(text) {
+  try {
+    const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    const binary = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+    const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
+// What each question kind reads, and the prompt it starts with (the teacher edits it).
+export const KINDS = {
+  attends_most: {
+    label: "Which key does a row weigh most?",
+    fields: ["row"],
+    prompt: (t) => `Which key does ${t.row} weigh most?`,
+  },
+  order: {
+    label: "Order a row's keys by weight",
+    fields: ["row"],
+    prompt: (t) => `Put the keys of ${t.row} in order, from the most weight to the least.`,
+  },
+  cell_value: {
+    label: "The value of one cell",
+    fields: ["stage", "row", "col", "tolerance"],
+    prompt: (t) => `What is the ${t.stage} value of ${t.row}, ${t.col}?`,
+  },
+  click_cell: {
+    label: "Click the largest or smallest cell",
+    fields: ["stage", "which", "rowOptional"],
+    prompt: (t) =>
+      `Click the ${t.which === "min" ? "smallest" : "largest"} cell of ${t.stage}${t.rowOptional ? ` in ${t.rowOptional}` : ""}.`,
+  },
+  direction: {
+    label: "Which way does a quantity move?",
+    fields: ["quantity", "row", "colWeight", "change"],
+    prompt: (t) =>
+      `When we ${t.change}, does the ${t.quantity} of ${t.row} go up, down or stay the same?`,
+  },
+};
+
+export const STAGES = ["Q", "K", "V", "scores", "scaled", "weights", "Z"];
+export const QUANTITIES = { entropy: "entropy", max_weight: "largest weight", weight: "weight" };
+export const CHANGES = {
+  scale: "switch the division by √d_k",
+  mask: "switch the causal mask",
+};
+
+/** The body of a main-page query's changed state (scaling or the mask switched). */
+export function changedBody(body, change) {
+  const out = structuredClone(body);
+  if (change === "scale") out.scale = !(body.scale ?? true);
+  if (change === "mask") out.mask = body.mask === "causal" ? "none" : "causal";
+  return out;
+}
+
+/** The changed state's query: its body as s=, the view keys of `query` kept. */
+export function changeQuery(query, body, change) {
+  const params = new URLSearchParams(keepKeys(query, MAIN_KEYS.slice(2)));
+  const out = new URLSearchParams({ s: encodeBody(changedBody(body, change)) });
+  for (const [k, v] of params) out.set(k, v);
+  return out.toString();
+}

@@ -1,0 +1,166 @@
+/**
+ * lessons/edit_step.js — one step of the lesson editor as a form: its state described,
+ * Move up / Move down / Remove, title and text, and (main-page steps) the question: a
+ * kind, then only the menus that kind reads (stage, row, column, largest or smallest,
+ * tolerance, quantity, change), rows and columns named by the state's tokens once
+ * `fillTokens(body)` has them. Every control carries data-field; lessons/edit.js reads it.
+ */
+
+function el(tag, props = {}, children = []) {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+}
+
+function labelled(text, control, forField = null) {
+  const label = el("label", {}, [`${text} `, control]);
+  if (forField) label.dataset.for = forField;
+  return label;
+}
+
+function select(field, options, value) {
+  const node = el(
+    "select",
+    {},
+    options.map(([v, text]) => el("option", { value: v, textContent: text })),
+  );
+  node.dataset.field = field;
+  if (value !== undefined && value !== null) node.value = String(value);
+  return node;
+}
+
+function input(field, props) {
+  const node = el(props.rows ? "textarea" : "input", props);
+  node.dataset.field = field;
+  return node;
+}
+
+function describe(state) {
+  if (state.page === "lab") {
+    return `Lab ${state.lab}, section ${state.section}${state.query ? ` (${state.query})` : ""}`;
+  }
+  const figures = state.figures.length === 1 ? "Figure" : "Figures";
+  return `Main page, ${figures} ${state.figures.join(", ")} · ${state.query || "the running example"}`;
+}
+
+function button(act, text, label) {
+  const node = el("button", { type: "button", className: "button small", textContent: text });
+  node.dataset.act = act;
+  node.setAttribute("aria-label", label);
+  return node;
+}
+
+// The menus each kind shows (KINDS in draft_core.js says what the question reads).
+const SHOWN = {
+  attends_most: ["row"],
+  order: ["row"],
+  cell_value: ["stage", "row", "col", "tolerance"],
+  click_cell: ["stage", "which", "row"],
+  direction: ["quantity", "row", "col", "change"],
+};
+
+function questionFields(step, menus) {
+  const q = step.question ?? {};
+  const kinds = [["", "No question"], ...Object.entries(menus.kinds).map(([k, v]) => [k, v.label])];
+  const kind = select("kind", kinds, q.kind ?? "");
+  const fields = el("div", { className: "question-fields" });
+  fields.hidden = !q.kind;
+  const rows = select("row", q.kind === "click_cell" ? [["", "the whole grid"]] : [], q.row);
+  fields.append(
+    labelled("Prompt", input("prompt", { type: "text", maxLength: 300, value: q.prompt ?? "" })),
+    labelled(
+      "Stage",
+      select(
+        "stage",
+        menus.stages.map((s) => [s, s]),
+        q.stage,
+      ),
+      "stage",
+    ),
+    labelled("Row", rows, "row"),
+    labelled("Column", select("col", [], q.col), "col"),
+    labelled(
+      "Cell",
+      select(
+        "which",
+        [
+          ["max", "the largest"],
+          ["min", "the smallest"],
+        ],
+        q.which,
+      ),
+      "which",
+    ),
+    labelled(
+      "Tolerance (optional)",
+      input("tolerance", { type: "number", step: "any", min: "0", value: q.tolerance ?? "" }),
+      "tolerance",
+    ),
+    labelled(
+      "Quantity",
+      select("quantity", Object.entries(menus.quantities), q.quantity),
+      "quantity",
+    ),
+    labelled("When we", select("change", Object.entries(menus.changes), step._change), "change"),
+  );
+  for (const label of fields.querySelectorAll("[data-for]")) {
+    const shown = (SHOWN[q.kind] ?? []).includes(label.dataset.for);
+    // direction asks for a column only about one weight
+    const col = q.kind === "direction" && label.dataset.for === "col" && q.quantity !== "weight";
+    label.hidden = !shown || col;
+  }
+  return [labelled("Question", kind), fields];
+}
+
+/** The form of step `i` (of `count`); `menus`: kinds, stages, quantities, changes. */
+export function stepFields(step, i, count, menus) {
+  const head = el("h2", { id: `editor-step-${i}`, textContent: `Step ${i + 1}` });
+  const item = el("li", { className: "editor-step" }, [
+    head,
+    el("p", { className: "editor-state", textContent: describe(step.state) }),
+    el("div", { className: "row-wrap" }, [
+      button("up", "↑ Move up", `Move step ${i + 1} up`),
+      button("down", "↓ Move down", `Move step ${i + 1} down`),
+      button("remove", "Remove", `Remove step ${i + 1}`),
+    ]),
+    labelled("Title", input("title", { type: "text", maxLength: 120, value: step.title ?? "" })),
+    labelled("Text", input("text", { rows: 3, maxLength: 2000, value: step.text ?? "" })),
+  ]);
+  item.dataset.step = String(i);
+  item.setAttribute("aria-labelledby", head.id);
+  item.querySelector('[data-act="up"]').disabled = i === 0;
+  item.querySelector('[data-act="down"]').disabled = i === count - 1;
+  const note = el("p", { className: "hint" });
+  if (step.state.page === "main") item.append(...questionFields(step, menus), note);
+  else note.textContent = "Questions ask about main-page steps; this lab step shows its section.";
+  item.append(note);
+  return {
+    element: item,
+    note: (text) => {
+      note.textContent = text;
+    },
+    fillTokens(body) {
+      const q = step.question ?? {};
+      const tokens = body.tokens ?? [];
+      const keys = body.source?.tokens ?? tokens;
+      const rowSelect = item.querySelector('[data-field="row"]');
+      const colSelect = item.querySelector('[data-field="col"]');
+      if (!rowSelect) return;
+      const whole =
+        q.kind === "click_cell" ? [el("option", { value: "", textContent: "the whole grid" })] : [];
+      rowSelect.replaceChildren(
+        ...whole,
+        ...tokens.map((t, r) =>
+          el("option", { value: String(r + 1), textContent: `${t} (row ${r + 1})` }),
+        ),
+      );
+      colSelect.replaceChildren(
+        ...keys.map((t, c) =>
+          el("option", { value: String(c + 1), textContent: `${t} (column ${c + 1})` }),
+        ),
+      );
+      rowSelect.value = q.row ? String(q.row) : whole.length ? "" : "1";
+      colSelect.value = String(q.col ?? 1);
+    },
+  };
+}

@@ -1,0 +1,366 @@
+/**
+ * lessons/player.js — the lesson player: one step at a time (title, text, figures, the
+ * question), Check commits a prediction, the reveal says "You predicted … It is …" with
+ * the server's why and the nearest misconception, Previous/Next move, a progress line
+ * follows, and the last step ends with the summary. Student mode keeps the responses in
+ * localStorage only; presenter mode hides the answers until the teacher reveals them
+ * (R), with → / ← for the steps. After every commit and step change the player
+ * dispatches "attention-lesson:progress" on window (SCORM and embeds listen).
+ *
+ * `startPlayer(root, source)` takes a source: { lesson, lessonId, mode, answers(),
+ * step(i) -> Promise of the step's figure data, staticFigure(n), openUrl(i) }. Online it
+ * fetches (lessons/source_online.js), offline it reads inlined data (source_offline.js):
+ * the player itself never fetches, so the offline document inlines it as it is.
+ */
+
+import { part, setRich } from "../dom.js";
+import { drawStep, stageGrids } from "./figures.js";
+import {
+  accepted,
+  parseRecord,
+  progressDetail,
+  progressText,
+  readNumber,
+  recordKey,
+  responseText,
+  summary,
+} from "./player_core.js";
+import { buildQuestion, lock, restore, STAGE_GRIDS } from "./questions.js";
+
+const store = {
+  read(key) {
+    try {
+      return globalThis.localStorage?.getItem(key) ?? null;
+    } catch {
+      return null; // storage refused (file:// in some browsers, private windows)
+    }
+  },
+  write(key, value) {
+    try {
+      globalThis.localStorage?.setItem(key, value);
+    } catch {
+      /* the record then lives as long as the page */
+    }
+  },
+};
+
+function cellNamer(grids) {
+  return (row, col, td = null) => {
+    const cell = td ?? grids[0]?.querySelector(`td[data-row="${row - 1}"][data-col="${col - 1}"]`);
+    const table = cell?.closest("table");
+    const rowName = table?.querySelector(`tbody tr:nth-child(${row}) th`)?.textContent?.trim();
+    const colName = table?.querySelectorAll("thead th")?.[col]?.textContent?.trim();
+    const r = rowName ? `${rowName} (row ${row})` : `row ${row}`;
+    const c = colName ? `${colName} (column ${col})` : `column ${col}`;
+    return `${r}, ${c}`;
+  };
+}
+
+export class LessonPlayer {
+  constructor(root, source) {
+    this.root = root;
+    this.source = source;
+    this.lesson = source.lesson;
+    this.mode = source.mode === "present" ? "present" : "student";
+    this.key = recordKey(this.lesson);
+    const saved = this.mode === "student" ? store.read(this.key) : null;
+    const record = parseRecord(saved, this.lesson.steps.length);
+    this.record = record.responses;
+    this.at = record.at;
+    this.revealed = new Set();
+    this.answers = null;
+    this.drawing = 0;
+  }
+
+  async start() {
+    this.wire();
+    try {
+      this.answers = await this.source.answers();
+    } catch (error) {
+      this.fail(`The answers could not be computed: ${error.message}`);
+      this.answers = this.lesson.steps.map(() => null);
+    }
+    await this.show(this.at);
+    this.root.dataset.ready = "true";
+  }
+
+  wire() {
+    this.root.addEventListener("click", (event) => {
+      if (event.target.closest("[data-next]")) this.move(1);
+      else if (event.target.closest("[data-prev]")) this.move(-1);
+      else if (event.target.closest("[data-reveal-now]")) this.revealNow();
+      else if (event.target.closest("[data-restart]")) this.restart();
+      else {
+        const jump = event.target.closest("[data-goto]");
+        if (jump) this.show(Number(jump.dataset.goto));
+      }
+    });
+    if (this.mode === "present") document.addEventListener("keydown", (e) => this.presenterKey(e));
+  }
+
+  presenterKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const t = event.target;
+    if (t.closest?.("input[type=number], input[type=text], textarea, select, td[data-row]")) return;
+    if (t.matches?.("input[type=radio]") && event.key.startsWith("Arrow")) return;
+    if (event.key === "ArrowRight" || event.key === "PageDown") this.move(1);
+    else if (event.key === "ArrowLeft" || event.key === "PageUp") this.move(-1);
+    else if (event.key === "r" || event.key === "R") this.revealNow();
+    else return;
+    event.preventDefault();
+  }
+
+  fail(text) {
+    const box = part(this.root, "error");
+    box.textContent = text;
+    box.hidden = false;
+  }
+
+  save() {
+    if (this.mode !== "student") return;
+    store.write(this.key, JSON.stringify({ at: this.at, responses: this.record }));
+  }
+
+  emit() {
+    const detail = progressDetail({
+      lessonId: this.source.lessonId,
+      step: this.at,
+      answers: this.answers,
+      record: this.record,
+    });
+    part(this.root, "progress").textContent = progressText(detail);
+    const bar = part(this.root, "bar");
+    bar.max = detail.steps;
+    bar.value = this.at + 1;
+    window.dispatchEvent(new CustomEvent("attention-lesson:progress", { detail }));
+    return detail;
+  }
+
+  move(delta) {
+    const onSummary = !part(this.root, "summary").hidden;
+    if (onSummary) return delta < 0 ? this.show(this.at) : null;
+    const next = this.at + delta;
+    if (delta > 0 && this.at === this.lesson.steps.length - 1) return this.showSummary();
+    if (next < 0 || next >= this.lesson.steps.length) return null;
+    return this.show(next);
+  }
+
+  restart() {
+    this.record = {};
+    this.revealed.clear();
+    this.save();
+    return this.show(0);
+  }
+
+  /** Show step `i`: text and question at once, figures when their data is in. */
+  async show(i) {
+    const started = performance.now();
+    const ticket = ++this.drawing;
+    this.at = i;
+    this.save();
+    const step = this.lesson.steps[i];
+    const view = part(this.root, "step");
+    part(this.root, "summary").hidden = true;
+    view.hidden = false;
+    setRich(part(this.root, "step-title"), step.title);
+    setRich(part(this.root, "step-text"), step.text ?? "");
+    part(this.root, "step-text").hidden = !step.text;
+    this.navState();
+    const answer = this.answers[i];
+    const figures = part(this.root, "figures");
+    const committed = this.record[i] !== undefined || this.revealed.has(i);
+    const hideFigure = answer && answer.kind !== "click_cell" && !committed;
+    figures.hidden = Boolean(hideFigure);
+    part(this.root, "figure-note").hidden = !hideFigure;
+    figures.setAttribute("aria-busy", "true");
+    part(this.root, "question").replaceChildren();
+    part(this.root, "reveal").replaceChildren();
+    this.root.dataset.step = String(i);
+    delete this.root.dataset.rendered;
+    this.emit();
+    let data = null;
+    try {
+      data = await this.source.step(i);
+    } catch (error) {
+      if (ticket === this.drawing) this.fail(`Step ${i + 1} could not be drawn: ${error.message}`);
+    }
+    if (ticket !== this.drawing) return;
+    if (data) await drawStep(figures, data, this.source);
+    if (ticket !== this.drawing) return;
+    figures.setAttribute("aria-busy", "false");
+    if (answer) this.ask(i, step.question, answer);
+    this.openLink(i);
+    requestAnimationFrame(() => {
+      if (ticket !== this.drawing) return;
+      this.root.dataset.rendered = String(i);
+      performance.measure("lesson:step", { start: started });
+    });
+  }
+
+  navState() {
+    const last = this.at === this.lesson.steps.length - 1;
+    this.root.querySelector("[data-prev]").disabled = this.at === 0;
+    const next = this.root.querySelector("[data-next]");
+    next.disabled = false;
+    next.textContent = last ? "Finish" : "Next";
+  }
+
+  openLink(i) {
+    const link = part(this.root, "open");
+    const url = this.source.openUrl?.(i);
+    link.hidden = !url;
+    if (url) link.querySelector("a").href = url;
+  }
+
+  ask(i, question, answer) {
+    const form = part(this.root, "question");
+    const grids = stageGrids(part(this.root, "figures"), STAGE_GRIDS[question.stage] ?? []);
+    const name = cellNamer(grids);
+    const inner = document.createElement("form");
+    inner.className = "lesson-question";
+    const read = buildQuestion(inner, question, answer, { grids, cellName: name, readNumber });
+    const buttons = document.createElement("div");
+    buttons.className = "row-wrap";
+    const check = Object.assign(document.createElement("button"), {
+      type: "submit",
+      className: "button primary",
+      textContent: "Check",
+    });
+    check.dataset.commit = "";
+    buttons.append(check);
+    if (this.mode === "present") {
+      const reveal = Object.assign(document.createElement("button"), {
+        type: "button",
+        className: "button",
+        textContent: "Reveal the answer (R)",
+      });
+      reveal.dataset.revealNow = "";
+      buttons.append(reveal);
+    }
+    const problem = Object.assign(document.createElement("p"), { className: "field-error" });
+    problem.setAttribute("role", "alert");
+    inner.append(buttons, problem);
+    form.append(inner);
+    inner.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const response = read();
+      if (response === null) {
+        problem.textContent = "Choose (or type) your prediction first, then Check.";
+        return;
+      }
+      problem.textContent = "";
+      this.commit(i, response, inner, name);
+    });
+    restore(inner, answer, this.record[i]);
+    if (this.record[i] !== undefined) this.reveal(i, this.record[i], inner, name);
+    else if (this.revealed.has(i)) this.reveal(i, null, inner, name);
+  }
+
+  commit(i, response, form, name) {
+    this.record[i] = response;
+    this.save();
+    this.reveal(i, response, form, name);
+    this.emit();
+  }
+
+  revealNow() {
+    const i = this.at;
+    const form = part(this.root, "question").querySelector("form");
+    if (!this.answers[i] || !form) return;
+    this.revealed.add(i);
+    const grids = stageGrids(
+      part(this.root, "figures"),
+      STAGE_GRIDS[this.lesson.steps[i].question.stage] ?? [],
+    );
+    this.reveal(i, this.record[i] ?? null, form, cellNamer(grids));
+  }
+
+  /** The reveal: the figure shows, "You predicted … It is …", the why, the mistake. */
+  reveal(i, response, form, name) {
+    const answer = this.answers[i];
+    lock(form);
+    form.querySelector("[data-commit]").disabled = true;
+    const figures = part(this.root, "figures");
+    figures.hidden = false;
+    part(this.root, "figure-note").hidden = true;
+    if (window.Plotly)
+      for (const plot of figures.querySelectorAll(".js-plotly-plot"))
+        window.Plotly.Plots.resize(plot);
+    for (const [row, col] of answer.accept.cells ?? []) {
+      for (const grid of stageGrids(
+        figures,
+        STAGE_GRIDS[this.lesson.steps[i].question.stage] ?? [],
+      ))
+        grid
+          .querySelector(`td[data-row="${row - 1}"][data-col="${col - 1}"]`)
+          ?.classList.add("lesson-answer");
+    }
+    const box = document.createElement("div");
+    box.className = "lesson-reveal";
+    box.dataset.reveal = "";
+    box.setAttribute("role", "status");
+    box.tabIndex = -1;
+    const lines = [];
+    if (response !== null && response !== undefined) {
+      const right = accepted(answer.accept, response);
+      box.dataset.correct = String(right);
+      lines.push([
+        "lesson-verdict",
+        `${right ? "Right." : "Not quite."} You predicted ${responseText(answer, response, name)}. It is ${answer.answer}.`,
+      ]);
+    } else {
+      lines.push(["lesson-verdict", `It is ${answer.answer}.`]);
+    }
+    lines.push(["lesson-why", answer.why]);
+    if (answer.misconception) {
+      lines.push([
+        "lesson-mistake",
+        `A common mistake: ${answer.misconception.answer}. ${answer.misconception.why}`,
+      ]);
+    }
+    for (const [cls, text] of lines) {
+      const p = Object.assign(document.createElement("p"), { className: cls });
+      setRich(p, text);
+      box.append(p);
+    }
+    part(this.root, "reveal").replaceChildren(box);
+  }
+
+  showSummary() {
+    this.drawing++;
+    const result = summary(this.lesson, this.answers, this.record);
+    const box = part(this.root, "summary");
+    part(this.root, "step").hidden = true;
+    box.hidden = false;
+    const score = part(box, "score");
+    score.textContent = result.questions
+      ? `You answered ${result.correct} of ${result.questions} questions right.`
+      : "This lesson has no questions.";
+    const list = part(box, "missed");
+    list.replaceChildren(
+      ...result.missed.map((m) => {
+        const li = document.createElement("li");
+        const button = Object.assign(document.createElement("button"), {
+          type: "button",
+          className: "link-button",
+        });
+        button.dataset.goto = String(m.step);
+        setRich(button, `Step ${m.step + 1}: ${m.title}`);
+        li.append(button, m.answered ? "" : " (not answered)");
+        return li;
+      }),
+    );
+    part(box, "missed-head").hidden = result.missed.length === 0;
+    this.root.querySelector("[data-next]").disabled = true;
+    this.root.querySelector("[data-prev]").disabled = false;
+    this.at = this.lesson.steps.length - 1;
+    this.emit();
+    box.focus();
+  }
+}
+
+/** Start a player on `root` with `source`; resolves once the first step is drawn. */
+export function startPlayer(root, source) {
+  const player = new LessonPlayer(root, source);
+  return player.start().then(() => player);
+}

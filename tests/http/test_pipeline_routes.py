@@ -17,6 +17,8 @@ from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.http.pipeline import is_marked
+from app.lessons.builtin import builtin_json
+from app.lessons.link import encode_lesson
 from app.main import create_app
 
 # (method, path) of the routes that compute nothing: probes, documents, data lookups,
@@ -79,6 +81,13 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
     ("GET", "/api/v1/labs/{lab_id}/export.html"): ("/api/v1/labs/masks/export.html", None),
     ("GET", "/api/v1/labs/{lab_id}/export.svg"): (
         "/api/v1/labs/masks/export.svg?figures=mask-kinds",
+        None,
+    ),
+    ("GET", "/lessons"): ("/lessons", None),
+    ("GET", "/lessons/{lesson_id}"): ("/lessons/why-scale", None),
+    ("GET", "/lessons/edit"): ("/lessons/edit", None),
+    ("GET", "/lessons/play"): (
+        "/lessons/play?l=" + encode_lesson(builtin_json("why-scale") or {}),
         None,
     ),
     ("GET", "/api/v1/lessons"): ("/api/v1/lessons", None),

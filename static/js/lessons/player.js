@@ -49,7 +49,7 @@ function cellNamer(grids) {
     const cell = td ?? grids[0]?.querySelector(`td[data-row="${row - 1}"][data-col="${col - 1}"]`);
     const table = cell?.closest("table");
     const rowName = table?.querySelector(`tbody tr:nth-child(${row}) th`)?.textContent?.trim();
-    const colName = table?.querySelectorAll("thead th")?.[col]?.textContent?.trim();
+    const colName = table?.querySelectorAll("thead th")?.[col - 1]?.textContent?.trim();
     const r = rowName ? `${rowName} (row ${row})` : `row ${row}`;
     const c = colName ? `${colName} (column ${col})` : `column ${col}`;
     return `${r}, ${c}`;

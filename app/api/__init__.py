@@ -8,11 +8,21 @@ validate, call the pure packages and encode; what they share lives in ``admissio
 imports another.
 """
 
-from app.api import attention, experiments, export, figures, lab_figures, labs, lessons
+from app.api import (
+    attention,
+    experiments,
+    export,
+    figures,
+    lab_figures,
+    labs,
+    lesson_export,
+    lessons,
+)
 
 # Included one by one, not through a parent router: FastAPI keeps an included router as a
 # nested matcher, and every level costs each request a pass over its routes (about 25 µs
 # a level for POST /api/v1/attention, measured in process).
 ROUTERS = tuple(
-    m.router for m in (attention, labs, lab_figures, experiments, figures, export, lessons)
+    m.router
+    for m in (attention, labs, lab_figures, experiments, figures, export, lessons, lesson_export)
 )

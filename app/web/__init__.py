@@ -4,9 +4,13 @@ and the error handler that answers JSON to the API and an HTML page to a browser
 ``ROUTERS`` is what ``app.main`` includes, in order (flat, as ``app.api.ROUTERS``).
 """
 
-from app.web import docs, embed, health, lab_embed, labs, lessons, pages, reference
+from app.web import docs, embed, health, lab_embed, labs, lesson_embed, lessons, pages, reference
 
 ROUTERS = (
-    *(m.router for m in (health, docs, pages, labs, lessons, lab_embed, embed, reference)),
+    # lesson_embed before embed: /embed/lesson is not the figure embed /embed/{figure}.
+    *(
+        m.router
+        for m in (health, docs, pages, labs, lessons, lab_embed, lesson_embed, embed, reference)
+    ),
     embed.oembed_router,
 )

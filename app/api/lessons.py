@@ -19,6 +19,7 @@ import orjson
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from starlette.convertors import Convertor, register_url_convertor
 
 from app.http.pipeline import compute, computes, priced
 from app.http.responses import POST_ERRORS, JSONBytes, error_doc, settings_of, site_base
@@ -33,6 +34,23 @@ from app.lessons.states import plan_lesson
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["lessons"], route_class=LeanRoute)
+
+
+class LessonIdConvertor(Convertor[str]):
+    """A lesson id in ``/api/v1/lessons/{lesson_id}``: any segment but the names of the
+    POST routes beside it (``answers``, ``export``), so that a GET there is a 405 whose
+    ``Allow`` lists POST alone, not a lesson named "answers"."""
+
+    regex = "(?!(?:answers|export)$)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("lesson_id", LessonIdConvertor())
 
 
 class LessonSummary(BaseModel):
@@ -103,7 +121,16 @@ async def lessons(request: Request) -> Response:
     return JSONBytes(encode({"lessons": summaries()}))
 
 
-@router.get("/lessons/schema.json", summary="The lesson JSON Schema")
+class SchemaJSON(JSONBytes):
+    media_type = "application/schema+json"
+
+
+@router.get(
+    "/lessons/schema.json",
+    summary="The lesson JSON Schema",
+    response_class=SchemaJSON,
+    responses={200: {"content": {"application/schema+json": {"schema": {"type": "object"}}}}},
+)
 @computes
 async def schema(request: Request) -> Response:
     """The JSON Schema (draft 2020-12) of a version-1 lesson: what a lesson file, an
@@ -111,11 +138,11 @@ async def schema(request: Request) -> Response:
     priced(request, Cost(0, 0))  # built from the format's tables
     out = lesson_schema()
     out["$id"] = f"{site_base(request)}/api/v1/lessons/schema.json"
-    return JSONBytes(encode(out), media_type="application/schema+json")
+    return SchemaJSON(encode(out))
 
 
 @router.get(
-    "/lessons/{lesson_id}",
+    "/lessons/{lesson_id:lesson_id}",
     summary="One built-in lesson",
     responses={
         200: {"content": {"application/json": {"schema": _openapi_schema()}}},

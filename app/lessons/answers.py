@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.attention import InputError, Stages
-from app.inputs.errors import FieldError
+from app.attention import Stages
 from app.inputs.resolve import StateError, resolve_plan
 from app.lessons import cells, choice, direction
 from app.lessons.asked import Answer, Asked
@@ -37,8 +36,6 @@ def _run(plan: Any, path: str) -> Stages:
         return resolve_plan(plan).stages
     except StateError as exc:
         raise LessonError(path, f"{exc.param}: {exc.message}") from None
-    except (InputError, FieldError) as exc:
-        raise LessonError(path, f"{exc.field}: {exc.message}") from None
 
 
 def asked(question: Question, plan: Any, path: str) -> Asked:

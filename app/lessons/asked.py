@@ -34,13 +34,11 @@ class Asked:
         """Key j (0-based) as the page names it: "love (row 2)"."""
         return f"{self.stages.key_tokens[j]} (row {j + 1})"
 
-    def token(self, i: int) -> str:
-        return f"{self.stages.tokens[i]} (row {i + 1})"
-
-    def row(self) -> int:
-        """The question's row, 0-based, checked against the state."""
+    def row(self, rows: int | None = None) -> int:
+        """The question's row, 0-based, checked against the state's query rows (or
+        ``rows``: K and V have one row per key)."""
         assert self.question.row is not None
-        n = len(self.stages.tokens)
+        n = len(self.stages.tokens) if rows is None else rows
         if self.question.row > n:
             raise LessonError(self.at("row"), f"must be at most {n}: the state has {n} rows")
         return self.question.row - 1
@@ -61,10 +59,14 @@ def key_choices(a: Asked, keys: Any) -> list[dict[str, str]]:
     return [{"id": f"k{j + 1}", "label": a.key(int(j))} for j in keys]
 
 
-def ranked(a: Asked, weights: np.ndarray, keys: np.ndarray, i: int) -> list[int]:
-    """``keys`` by weight in row i, largest first; LessonError when two are tied."""
+def ranked(
+    a: Asked, weights: np.ndarray, keys: np.ndarray, i: int, *, top: bool = False
+) -> list[int]:
+    """``keys`` by weight in row i, largest first; LessonError when two are tied (with
+    ``top``, only a tie for the largest weight counts)."""
     order = sorted((int(j) for j in keys), key=lambda j: -weights[i, j])
-    for first, second in itertools.pairwise(order):
+    pairs = list(itertools.pairwise(order))
+    for first, second in pairs[:1] if top else pairs:
         if abs(weights[i, first] - weights[i, second]) <= TIE:
             raise LessonError(
                 a.at("row"), f"in row {i + 1}, {a.key(first)} and {a.key(second)} have the "

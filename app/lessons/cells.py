@@ -121,7 +121,7 @@ def cell_value(a: Asked) -> Answer:
     assert q.stage is not None
     assert q.col is not None
     m = grid(a, q.stage)
-    i = a.row()
+    i = a.row(m.shape[0])
     if q.col > m.shape[1]:
         raise LessonError(a.at("col"), f"must be at most {m.shape[1]}: {q.stage} has "
                           f"{m.shape[1]} columns")  # fmt: skip
@@ -161,7 +161,7 @@ def click_cell(a: Asked) -> Answer:
     assert q.stage is not None
     assert q.which is not None
     m = grid(a, q.stage)
-    rows = [a.row()] if q.row is not None else list(range(m.shape[0]))
+    rows = [a.row(m.shape[0])] if q.row is not None else list(range(m.shape[0]))
     masked = q.stage in ("scaled", "weights")
     cells = np.array([(r, c) for r in rows for c in range(m.shape[1])
                       if not masked or a.stages.allowed[r, c]])  # fmt: skip

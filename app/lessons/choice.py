@@ -13,7 +13,7 @@ from app.lessons.asked import TIE, Answer, Asked, key_choices, ranked, score_ter
 def attends_most(a: Asked) -> Answer:
     i, keys = a.allowed_row()
     w = a.head.weights
-    best = ranked(a, w, keys, i)[0] if keys.size > 1 else int(keys[0])
+    best = ranked(a, w, keys, i, top=True)[0]
     where = f"of the keys row {i + 1} may see" if keys.size < w.shape[1] else f"in row {i + 1}"
     scores = ", ".join(fmt.value(a.head.scores[i, j]) for j in keys)
     why = (

@@ -128,7 +128,7 @@ class Lesson:
 def _object(value: Any, path: str, keys: Mapping[str, bool]) -> Mapping[str, Any]:
     """``value`` as an object with only ``keys`` (True: required)."""
     if not isinstance(value, dict):
-        raise LessonError(path, "must be a JSON object")
+        raise LessonError(path or "body", "must be a JSON object")
     for key in value:
         if key not in keys:
             known = ", ".join(keys)
@@ -172,9 +172,8 @@ def _choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
 
 
 def query_params(query: str, path: str, keys: tuple[str, ...] | set[str]) -> dict[str, str]:
-    """A state's query as parameters: each key once, every key known."""
-    if len(query) > MAX_QUERY:
-        raise LessonError(path, f"must have at most {MAX_QUERY} characters")
+    """A state's query as parameters (its length is already checked): each key once,
+    every key known."""
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
     except ValueError:
@@ -284,14 +283,10 @@ def parse_lesson(raw: Any) -> Lesson:
     _object(raw, "", LESSON_KEYS)
     if raw["version"] != VERSION or isinstance(raw["version"], bool):
         raise LessonError("version", f"must be {VERSION} (the only version so far)")
-    lesson_id = raw.get("id")
-    if lesson_id is not None and (
-        not isinstance(lesson_id, str) or not re.fullmatch(ID_PATTERN, lesson_id)
-    ):
+    lesson_id = raw.get("id")  # absent, or a string: null is not an id
+    if "id" in raw and (not isinstance(lesson_id, str) or not re.fullmatch(ID_PATTERN, lesson_id)):
         raise LessonError("id", "must be 1 to 40 characters of a-z, 0-9 and -")
-    summary = raw.get("summary")
-    if summary is not None:
-        summary = _text(summary, "summary", 0, MAX_SUMMARY)
+    summary = _text(raw["summary"], "summary", 0, MAX_SUMMARY) if "summary" in raw else None
     steps = raw["steps"]
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise LessonError("steps", f"must be a list of 1 to {MAX_STEPS} steps")

@@ -24,10 +24,10 @@ def decode_lesson(text: str) -> Lesson:
     text is not a lesson's encoding, else the lesson field at fault."""
     if len(text) > MAX_LINK_CHARS:
         raise LessonError("l", f"the lesson link is longer than {MAX_LINK_CHARS:,} characters")
+    if len(text) * 3 // 4 > MAX_LESSON_BYTES:  # base64: 4 characters hold 3 bytes
+        raise LessonError("l", f"the lesson is larger than {MAX_LESSON_BYTES:,} bytes of JSON")
     try:
         raw = decode_body(text)
     except FieldError as exc:
         raise LessonError("l", exc.message.replace("state", "lesson")) from None
-    if len(encode_body(raw)) * 3 // 4 > MAX_LESSON_BYTES:
-        raise LessonError("l", f"the lesson is larger than {MAX_LESSON_BYTES:,} bytes")
     return parse_lesson(raw)

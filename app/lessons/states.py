@@ -67,10 +67,8 @@ def plan_main(query: str, path: str, settings: Settings, figures: int) -> Plan:
     params = query_params(query, path, MAIN_QUERY_KEYS)
     try:
         return plan_link(params, settings, figures=figures)
-    except StateError as exc:
+    except StateError as exc:  # every failure of a link, its price included
         raise LessonError(path, f"{exc.param}: {exc.message}") from None
-    except CostError as exc:
-        raise LessonError(path, f"{exc.field}: {exc.message}") from None
 
 
 def _section(state: LabState, path: str) -> tuple[Any, LabFigure]:

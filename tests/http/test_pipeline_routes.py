@@ -101,7 +101,7 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         None,
     ),
     ("GET", "/api/v1/lessons/schema.json"): ("/api/v1/lessons/schema.json", None),
-    ("GET", "/api/v1/lessons/{lesson_id}"): ("/api/v1/lessons/why-scale", None),
+    ("GET", "/api/v1/lessons/{lesson_id:lesson_id}"): ("/api/v1/lessons/why-scale", None),
     ("POST", "/api/v1/lessons/answers"): (
         "/api/v1/lessons/answers",
         {

@@ -1,0 +1,211 @@
+"""The built-in lessons: each loads, validates against the parser and the published
+schema, plans every state (main pages and lab sections) and computes every answer; each
+keeps the shape the issue asks for; the schema and the validator agree on a corpus."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import jsonschema_rs
+import pytest
+from lesson_helpers import asking, lesson, step
+
+from app.lessons.answers import answer_lesson
+from app.lessons.builtin import ORDER, builtin_json, get_builtin, summaries
+from app.lessons.format import LabState, LessonError, lesson_json, parse_lesson
+from app.lessons.schema import lesson_schema
+
+# jsonschema_rs: the validator schemathesis itself uses (ECMA-style patterns).
+VALIDATOR = jsonschema_rs.Draft202012Validator(lesson_schema())
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
+    assert jsonschema_rs.meta.is_valid(lesson_schema())
+
+
+@pytest.mark.parametrize("lesson_id", ORDER)
+def test_a_builtin_validates_and_every_answer_is_computed(lesson_id: str) -> None:
+    raw = builtin_json(lesson_id)
+    assert raw is not None
+    VALIDATOR.validate(raw)
+    parsed = get_builtin(lesson_id)
+    assert parsed == parse_lesson(raw)
+    assert lesson_json(parsed) == raw  # the files are written in the canonical form
+    answers = answer_lesson(parsed)
+    for s, a in zip(parsed.steps, answers, strict=True):
+        assert (a is None) == (s.question is None)
+        if a is not None:
+            assert a["kind"] == s.question.kind  # type: ignore[union-attr]
+            assert a["why"].endswith(".")
+            assert "misconception" not in a or a["misconception"]["answer"] != a["answer"]
+
+
+def kinds(lesson_id: str) -> list[str]:
+    parsed = get_builtin(lesson_id)
+    assert parsed is not None
+    return [s.question.kind for s in parsed.steps if s.question is not None]
+
+
+def test_the_builtins_have_the_shape_the_issue_asks_for() -> None:
+    by_hand = get_builtin("attention-by-hand")
+    assert by_hand is not None
+    assert len(by_hand.steps) >= 8
+    assert len(kinds("attention-by-hand")) >= 4
+    assert len(set(kinds("attention-by-hand"))) >= 3
+    shown = {n for s in by_hand.steps if not isinstance(s.state, LabState) for n in s.state.figures}
+    assert shown == set(range(1, 14))  # a path through Figures 1–13
+    assert len(kinds("why-scale")) >= 3
+    assert "direction" in kinds("why-scale")
+    assert len(kinds("masks-and-order")) >= 3
+    for lesson_id in ORDER:
+        parsed = get_builtin(lesson_id)
+        assert parsed is not None
+        assert any(isinstance(s.state, LabState) for s in parsed.steps)
+    why = get_builtin("why-scale")
+    assert why is not None
+    labs = {(s.state.lab, s.state.section) for s in why.steps if isinstance(s.state, LabState)}
+    assert {lab for lab, _ in labs} == {"why-scale"}
+    masks = get_builtin("masks-and-order")
+    assert masks is not None
+    assert {s.state.lab for s in masks.steps if isinstance(s.state, LabState)} == {"masks", "order"}
+
+
+def test_the_scaling_direction_question_is_answered_up() -> None:
+    why = get_builtin("why-scale")
+    assert why is not None
+    answers = answer_lesson(why)
+    entropy = next(a for a in answers if a is not None and a["kind"] == "direction")
+    assert entropy["accept"] == {"choice": "up"}  # scaling on flattens love's weights
+
+
+def test_the_summaries_count_steps_and_questions() -> None:
+    listed = summaries()
+    assert [s["id"] for s in listed] == list(ORDER)
+    for s in listed:
+        parsed = get_builtin(s["id"])
+        assert parsed is not None
+        assert (s["steps"], s["questions"]) == (len(parsed.steps), parsed.questions)
+    assert get_builtin("nope") is None
+    assert builtin_json("nope") is None
+
+
+def _mutations() -> list[tuple[str, Any]]:
+    """(name, lesson JSON) pairs, valid and invalid, on which schema and parser must agree."""
+    base = asking({"kind": "direction", "quantity": "weight", "row": 1, "col": 1,
+                   "change": "preset=causal"})  # fmt: skip
+    cases: list[tuple[str, Any]] = [("base", base)]
+
+    def mutate(name: str, fn: Any) -> None:
+        raw = copy.deepcopy(base)
+        fn(raw)
+        cases.append((name, raw))
+
+    mutate("no col", lambda r: r["steps"][0]["question"].pop("col"))
+    mutate("entropy with col", lambda r: r["steps"][0]["question"].update(quantity="entropy"))
+    mutate("version 2", lambda r: r.update(version=2))
+    mutate("version true", lambda r: r.update(version=True))
+    mutate("extra key", lambda r: r.update(author="me"))
+    mutate("bad id", lambda r: r.update(id="UPPER"))
+    mutate("good id", lambda r: r.update(id="my-lesson-1"))
+    mutate("title newline", lambda r: r.update(title="a\nb"))
+    mutate("text newline", lambda r: r["steps"][0].update(text="a\nb"))
+    mutate("text bidi", lambda r: r["steps"][0].update(text="a\u202eb"))
+    mutate("no steps", lambda r: r.update(steps=[]))
+    mutate("41 steps", lambda r: r.update(steps=[step()] * 41))
+    mutate("row 0", lambda r: r["steps"][0]["question"].update(row=0))
+    mutate("row 2.0", lambda r: r["steps"][0]["question"].update(row=2.0))
+    mutate("row string", lambda r: r["steps"][0]["question"].update(row="2"))
+    mutate("head 0", lambda r: r["steps"][0]["question"].update(head=0))
+    mutate("figure 0", lambda r: r["steps"][0]["state"].update(figures=[0]))
+    mutate("figures twice", lambda r: r["steps"][0]["state"].update(figures=[3, 3]))
+    mutate("no figures", lambda r: r["steps"][0]["state"].pop("figures"))
+    mutate(
+        "lab state",
+        lambda r: r["steps"].append(
+            {"title": "Lab", "state": {"page": "lab", "lab": "masks", "section": "empty-row"}}
+        ),
+    )
+    mutate(
+        "lab with question",
+        lambda r: r["steps"][0].update(
+            state={"page": "lab", "lab": "masks", "section": "empty-row"}
+        ),
+    )
+    mutate(
+        "lab unknown key",
+        lambda r: r["steps"][0].update(
+            state={"page": "lab", "lab": "masks", "section": "empty-row", "figures": [1]}
+        ),
+    )
+    mutate("null question", lambda r: r["steps"][0].update(question=None))
+    mutate("kind unknown", lambda r: r["steps"][0]["question"].update(kind="essay"))
+    mutate("kind key of another", lambda r: r["steps"][0]["question"].update(stage="Q"))
+    mutate(
+        "tolerance on cell",
+        lambda r: r["steps"][0].update(
+            question={
+                "kind": "cell_value",
+                "prompt": "?",
+                "stage": "Z",
+                "row": 1,
+                "col": 1,
+                "tolerance": 1,
+            }
+        ),
+    )
+    mutate(
+        "tolerance 0",
+        lambda r: r["steps"][0].update(
+            question={
+                "kind": "cell_value",
+                "prompt": "?",
+                "stage": "Z",
+                "row": 1,
+                "col": 1,
+                "tolerance": 0,
+            }
+        ),
+    )
+    mutate(
+        "click without row",
+        lambda r: r["steps"][0].update(
+            question={"kind": "click_cell", "prompt": "?", "stage": "weights", "which": "max"}
+        ),
+    )
+    mutate(
+        "click bad which",
+        lambda r: r["steps"][0].update(
+            question={"kind": "click_cell", "prompt": "?", "stage": "weights", "which": "most"}
+        ),
+    )
+    mutate("prompt long", lambda r: r["steps"][0]["question"].update(prompt="x" * 301))
+    mutate("summary", lambda r: r.update(summary="<b>plain</b>"))
+    mutate("summary null", lambda r: r.update(summary=None))
+    mutate("id null", lambda r: r.update(id=None))
+    mutate("text null", lambda r: r["steps"][0].update(text=None))
+    return cases  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "raw"), _mutations(), ids=[n for n, _ in _mutations()])
+def test_the_schema_and_the_parser_agree(name: str, raw: Any) -> None:
+    by_schema = VALIDATOR.is_valid(raw)
+    try:
+        parse_lesson(json.loads(json.dumps(raw)))
+        by_parser = True
+    except LessonError:
+        by_parser = False
+    assert by_schema == by_parser, name
+
+
+def test_a_lesson_of_every_kind_is_schema_valid() -> None:
+    raw = lesson(
+        step({"kind": "attends_most", "row": 2}),
+        step({"kind": "order", "row": 2, "head": 1}),
+        step({"kind": "cell_value", "stage": "weights", "row": 2, "col": 2, "tolerance": 0.01}),
+        step({"kind": "click_cell", "stage": "Q", "which": "min", "row": 1}),
+        step({"kind": "direction", "quantity": "max_weight", "row": 2, "change": ""}),
+    )
+    VALIDATOR.validate(raw)
+    assert len([a for a in answer_lesson(raw) if a is not None]) == 5

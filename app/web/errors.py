@@ -8,14 +8,14 @@ back. Anything else (scripts, ``fetch`` from the page, the API) gets JSON.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
-from starlette.routing import BaseRoute, Match
+from starlette.routing import Match
 
 from app.attention import InputError
 from app.http.admission import BusyError
@@ -43,30 +43,14 @@ def api_http_error(exc: HTTPException) -> JSONResponse:
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
 
-def _routes(routes: Iterable[BaseRoute]) -> Iterator[BaseRoute]:
-    """Every route, included routers opened (FastAPI keeps each as one matcher)."""
-    for route in routes:
-        inner = getattr(route, "original_router", None)
-        yield from _routes(inner.routes) if inner is not None else [route]
-
-
 def _allowed_methods(request: Request) -> str:
-    """Every method some route takes at this path (asked of each route, method by method,
-    so GET and POST in separate routes both count). A path that a route names literally
-    (``/api/v1/lessons/export``) is that route's resource, even where a route with a
-    parameter (``/api/v1/lessons/{lesson_id}``) would match it too: then only the literal
-    routes count. HEAD goes wherever GET does (``app.web.middleware.HeadAsGet``)."""
-    matched: list[tuple[str, bool]] = []  # (method, the route names the path literally)
-    routes = list(_routes(request.app.router.routes))
+    """Every method some route takes at this path (asked of the router, method by method,
+    so GET and POST in separate routes both count). HEAD goes wherever GET does
+    (``app.web.middleware.HeadAsGet``)."""
+    allowed: list[str] = []
     for method in _METHODS:
         scope = {**request.scope, "method": method}
-        for route in routes:
-            if route.matches(scope)[0] == Match.FULL:
-                matched.append((method, not getattr(route, "param_convertors", None)))
-    literal = any(is_literal for _, is_literal in matched)
-    allowed: list[str] = []
-    for method, is_literal in matched:
-        if (is_literal or not literal) and method not in allowed:
+        if any(r.matches(scope)[0] == Match.FULL for r in request.app.router.routes):
             allowed.append(method)
     if "GET" in allowed and "HEAD" not in allowed:
         allowed.insert(allowed.index("GET") + 1, "HEAD")

@@ -120,3 +120,9 @@ def test_over_the_budget_is_refused_naming_steps(make_client: MakeClient) -> Non
         answer = small.post(URL, json=why_scale())
     assert answer.status_code in (413, 422)
     assert field_of(answer) == "steps"
+
+
+def test_other_methods_are_a_405_allowing_post_only(client: TestClient) -> None:
+    answer = client.request("PATCH", URL)
+    assert answer.status_code == 405
+    assert answer.headers["allow"] == "POST"  # export is not a lesson id (GET /lessons/{id})

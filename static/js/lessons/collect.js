@@ -8,6 +8,17 @@
 import { siteUrl } from "../api.js";
 import { addStep, DRAFT_KEY, labStep, mainStep, readDraft } from "./draft_core.js";
 
+/** An element's text as the server wrote it: each <math> read back as its source
+ * ("√d_k", its alttext), so a step's title keeps the notation. */
+function sourceText(el) {
+  if (!el) return "";
+  const copy = el.cloneNode(true);
+  for (const math of copy.querySelectorAll("math")) {
+    math.replaceWith(math.getAttribute("alttext") ?? math.textContent);
+  }
+  return copy.textContent.replace(/\s+/g, " ").trim();
+}
+
 function storeDraft(update) {
   const draft = update(readDraft(localStorage.getItem(DRAFT_KEY)));
   localStorage.setItem(DRAFT_KEY, JSON.stringify(draft));
@@ -56,7 +67,7 @@ function wire(panel, label, makeStep) {
 function mainPage(root) {
   for (const panel of root.querySelectorAll("section.figure-panel[data-figure]")) {
     const n = Number(panel.dataset.figure);
-    const title = () => panel.querySelector("[data-role=title]")?.textContent?.trim() ?? "";
+    const title = () => sourceText(panel.querySelector("[data-role=title]"));
     wire(panel, `Figure ${n}`, () => mainStep(n, title(), window.location.search));
   }
 }
@@ -69,8 +80,7 @@ function labPage(root, state) {
     const sources = [name, ...(state.reads?.[name] ?? [])];
     const keys = ["preset", "s"];
     for (const source of sources) for (const c of state.controls?.[source] ?? []) keys.push(c.key);
-    const title = () =>
-      `${entry}: ${panel.querySelector("[data-role=title]")?.textContent?.trim() ?? ""}`;
+    const title = () => `${entry}: ${sourceText(panel.querySelector("[data-role=title]"))}`;
     wire(panel, entry, () => labStep(lab, name, title(), window.location.search, keys));
   }
 }

@@ -106,7 +106,7 @@ export const KINDS = {
   cell_value: {
     label: "The value of one cell",
     fields: ["stage", "row", "col", "tolerance"],
-    prompt: (t) => `What is the ${t.stage} value of ${t.row}, ${t.col}?`,
+    prompt: (t) => `What is the value in the ${t.stage} grid at ${t.row}, ${t.col}?`,
   },
   click_cell: {
     label: "Click the largest or smallest cell",

@@ -62,8 +62,8 @@ function plotBox(label) {
 }
 
 /** A main-page figure's panel, drawn from its description. */
-async function mainFigure(host, n, fig) {
-  const panel = panelShell(`lesson-fig-${n}`, `Figure ${n}`, fig.title);
+async function mainFigure(host, n, fig, prefix) {
+  const panel = panelShell(`${prefix}-fig-${n}`, `Figure ${n}`, fig.title);
   panel.dataset.figure = String(n);
   const caption = role("p", "caption", { className: "caption" });
   setRich(caption, fig.caption ?? "");
@@ -106,8 +106,8 @@ function staticFigure(host, n, source) {
 }
 
 /** A lab section's panel: the parts labs/render.js fills. */
-async function labFigure(host, fig) {
-  const panel = panelShell(`lesson-lab-${fig.name}`, fig.entry ?? "", fig.title);
+async function labFigure(host, fig, prefix) {
+  const panel = panelShell(`${prefix}-lab-${fig.name}`, fig.entry ?? "", fig.title);
   panel.classList.add("lab-panel");
   panel.dataset.figure = fig.name;
   const derivation = role("p", "derivation", { className: "derivation" });
@@ -129,14 +129,14 @@ async function labFigure(host, fig) {
 }
 
 /** Draw step data (`{kind: "main", figures: {n: fig}, numbers}` or `{kind: "lab",
- * figure}`) into `host`, replacing what it held. */
-export async function drawStep(host, data, source) {
+ * figure}`) into `host`, replacing what it held; element ids start with `prefix`. */
+export async function drawStep(host, data, source, prefix = "lesson") {
   host.replaceChildren();
-  if (data.kind === "lab") return labFigure(host, data.figure);
+  if (data.kind === "lab") return labFigure(host, data.figure, prefix);
   const drawn = [];
   for (const n of data.numbers) {
     const fig = data.figures[String(n)];
-    if (fig) drawn.push(mainFigure(host, n, fig));
+    if (fig) drawn.push(mainFigure(host, n, fig, prefix));
     else staticFigure(host, n, source);
   }
   return Promise.all(drawn);

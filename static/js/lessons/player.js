@@ -14,18 +14,18 @@
  */
 
 import { part, setRich } from "../dom.js";
-import { drawStep, stageGrids } from "./figures.js";
+import { stageGrids } from "./figures.js";
 import {
-  accepted,
   parseRecord,
   progressDetail,
   progressText,
   readNumber,
   recordKey,
-  responseText,
   summary,
 } from "./player_core.js";
 import { buildQuestion, lock, restore, STAGE_GRIDS } from "./questions.js";
+import { missedItems, revealBox } from "./reveal.js";
+import { StepViews } from "./views.js";
 
 const store = {
   read(key) {
@@ -70,6 +70,9 @@ export class LessonPlayer {
     this.revealed = new Set();
     this.answers = null;
     this.drawing = 0;
+    const shelf = part(root, "shelf");
+    shelf.inert = true;
+    this.views = new StepViews(part(root, "figures"), shelf, source, this.lesson.steps.length);
   }
 
   async start() {
@@ -178,15 +181,14 @@ export class LessonPlayer {
     this.root.dataset.step = String(i);
     delete this.root.dataset.rendered;
     this.emit();
-    let data = null;
+    let box = null;
     try {
-      data = await this.source.step(i);
+      box = await this.views.box(i);
     } catch (error) {
       if (ticket === this.drawing) this.fail(`Step ${i + 1} could not be drawn: ${error.message}`);
     }
     if (ticket !== this.drawing) return;
-    if (data) await drawStep(figures, data, this.source);
-    if (ticket !== this.drawing) return;
+    if (box) this.views.place(box);
     figures.setAttribute("aria-busy", "false");
     if (answer) this.ask(i, step.question, answer);
     this.openLink(i);
@@ -194,6 +196,7 @@ export class LessonPlayer {
       if (ticket !== this.drawing) return;
       this.root.dataset.rendered = String(i);
       performance.measure("lesson:step", { start: started });
+      this.views.ahead(i);
     });
   }
 
@@ -214,7 +217,7 @@ export class LessonPlayer {
 
   ask(i, question, answer) {
     const form = part(this.root, "question");
-    const grids = stageGrids(part(this.root, "figures"), STAGE_GRIDS[question.stage] ?? []);
+    const grids = this.gridsOf(i);
     const name = cellNamer(grids);
     const inner = document.createElement("form");
     inner.className = "lesson-question";
@@ -260,7 +263,15 @@ export class LessonPlayer {
     this.record[i] = response;
     this.save();
     this.reveal(i, response, form, name);
+    // Check is disabled now: the keyboard goes on from the answer (read as a status too).
+    part(this.root, "reveal").querySelector("[data-reveal]")?.focus();
     this.emit();
+  }
+
+  /** The grids of the stage step `i` asks about, in the figures on screen. */
+  gridsOf(i) {
+    const stage = this.lesson.steps[i].question?.stage;
+    return this.views.shown ? stageGrids(this.views.shown, STAGE_GRIDS[stage] ?? []) : [];
   }
 
   revealNow() {
@@ -268,11 +279,7 @@ export class LessonPlayer {
     const form = part(this.root, "question").querySelector("form");
     if (!this.answers[i] || !form) return;
     this.revealed.add(i);
-    const grids = stageGrids(
-      part(this.root, "figures"),
-      STAGE_GRIDS[this.lesson.steps[i].question.stage] ?? [],
-    );
-    this.reveal(i, this.record[i] ?? null, form, cellNamer(grids));
+    this.reveal(i, this.record[i] ?? null, form, cellNamer(this.gridsOf(i)));
   }
 
   /** The reveal: the figure shows, "You predicted … It is …", the why, the mistake. */
@@ -283,46 +290,13 @@ export class LessonPlayer {
     const figures = part(this.root, "figures");
     figures.hidden = false;
     part(this.root, "figure-note").hidden = true;
-    if (window.Plotly)
-      for (const plot of figures.querySelectorAll(".js-plotly-plot"))
-        window.Plotly.Plots.resize(plot);
     for (const [row, col] of answer.accept.cells ?? []) {
-      for (const grid of stageGrids(
-        figures,
-        STAGE_GRIDS[this.lesson.steps[i].question.stage] ?? [],
-      ))
+      for (const grid of this.gridsOf(i))
         grid
           .querySelector(`td[data-row="${row - 1}"][data-col="${col - 1}"]`)
           ?.classList.add("lesson-answer");
     }
-    const box = document.createElement("div");
-    box.className = "lesson-reveal";
-    box.dataset.reveal = "";
-    box.setAttribute("role", "status");
-    box.tabIndex = -1;
-    const lines = [];
-    if (response !== null && response !== undefined) {
-      const right = accepted(answer.accept, response);
-      box.dataset.correct = String(right);
-      lines.push([
-        "lesson-verdict",
-        `${right ? "Right." : "Not quite."} You predicted ${responseText(answer, response, name)}. It is ${answer.answer}.`,
-      ]);
-    } else {
-      lines.push(["lesson-verdict", `It is ${answer.answer}.`]);
-    }
-    lines.push(["lesson-why", answer.why]);
-    if (answer.misconception) {
-      lines.push([
-        "lesson-mistake",
-        `A common mistake: ${answer.misconception.answer}. ${answer.misconception.why}`,
-      ]);
-    }
-    for (const [cls, text] of lines) {
-      const p = Object.assign(document.createElement("p"), { className: cls });
-      setRich(p, text);
-      box.append(p);
-    }
+    const box = revealBox(answer, response, name);
     part(this.root, "reveal").replaceChildren(box);
   }
 
@@ -337,19 +311,7 @@ export class LessonPlayer {
       ? `You answered ${result.correct} of ${result.questions} questions right.`
       : "This lesson has no questions.";
     const list = part(box, "missed");
-    list.replaceChildren(
-      ...result.missed.map((m) => {
-        const li = document.createElement("li");
-        const button = Object.assign(document.createElement("button"), {
-          type: "button",
-          className: "link-button",
-        });
-        button.dataset.goto = String(m.step);
-        setRich(button, `Step ${m.step + 1}: ${m.title}`);
-        li.append(button, m.answered ? "" : " (not answered)");
-        return li;
-      }),
-    );
+    list.replaceChildren(...missedItems(result.missed));
     part(box, "missed-head").hidden = result.missed.length === 0;
     this.root.querySelector("[data-next]").disabled = true;
     this.root.querySelector("[data-prev]").disabled = false;

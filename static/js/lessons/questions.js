@@ -20,6 +20,7 @@ export const STAGE_GRIDS = {
 };
 
 let uid = 0;
+const listening = new WeakMap(); // grid -> the AbortController of its pick listeners
 
 function radio(name, choice, id) {
   const input = Object.assign(document.createElement("input"), {
@@ -104,17 +105,33 @@ function cellForm(form, grids, cellName) {
     status.textContent = `Your pick: ${cellName(picked[0], picked[1], td)}.`;
   };
   for (const grid of grids) {
+    // A step's grids are drawn once and kept (views.js): the last visit's listeners and
+    // marks go, this visit's come.
+    listening.get(grid)?.abort();
+    const controller = new AbortController();
+    listening.set(grid, controller);
+    const { signal } = controller;
+    for (const td of grid.querySelectorAll(".lesson-picked, .lesson-answer"))
+      td.classList.remove("lesson-picked", "lesson-answer");
     grid.classList.add("lesson-pickable");
-    grid.addEventListener("click", (event) => {
-      const td = event.target.closest("td[data-row]");
-      if (td && !form.dataset.locked) pick(td);
-    });
-    grid.addEventListener("keydown", (event) => {
-      const td = event.target.closest("td[data-row]");
-      if (!td || form.dataset.locked || (event.key !== "Enter" && event.key !== " ")) return;
-      event.preventDefault();
-      pick(td);
-    });
+    grid.addEventListener(
+      "click",
+      (event) => {
+        const td = event.target.closest("td[data-row]");
+        if (td && !form.dataset.locked) pick(td);
+      },
+      { signal },
+    );
+    grid.addEventListener(
+      "keydown",
+      (event) => {
+        const td = event.target.closest("td[data-row]");
+        if (!td || form.dataset.locked || (event.key !== "Enter" && event.key !== " ")) return;
+        event.preventDefault();
+        pick(td);
+      },
+      { signal },
+    );
   }
   return () => picked;
 }

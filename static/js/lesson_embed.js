@@ -17,7 +17,9 @@ if (frame.height) {
 
 let lastHeight = 0;
 function postHeight() {
-  const height = frame.height ?? document.documentElement.scrollHeight;
+  // The body's own box, not the document's scrollHeight: the player keeps the steps it
+  // draws ahead on an off-screen shelf that must not make the frame taller.
+  const height = frame.height ?? Math.ceil(document.body.getBoundingClientRect().height);
   if (height === lastHeight || window.parent === window) return;
   lastHeight = height;
   window.parent.postMessage({ type: "attention-lab:height", lesson: frame.lesson, height }, "*");

@@ -65,6 +65,8 @@ def test_lesson_embed_in_another_origin_follows_its_height(
     def reported() -> int:
         wait_for(page, "window.heightMessages.some(m => m.data.type === 'attention-lab:height')")
         content = frame.evaluate("document.documentElement.scrollHeight")
+        # The frame shows all of the lesson and nothing more: no scrolling inside it.
+        assert content == frame.evaluate("Math.ceil(document.body.getBoundingClientRect().height)")
         expression = (
             "window.heightMessages.filter(m => m.data.type === 'attention-lab:height')"
             f".at(-1).data.height === {content}"

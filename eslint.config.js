@@ -61,8 +61,9 @@ export default [
     rules: { ...mistakes, ...sitePaths },
   },
   {
-    // The one classic script: Swagger UI's start-up, loaded by a plain <script src>.
-    files: ["static/js/swagger-init.js"],
+    // The classic scripts: Swagger UI's start-up, loaded by a plain <script src>, and the
+    // SCORM adapter, inlined into an exported lesson (app/export/scorm.py).
+    files: ["static/js/swagger-init.js", "static/js/lessons/scorm_adapter.js"],
     languageOptions: { sourceType: "script" },
   },
   {

@@ -15,6 +15,7 @@ from app.api import (
     figures,
     lab_figures,
     labs,
+    lesson_export,
     lessons,
     models_api,
 )
@@ -24,5 +25,15 @@ from app.api import (
 # a level for POST /api/v1/attention, measured in process).
 ROUTERS = tuple(
     m.router
-    for m in (attention, labs, lab_figures, experiments, figures, export, models_api, lessons)
+    for m in (
+        attention,
+        labs,
+        lab_figures,
+        experiments,
+        figures,
+        export,
+        models_api,
+        lessons,
+        lesson_export,
+    )
 )

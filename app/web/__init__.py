@@ -10,6 +10,7 @@ from app.web import (
     health,
     lab_embed,
     labs,
+    lesson_embed,
     lessons,
     models_pages,
     pages,
@@ -17,9 +18,21 @@ from app.web import (
 )
 
 ROUTERS = (
+    # lesson_embed before embed: /embed/lesson is not the figure embed /embed/{figure}.
     *(
         m.router
-        for m in (health, docs, pages, labs, lessons, models_pages, lab_embed, embed, reference)
+        for m in (
+            health,
+            docs,
+            pages,
+            labs,
+            lessons,
+            models_pages,
+            lab_embed,
+            lesson_embed,
+            embed,
+            reference,
+        )
     ),
     embed.oembed_router,
 )

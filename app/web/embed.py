@@ -32,6 +32,7 @@ from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_pl
 from app.inputs.view import url_defaults
 from app.web.errors import embed_error_page
 from app.web.lab_oembed import lab_oembed
+from app.web.lesson_oembed import lesson_oembed, parse_lesson_url
 from app.web.oembed import (
     OEmbedError,
     embed_path,
@@ -220,7 +221,8 @@ async def oembed(
         str,
         Query(
             description="A page (/?…#fig-N) or embed (/embed/N?…) URL, or a lab page "
-            "(/labs/{id}?…#{figure}) or lab embed (/embed/labs/{id}/{figure}?…) URL."
+            "(/labs/{id}?…#{figure}) or lab embed (/embed/labs/{id}/{figure}?…) URL, or a "
+            "lesson (/lessons/{id}, /lessons/play?l=…, /embed/lesson/{id}, /embed/lesson?l=…)."
         ),
     ] = "",
     format: Annotated[str, Query(description="json (xml answers 501)")] = "json",
@@ -237,6 +239,9 @@ async def oembed(
         if not url:
             raise OEmbedError(404, "url", "give the url of a page or an embed of this site")
         base = site_base(request)
+        lesson_target = parse_lesson_url(url, base)
+        if lesson_target is not None:  # a lesson page, link or embed: app/web/lesson_oembed.py
+            return lesson_oembed(request, lesson_target, base=base, bounds=bounds)
         lab_target = parse_lab_url(url, base)
         if lab_target is not None:  # a lab page or lab embed: app/web/lab_oembed.py answers
             return lab_oembed(request, *lab_target, base=base, bounds=bounds)

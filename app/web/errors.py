@@ -109,10 +109,13 @@ def error_response(
     return html_error(request, status, field, message, headers)
 
 
-def embed_error_page(request: Request, status: int, param: str, message: str) -> HTMLResponse:
+def embed_error_page(
+    request: Request, status: int, param: str, message: str, *, thing: str = "figure"
+) -> HTMLResponse:
     """The error page of an embed: small, for an iframe, naming the parameter so an
-    instructor can fix the snippet (``templates/embed_error.html``)."""
-    context = {"status": status, "param": param, "message": message}
+    instructor can fix the snippet (``templates/embed_error.html``); ``thing`` is what the
+    embed shows (a figure, a lesson)."""
+    context = {"status": status, "param": param, "message": message, "thing": thing}
     page: HTMLResponse = templates.TemplateResponse(
         request, "embed_error.html", context, status_code=status
     )

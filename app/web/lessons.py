@@ -14,100 +14,38 @@ lesson, link or mode is an HTML error page naming the field (``steps[2].question
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.figures.registry import BY_NUMBER
 from app.http.pipeline import computes, priced
 from app.http.responses import settings_of
 from app.inputs.errors import FieldError
 from app.inputs.limits import Cost
-from app.inputs.link import to_query
 from app.lessons.builtin import builtin_ids, get_builtin, summaries
-from app.lessons.format import LabState, Lesson, lesson_json
+from app.lessons.format import Lesson
 from app.lessons.link import decode_lesson
-from app.lessons.states import LessonPlan, plan_lesson
+from app.lessons.states import plan_lesson
 from app.web.errors import html_error
+from app.web.lesson_player import mode_of, player_context
 from app.web.templating import templates
 
 router = APIRouter(include_in_schema=False)
 
-MODES = ("student", "present")
-STATIC_FIGURES = tuple(n for n, f in BY_NUMBER.items() if f.kind == "static")
-
-
-def _mode(request: Request) -> str:
-    mode = request.query_params.get("mode", "student")
-    if mode not in MODES:
-        raise FieldError("mode", f"must be one of {', '.join(MODES)}, not {mode[:40]!r}")
-    return mode
-
-
-def _main_step(plan: Any, figures: tuple[int, ...]) -> dict[str, Any]:
-    view = plan.link.view
-    return {
-        "kind": "main",
-        "body": plan.link.body,
-        "view": {
-            "focus": view.focus_row,
-            "head": view.head,
-            "stretch": view.stretch,
-            "softmax_row": view.row,
-        },
-        "figures": list(figures),
-        "static": [n for n in figures if n in STATIC_FIGURES],
-        "open": f"/?{to_query(plan.link)}",
-    }
-
-
-def _lab_step(state: LabState, params: dict[str, str]) -> dict[str, Any]:
-    query = urlencode(params)
-    return {
-        "kind": "lab",
-        "lab": state.lab,
-        "section": state.section,
-        "query": params,
-        "open": f"/labs/{state.lab}{'?' + query if query else ''}#{state.section}",
-    }
-
-
-def player_steps(plan: LessonPlan) -> list[dict[str, Any]]:
-    """Each step's state as the player asks the API for it."""
-    out: list[dict[str, Any]] = []
-    for step, step_plan in zip(plan.lesson.steps, plan.steps, strict=True):
-        state = step.state
-        if isinstance(state, LabState):
-            out.append(_lab_step(state, dict(parse_qsl(state.query))))
-        else:
-            out.append(_main_step(step_plan.plan, state.figures))
-    return out
-
 
 def _player(request: Request, lesson: Lesson, lesson_id: str | None) -> HTMLResponse:
     """The player page for ``lesson`` (checked and planned; nothing is built here)."""
-    mode = _mode(request)
+    mode = mode_of(request)
     plan = plan_lesson(lesson, settings_of(request))
     # Planned (every state decoded, validated and priced) but not run: the page's script
     # asks the figures and answers routes, which admit and build.
     priced(request, Cost(0, 0))
-    steps = player_steps(plan)
-    state = {
-        "lesson": lesson_json(lesson),
-        "lesson_id": lesson_id,
-        "mode": mode,
-        "theme": "auto",
-        "steps": steps,
-    }
-    statics = sorted({n for s in steps for n in s.get("static", [])})
+    context = player_context(plan, lesson_id, mode)  # shared with the lesson embeds
     other = {k: v for k, v in request.query_params.items() if k != "mode"}
     if mode == "student":
         other["mode"] = "present"
-    context = {"lesson": lesson, "state": state, "mode": mode, "statics": statics,
-               "titles": {n: BY_NUMBER[n].title for n in statics},
-               "other_mode": "?" + urlencode(other)}  # fmt: skip
+    context["other_mode"] = "?" + urlencode(other)
     page: HTMLResponse = templates.TemplateResponse(request, "lessons/play.html", context)
     return page
 

@@ -6,7 +6,8 @@ use: ``asset_url`` (hashed static URLs), ``site_url`` (a path under the root pat
 choices and labels, ``app.figures.view_fields``), ``term`` (a word linked to its glossary
 definition, ``app.web.glossary``), ``builtin_lessons`` (the built-in lessons' ids and
 titles, ``app.web.lesson_links``) and ``figure_labs`` (the lab sections that explore a
-figure, ``app.web.crosslinks``).
+figure, ``app.web.crosslinks``); ``course_panel_data`` (a lesson's "Use in a course"
+panel, ``app.web.lesson_snippets``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from app.web.assets import asset_url, site_url
 from app.web.crosslinks import figure_labs
 from app.web.glossary import term
 from app.web.lesson_links import builtin_lessons
+from app.web.lesson_snippets import course_panel_data
 from app.web.oembed import oembed_link
 
 environment.globals.update(
     asset_url=asset_url, site_url=site_url, oembed_link=oembed_link, view_fields=BY_NAME
 )
 environment.globals.update(term=term, figure_labs=figure_labs, builtin_lessons=builtin_lessons)
+environment.globals.update(course_panel_data=course_panel_data)
 templates = Jinja2Templates(env=environment)

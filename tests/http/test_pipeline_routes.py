@@ -102,6 +102,15 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         None,
     ),
     ("GET", "/api/v1/lessons"): ("/api/v1/lessons", None),
+    ("POST", "/api/v1/lessons/export"): (
+        "/api/v1/lessons/export?format=scorm12",
+        builtin_json("masks-and-order"),
+    ),
+    ("GET", "/embed/lesson/{lesson_id}"): ("/embed/lesson/why-scale", None),
+    ("GET", "/embed/lesson"): (
+        "/embed/lesson?l=" + encode_lesson(builtin_json("why-scale") or {}),
+        None,
+    ),
     ("GET", "/api/v1/lessons/schema.json"): ("/api/v1/lessons/schema.json", None),
     ("GET", "/api/v1/lessons/{lesson_id:lesson_id}"): ("/api/v1/lessons/why-scale", None),
     ("POST", "/api/v1/lessons/answers"): (

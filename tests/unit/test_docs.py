@@ -18,7 +18,7 @@ import pytest
 from test_layers import LAYERS
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["docs/architecture.md", "docs/labs.md", "docs/deployment.md"]
+DOCS = ["docs/architecture.md", "docs/labs.md", "docs/deployment.md", "docs/lessons.md"]
 PATH = re.compile(r"`((?:app|static|templates|tests|benchmarks|deploy)/[^`\s]*)`")
 ROW = re.compile(r"^\| `app/([\w.]+?)(?:/|\.py)` \|")
 NOTHING = "—"  # a cell that names nothing
@@ -114,3 +114,19 @@ def test_the_table_reader_sees_a_changed_cell() -> None:
     assert layers_table("| `app/paths.py` | where | — | — |") == {"paths": (set(), set())}
     with pytest.raises(AssertionError, match="names nothing"):
         layers_table("| `app/paths.py` | where | numpy | — |")
+
+
+IMAGE = re.compile(r"!\[[^\]]*\]\((img/[^)\s]+\.png)\)")
+MAX_IMAGE_BYTES = 200_000
+
+
+def test_docs_lessons_screenshots_exist_and_are_small() -> None:
+    """docs/lessons.md shows its screenshots: each PNG exists under docs/img and is small."""
+    text = (ROOT / "docs/lessons.md").read_text(encoding="utf-8")
+    images = IMAGE.findall(text)
+    assert len(images) >= 3, "docs/lessons.md lost its screenshots (pattern broken?)"
+    for name in images:
+        path = ROOT / "docs" / name
+        assert path.exists(), f"docs/lessons.md shows {name}, which does not exist"
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG"
+        assert path.stat().st_size <= MAX_IMAGE_BYTES, f"{name} is over {MAX_IMAGE_BYTES:,} bytes"

@@ -1,0 +1,111 @@
+"""Copy-paste snippets that put a lesson into a course site: the one place that writes them,
+for the "Use in a course" panel (``templates/macros/course.html``), the lesson oEmbed
+answer and the docs' examples, so they never disagree.
+
+Each snippet holds the lesson's iframe (``/embed/lesson/{id}`` for a built-in lesson,
+``/embed/lesson?l=…`` for any other: the lesson travels in the link, the server stores
+nothing) and the small listener that lets the iframe follow the height the embed posts
+(``{type: "attention-lab:height", …}``, as the figure embeds do). Where a platform strips
+the ``<script>``, the iframe keeps its initial height and scrolls inside. Formats:
+
+    html    a plain web page (or an LMS page editor's HTML view)
+    myst    Jupyter Book / MyST Markdown: a ```{raw} html block
+    sphinx  Sphinx reStructuredText: a ``.. raw:: html`` directive
+    quarto  Quarto: a ```{=html} raw block
+
+The title is user text: made printable, then escaped in attributes; the snippets are
+plain text the page prints (escaped) inside ``<pre>``. ``course_panel_data`` is the
+panel's context (a Jinja global: the macro calls it with the page's request).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from textwrap import indent
+from typing import Any
+from urllib.parse import quote
+
+from starlette.requests import Request
+
+from app.http.responses import site_base
+from app.inputs.fields import printable
+from app.inputs.link import encode_body
+
+# The iframe's height before the first height message (or for good, when the platform
+# strips the script): one step of a lesson with a grid figure at 720 px fits.
+LESSON_HEIGHT = 900
+# The listener of the figure embeds (docs/embedding.md), shared by every embed on a page.
+HEIGHT_LISTENER = """<script>
+  // Resize each Attention Lab iframe to the height it reports.
+  window.addEventListener("message", function (event) {
+    var m = event.data;
+    if (!m || m.type !== "attention-lab:height" || typeof m.height !== "number") return;
+    document.querySelectorAll("iframe").forEach(function (frame) {
+      if (frame.contentWindow === event.source) frame.style.height = m.height + "px";
+    });
+  });
+</script>"""
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One platform's snippet: ``key`` (html | myst | sphinx | quarto), a ``label`` for
+    people, the ``language`` it is written in and its ``text``."""
+
+    key: str
+    label: str
+    language: str
+    text: str
+
+
+def lesson_embed_path(lesson: dict[str, Any], builtin_id: str | None = None) -> str:
+    """The embed of a built-in lesson by its id, or of any lesson by its link."""
+    if builtin_id is not None:
+        return f"/embed/lesson/{quote(builtin_id, safe='')}"
+    return f"/embed/lesson?l={encode_body(lesson)}"
+
+
+def lesson_iframe(src: str, title: str, height: int = LESSON_HEIGHT) -> str:
+    """The iframe: full width of the column, titled for screen readers, lazy."""
+    name = escape(printable(f"Attention Lab lesson: {title}"))
+    return (
+        f'<iframe src="{escape(src)}" title="{name}" width="100%" height="{height}" '
+        f'style="border:0;max-width:100%" loading="lazy" allowfullscreen '
+        f'referrerpolicy="strict-origin-when-cross-origin"></iframe>'
+    )
+
+
+def course_snippets(src: str, title: str, height: int = LESSON_HEIGHT) -> list[Snippet]:
+    """The four snippets for the embed URL ``src`` (absolute) of the lesson ``title``."""
+    block = lesson_iframe(src, title, height) + "\n" + HEIGHT_LISTENER
+    return [
+        Snippet("html", "A web page (or an LMS page's HTML view)", "html", block),
+        Snippet(
+            "myst", "Jupyter Book / MyST Markdown", "markdown", f"```{{raw}} html\n{block}\n```"
+        ),
+        Snippet(
+            "sphinx", "Sphinx (reStructuredText)", "rst", ".. raw:: html\n\n" + indent(block, "   ")
+        ),
+        Snippet("quarto", "Quarto", "markdown", f"```{{=html}}\n{block}\n```"),
+    ]
+
+
+# How much of a long l= link the panel prints (the href keeps all of it).
+SHOWN_LINK = 80
+
+
+def course_panel_data(
+    request: Request, lesson: dict[str, Any], builtin_id: str | None = None
+) -> dict[str, Any]:
+    """The "Use in a course" panel of ``lesson`` (its JSON; ``builtin_id`` for a built-in):
+    the lesson's link, and the snippets for its embed, from the site's public address."""
+    base = site_base(request)
+    page = f"/lessons/{quote(builtin_id, safe='')}" if builtin_id else (
+        f"/lessons/play?l={encode_body(lesson)}"
+    )  # fmt: skip
+    link = base + page
+    shown = link if len(link) <= SHOWN_LINK else link[: SHOWN_LINK - 1] + "…"
+    src = base + lesson_embed_path(lesson, builtin_id)
+    return {"link": link, "link_text": shown,
+            "snippets": course_snippets(src, str(lesson.get("title", "")))}  # fmt: skip

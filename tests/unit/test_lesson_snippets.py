@@ -1,0 +1,109 @@
+"""app/web/lesson_snippets.py: the course-site snippets. The Sphinx one is rendered by a real
+Sphinx build (one small project in a temporary folder) and the built page must hold the
+iframe with the lesson's embed URL and the height listener; the MyST and Quarto ones are
+raw-HTML blocks around the same HTML; hostile titles stay text."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from app.inputs.link import decode_body
+from app.web.lesson_snippets import (
+    HEIGHT_LISTENER,
+    course_snippets,
+    lesson_embed_path,
+    lesson_iframe,
+)
+
+SITE = "https://lab.example.edu"
+LESSON = {"version": 1, "title": "Masks & order", "steps": [{"title": "One", "text": ""}]}
+
+
+class Iframes(HTMLParser):
+    """The attributes of every <iframe> and the text of every <script> in a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: list[dict[str, str | None]] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "iframe":
+            self.frames.append(dict(attrs))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts.append(data)
+
+
+def parsed(html: str) -> Iframes:
+    parser = Iframes()
+    parser.feed(html)
+    return parser
+
+
+def test_embed_paths() -> None:
+    assert lesson_embed_path(LESSON, "masks-and-order") == "/embed/lesson/masks-and-order"
+    path = lesson_embed_path(LESSON)
+    assert path.startswith("/embed/lesson?l=")
+    assert decode_body(path.removeprefix("/embed/lesson?l=")) == LESSON
+
+
+def test_sphinx_renders_the_snippet(tmp_path: Path) -> None:
+    src = SITE + lesson_embed_path(LESSON)
+    sphinx = {s.key: s for s in course_snippets(src, LESSON["title"])}["sphinx"]
+    project = tmp_path / "src"
+    project.mkdir()
+    (project / "conf.py").write_text('project = "Course"\n', encoding="utf-8")
+    page = f"Week 3\n======\n\nBefore the lecture.\n\n{sphinx.text}\n\nAfter the lesson.\n"
+    (project / "index.rst").write_text(page, encoding="utf-8")
+    out = tmp_path / "html"
+    # One build in a child process (Sphinx's own warnings stay out of this process); -W
+    # turns a snippet Sphinx does not understand into a failure.
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-W", "-b", "html",
+         "-D", "html_theme=basic", str(project), str(out)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    built = parsed((out / "index.html").read_text(encoding="utf-8"))
+    assert len(built.frames) == 1
+    frame = built.frames[0]
+    assert frame["src"] == src
+    assert frame["title"] == "Attention Lab lesson: Masks & order"
+    assert frame["height"] == "900"
+    assert any("attention-lab:height" in s for s in built.scripts)
+
+
+@pytest.mark.parametrize(("key", "opening", "closing"), [("myst", "```{raw} html", "```"),
+                         ("quarto", "```{=html}", "```")])  # fmt: skip
+def test_markdown_snippets_are_raw_html_blocks(key: str, opening: str, closing: str) -> None:
+    src = f"{SITE}/embed/lesson/why-scale"
+    snippet = {s.key: s for s in course_snippets(src, "Why scale")}[key]
+    lines = snippet.text.split("\n")
+    assert lines[0] == opening
+    assert lines[-1] == closing
+    html = "\n".join(lines[1:-1])
+    assert html == lesson_iframe(src, "Why scale") + "\n" + HEIGHT_LISTENER
+    assert parsed(html).frames[0]["src"] == src
+
+
+def test_hostile_title_stays_text() -> None:
+    title = '"><script>alert(1)</script>\x00'
+    for snippet in course_snippets(f"{SITE}/embed/lesson?l=abc&x=\"'", title):
+        frames = parsed(snippet.text).frames
+        assert len(frames) == 1
+        assert frames[0]["title"] == "Attention Lab lesson: " + title.replace("\x00", "\ufffd")
+        assert frames[0]["src"] == f"{SITE}/embed/lesson?l=abc&x=\"'"
+        assert len(re.findall("<script>", snippet.text)) == 1  # only the listener's

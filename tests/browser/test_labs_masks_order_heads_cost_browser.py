@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import source_text, wait_idle
+from page_helpers import SOURCE_TEXT, source_text, source_texts, wait_idle
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
@@ -119,10 +119,20 @@ def _has(figure: str, role: str, text: str) -> Callable[[Page], None]:
     return check
 
 
+def wait_grid_has(page: Page, figure: str, grid: str, text: str) -> None:
+    """Wait until the grid's text, notation read as typed (its MathML's alttext, "q_5"),
+    holds ``text``; a timeout fails the test."""
+    selector = f'[data-figure="{figure}"] [data-grid="{grid}"]'
+    page.wait_for_function(
+        f"([sel, t]) => {{ {SOURCE_TEXT} const el = document.querySelector(sel);"
+        " return !!el && sourceText(el).includes(t); }",
+        arg=[selector, text],
+        timeout=5000,
+    )
+
+
 def _grid_has(figure: str, grid: str, text: str) -> Callable[[Page], None]:
-    return lambda page: expect(
-        panel(page, figure).locator(f'[data-grid="{grid}"]').first
-    ).to_contain_text(text)
+    return lambda page: wait_grid_has(page, figure, grid, text)
 
 
 def _grids(figure: str, n: int) -> Callable[[Page], None]:
@@ -292,13 +302,14 @@ def test_masks_share_one_s_whose_size_follows_l(
     page.keyboard.press("ArrowRight")
     wait_idle(page)
     expect(cells).to_have_count(36)
-    expect(panel(page, "mask-kinds").locator('[data-control="S"] th')).to_have_text(
-        [f"q_{i}" for i in range(1, 7)]
-    )
+    expect(panel(page, "mask-kinds").locator('[data-control="S"] th')).to_have_count(6)
+    assert source_texts(page, '[data-figure="mask-kinds"] [data-control="S"] th') == [
+        f"q_{i}" for i in range(1, 7)
+    ]
     boxes = panel(page, "mask-kinds").locator('[data-control="pad"] label')
     assert [boxes.nth(j).is_visible() for j in range(8)] == [True] * 6 + [False] * 2
-    expect(panel(page, "mask-order").locator('[data-grid="weights-before"]')).to_contain_text("q_6")
-    expect(panel(page, "empty-row").locator('[data-grid="weights"]')).to_contain_text("q_6")
+    wait_grid_has(page, "mask-order", "weights-before", "q_6")
+    wait_grid_has(page, "empty-row", "weights", "q_6")
     assert "L=6" in page.url
     assert "S=" in page.url
     # a new cell of S, typed: q_6 reads k_6 with score 3 (its row, causal, before: e^3/(5+e^3))

@@ -48,10 +48,22 @@ function added(status, draft) {
   status.replaceChildren(`Added as step ${draft.steps.length}: `, link);
 }
 
+/** Where the control goes: a lab section's toolbar; under a main-page figure, a line of
+ * its own at the foot (its toolbar already fills a phone's width: a sixth button would
+ * wrap it onto a second row above the plot). */
+function place(panel, box) {
+  if (panel.matches("section.figure-panel")) {
+    const foot = Object.assign(document.createElement("p"), { className: "lesson-foot" });
+    foot.append(box);
+    panel.append(foot);
+    return;
+  }
+  (panel.querySelector(".share-bar") ?? panel.querySelector(".figure-head")).append(box);
+}
+
 function wire(panel, label, makeStep) {
   const { box, button, status } = control(label);
-  const bar = panel.querySelector(".share-bar") ?? panel.querySelector(".figure-head");
-  bar.append(box);
+  place(panel, box);
   button.addEventListener("click", () => {
     try {
       added(

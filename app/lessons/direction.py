@@ -15,8 +15,9 @@ from app.lessons.asked import TIE, Answer, Asked
 from app.lessons.format import LessonError
 from app.lessons.states import StepPlan
 
-CHOICES = [{"id": "up", "label": "It goes up"}, {"id": "down", "label": "It goes down"},
-           {"id": "same", "label": "It stays the same"}]  # fmt: skip
+# Lower case: the reveal quotes a label mid-sentence ("You predicted down. It is up: …").
+CHOICES = [{"id": "up", "label": "up"}, {"id": "down", "label": "down"},
+           {"id": "same", "label": "the same"}]  # fmt: skip
 OPPOSITE = {"up": "down", "down": "up"}
 
 
@@ -85,7 +86,7 @@ def direction(a: Asked, changed: Stages, plan: StepPlan) -> Answer:
         f"{_upper(named(a, i))} is {described(a, before)} in this state and "
         f"{described(a, after)} after the change{_reason(a, changed, head, i)}."
     )
-    words = {"up": "Up", "down": "Down", "same": "The same"}[way]
+    words = {"up": "up", "down": "down", "same": "the same"}[way]
     out: Answer = {
         "kind": "direction",
         "answer": f"{words}: {described(a, before)} → {described(a, after)}",

@@ -215,7 +215,7 @@ def test_direction_both_ways_with_the_scaling_mistake() -> None:
     on = {"kind": "direction", "quantity": "entropy", "row": 2, "change": "preset=i-love-llms"}
     up = answer(on, OFF)
     assert up["accept"] == {"choice": "up"}
-    assert up["answer"] == "Up: 0.76 bits → 1.31 bits"
+    assert up["answer"] == "up: 0.76 bits → 1.31 bits"
     assert [c["id"] for c in up["choices"]] == ["up", "down", "same"]
     assert "goes from 3 to 1.5" in up["why"]
     assert up["misconception"]["answer"] == "down"
@@ -224,7 +224,7 @@ def test_direction_both_ways_with_the_scaling_mistake() -> None:
     assert down["accept"] == {"choice": "down"}
     assert down["misconception"]["answer"] == "up"
     top = answer({"kind": "direction", "quantity": "max_weight", "row": 2, "change": OFF})
-    assert top["answer"] == "Up: 0.63 → 0.84"
+    assert top["answer"] == "up: 0.63 → 0.84"
 
 
 def test_direction_same_and_masks() -> None:
@@ -233,7 +233,7 @@ def test_direction_same_and_masks() -> None:
     assert "misconception" not in same
     masked = answer({"kind": "direction", "quantity": "weight", "row": 2, "col": 2,
                      "change": CAUSAL})  # fmt: skip
-    assert masked["answer"] == "Up: 0.63 → 0.82"  # e^2.5 / (e^1 + e^2.5) = 0.8176
+    assert masked["answer"] == "up: 0.63 → 0.82"  # e^2.5 / (e^1 + e^2.5) = 0.8176
     assert "row 2 (love) may see 3 keys in this state and 2 after it" in masked["why"]
     assert "misconception" not in masked  # not a scaling change
 

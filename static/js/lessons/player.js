@@ -212,7 +212,15 @@ export class LessonPlayer {
     const link = part(this.root, "open");
     const url = this.source.openUrl?.(i);
     link.hidden = !url;
-    if (url) link.querySelector("a").href = url;
+    if (!url) return;
+    const a = link.querySelector("a");
+    a.href = url;
+    // Inside an embed (a course page's iframe) the product opens in its own tab, as a
+    // figure embed's "Open in Attention Lab" does, not inside the small frame.
+    if (window.self !== window.top) {
+      a.target = "_blank";
+      a.rel = "noopener";
+    }
   }
 
   ask(i, question, answer) {

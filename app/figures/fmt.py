@@ -172,6 +172,15 @@ def derived(x: float, dp: int = 3) -> str:
     return _signed(f"{x:.{dp}f}")
 
 
+def coarse(x: float, dp: int = 2) -> str:
+    """A quantity to exactly ``dp`` decimals where space is short (a head's entropy on a
+    small map): a non-zero that would print as 0 is a bound, '<0.01', never '0.00'."""
+    x = _finite(x)
+    if 0.0 < x < 0.5 * 10.0**-dp:
+        return "<0." + "0" * (dp - 1) + "1"
+    return derived(x, dp)
+
+
 def significant(x: float, digits: int = 6) -> str:
     """``x`` to ``digits`` significant digits with trailing zeros dropped: '0.1234567891',
     '2.5', '−3', '1.5 × 10⁻⁷' (a power of ten where Python's general format would write 'e')."""

@@ -187,13 +187,14 @@ def _summary(item: dict[str, Any], layer: int, head: int, open_query: str) -> di
     entropy = float(item["entropy"])
     words = PATTERN_WORDS.get(pattern, pattern)
     name = f"Layer {layer + 1}, head {head + 1}"
-    entropy_text = fmt.derived(entropy, 2)
+    entropy_text = fmt.coarse(entropy, 2)
     return {
         "layer": layer,
         "head": head,
         "label": f"L{layer + 1} H{head + 1}",
         "name": name,
         "pattern": pattern,
+        "short": pattern.replace("_", " "),  # the small map's label: "same word"
         "words": words,
         "entropy": entropy,
         "entropy_text": entropy_text,

@@ -169,3 +169,12 @@ def test_small_weight_never_prints_a_weight_short_of_one_as_one() -> None:
     assert fmt.small_weight(3e-6) == "3.0 × 10⁻⁶"
     assert fmt.small_weight(1.0) == "1"
     assert fmt.small_weight(0.99994) == "0.9999"
+
+
+def test_coarse_keeps_two_decimals_and_bounds_what_would_print_as_zero() -> None:
+    assert fmt.coarse(1.4567) == "1.46"
+    assert fmt.coarse(0.0) == "0.00"
+    assert fmt.coarse(7.69e-5) == "<0.01"
+    assert fmt.coarse(0.004, 3) == "0.004"
+    assert fmt.coarse(0.0004, 3) == "<0.001"
+    assert fmt.coarse(0.005) == "0.01"

@@ -146,7 +146,7 @@ function drawHeads(data) {
       button.setAttribute("aria-label", summary.spoken);
       button.title = summary.spoken;
       button.children[0].textContent = summary.label;
-      button.children[2].textContent = `${summary.pattern} · ${summary.entropy_text}`;
+      button.children[2].textContent = `${summary.short} · ${summary.entropy_text}`;
       // Colours only: a canvas, one block per cell (the numbers are the larger view's).
       renderGrid(button.children[1], miniDesc(data, l, h));
     }

@@ -93,7 +93,9 @@ def test_at_375_px_figures_5_and_10_run_top_to_bottom(
         assert any(step in t for t in texts), (step, texts)
     # Back at a desktop width the wide diagram returns (the breakpoint redraws it).
     page.set_viewport_size({"width": 1280, "height": 900})
-    for _ in range(100):
+    # Poll for up to 30 s: on a loaded CI machine the redraw took longer than 5 s, and
+    # while Plotly redraws the layout has no height yet.
+    for _ in range(600):
         height, _, width = page.evaluate(BOXES_JS, n)
         if height is not None and height < width:
             break

@@ -21,14 +21,19 @@ TEXT = "I love LLMs"
 
 
 def painted(page: Page, count: int) -> None:
+    # 90 s: a loaded CI machine (two cores, the whole suite) has taken more than 30.
     page.locator(f"main[data-painted='{count}'][aria-busy='false']").wait_for(
-        state="attached", timeout=30_000
+        state="attached", timeout=90_000
     )
 
 
 @pytest.fixture(scope="module")
 def encoder(context: BrowserContext, server_url: str) -> Iterator[Page]:
     page = context.new_page()
+    # This page and the main page it opens (X 385 columns wide) are the suite's heaviest:
+    # every wait on them gets 90 s, which a loaded two-core CI machine has needed.
+    page.set_default_timeout(90_000)
+    page.set_default_navigation_timeout(90_000)
     page.goto(f"{server_url}/models/minilm?text={quote(TEXT)}")
     painted(page, 1)
     yield page
@@ -73,7 +78,7 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     assert page.locator("#head-title").inner_text() == "Layer 2, head 3"
     assert buttons.nth(14).get_attribute("aria-pressed") == "true"
     # its numbers are asked for (head.json: one head), the small maps carry colours only
-    page.locator("#head-large [data-grid='weights-l2h3']").wait_for(timeout=30_000)
+    page.locator("#head-large [data-grid='weights-l2h3']").wait_for(timeout=90_000)
     big = page.locator("#head-large table.grid td[data-row]").evaluate_all(
         "tds => tds.map(t => [Number(t.dataset.row), Number(t.dataset.col),"
         " Number(t.dataset.value), t.textContent])"
@@ -115,8 +120,12 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
 
     # open this head in the figures: Figure 6 equals the model API's weights (float32)
     page.locator("#open-head").click()
-    page.wait_for_url(re.compile(r"/\?model=minilm&text=I\+love\+LLMs&layer=2&head=3$"))
-    wait_idle(page, timeout=60_000)
+    page.wait_for_url(
+        re.compile(r"/\?model=minilm&text=I\+love\+LLMs&layer=2&head=3$"),
+        wait_until="commit",
+        timeout=90_000,
+    )
+    wait_idle(page, timeout=90_000)
     assert "layer 2, head 3 of all-MiniLM-L6-v2" in page.locator("#model-banner").inner_text()
     assert "folded in as a column of ones on X" in page.locator("#model-banner").inner_text()
     weights = page.evaluate(
@@ -136,7 +145,7 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
 
     # an edit makes it an ordinary state: an s= link, and the banner stops claiming the model
     set_cell(page, cell("x", 0, 0), "2")
-    page.locator("main[data-url='synced']").wait_for(state="attached", timeout=30_000)
+    page.locator("main[data-url='synced']").wait_for(state="attached", timeout=90_000)
     assert "?s=" in page.url
     assert "model=" not in page.url
     banner = page.locator("#model-banner")
@@ -144,12 +153,16 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     assert "no longer layer 2, head 3" in banner.locator("[data-state=edited]").inner_text()
 
     # Reset: the model's numbers again, so its short link and the banner's claim come back
+    # As a click on the button does, focus leaves the edited cell first (its blur commits
+    # nothing new), and the URL has caught up, before Reset runs.
+    page.evaluate("document.activeElement.blur()")
+    wait_idle(page, timeout=90_000)
     page.evaluate("document.getElementById('reset').click()")
     # The page rewrites its URL with history.replaceState once the figures are back (no
     # navigation to wait for; 385 columns take a while on a loaded machine): poll for it.
     page.wait_for_function(
         "() => /^[?]model=minilm&text=I[+]love[+]LLMs&layer=2&head=3/.test(location.search)",
-        timeout=60_000,
+        timeout=90_000,
     )
     assert banner.locator("[data-state=model]").is_visible()
     assert not banner.locator("[data-state=edited]").is_visible()

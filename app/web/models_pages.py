@@ -11,6 +11,9 @@ An unknown model is a 404 (an HTML page for a browser).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
@@ -21,6 +24,7 @@ from app.http.responses import JSONBytes
 from app.inputs.errors import FieldError
 from app.inputs.limits import Cost
 from app.inputs.model_text import MAX_TEXT_CHARS
+from app.models.base import ModelSpec
 from app.web import model_views
 from app.web.errors import error_response
 from app.web.model_views import PATTERN_MEANINGS, PATTERN_WORDS, Listed
@@ -111,19 +115,10 @@ async def heads_json(
 ) -> Response:
     """Every head of ``model_id`` for ``text``: tokens, every head's colours, summaries
     and the full grid of ``layer``/``head`` (0-based) (JSON)."""
-    checked = _checked(request, model_id, theme, hide_special)
-    if isinstance(checked, Response):
-        return checked
-    model = model_views.load(model_id)
-    model_views.check_head(model.spec, layer, head)
-    tokens = model_views.check_text(model, text)
-    cost = price(request, model_views.heads_cost(model.spec, len(tokens)), "text")
-    hide = hide_special == "1"
-
-    def answer() -> bytes:
-        return encode(model_views.heads_answer(model, text, theme, hide, layer, head))
-
-    return JSONBytes(await compute(request, cost, answer))
+    return await _heads_route(
+        request, model_id, (text, theme, hide_special, layer, head),
+        model_views.heads_cost, model_views.heads_answer,
+    )  # fmt: skip
 
 
 @router.get("/models/{model_id}/head.json")
@@ -138,17 +133,33 @@ async def head_json(
     head: int = 0,
 ) -> Response:
     """One head's full grid (the page's larger view when another head is picked)."""
+    return await _heads_route(
+        request, model_id, (text, theme, hide_special, layer, head),
+        model_views.head_grid_cost, model_views.head_answer,
+    )  # fmt: skip
+
+
+async def _heads_route(
+    request: Request,
+    model_id: str,
+    asked: tuple[str, str, str, int, int],
+    cost_of: Callable[[ModelSpec, int], Cost],
+    answer_of: Callable[..., Any],
+) -> Response:
+    """The two heads routes' one pipeline: check the model, view, head and text, price
+    from the token count, then build and encode the answer off the event loop."""
+    text, theme, hide_special, layer, head = asked
     checked = _checked(request, model_id, theme, hide_special)
     if isinstance(checked, Response):
         return checked
     model = model_views.load(model_id)
     model_views.check_head(model.spec, layer, head)
     tokens = model_views.check_text(model, text)
-    cost = price(request, model_views.head_grid_cost(model.spec, len(tokens)), "text")
+    cost = price(request, cost_of(model.spec, len(tokens)), "text")
     hide = hide_special == "1"
 
     def answer() -> bytes:
-        return encode(model_views.head_answer(model, text, theme, hide, layer, head))
+        return encode(answer_of(model, text, theme, hide, layer, head))
 
     return JSONBytes(await compute(request, cost, answer))
 

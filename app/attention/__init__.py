@@ -4,6 +4,7 @@ Public names: ``run`` and its ``AttentionInput``/``Stages``, ``softmax_stage`` f
 Figure 12, and ``InputError`` for inputs that cannot be computed with.
 """
 
+from app.attention.options import Options
 from app.attention.pipeline import (
     AttentionInput,
     HeadStages,
@@ -12,13 +13,16 @@ from app.attention.pipeline import (
     run,
 )
 from app.attention.softmax import SoftmaxStage, softmax_stage
+from app.attention.tiled import TileTrace
 
 __all__ = [
     "AttentionInput",
     "HeadStages",
     "InputError",
+    "Options",
     "SoftmaxStage",
     "Stages",
+    "TileTrace",
     "run",
     "softmax_stage",
 ]

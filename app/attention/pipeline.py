@@ -11,20 +11,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from app.attention import ops
+from app.attention import ops, options
+from app.attention.errors import InputError
 from app.attention.heads import merge_heads, split_heads
 from app.attention.ops import BoolMatrix, Matrix
+from app.attention.tiled import TileTrace, tiled_output
 
 MASKS = ("none", "causal")
-
-
-class InputError(ValueError):
-    """An input that cannot be computed with; ``field`` names it as the API spells it."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+__all__ = ["AttentionInput", "HeadStages", "InputError", "Stages", "run"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +49,14 @@ class AttentionInput:
     allowed: BoolMatrix | None = None
     heads: int = 1
     w_o: Matrix | None = None
+    # Additive options (app.attention.options), each off by default:
+    rope_base: float | None = None  # rotary embedding on q and k of every head
+    positions: tuple[float, ...] | None = None  # the queries' positions for it (0 … L_Q − 1)
+    alibi: bool = False  # −m·(i − j) on each head's scores (needs the causal mask)
+    window: int | None = None  # keys with |i − j| < W only
+    sinks: int | None = None  # … and the first k keys (needs a window)
+    kv_heads: int | None = None  # K and V mean-pooled into this many shared heads
+    tiling: tuple[int, int] | None = None  # (block_rows, block_cols): the online softmax
 
     def with_positional(self, pe: Matrix | None, source_pe: Matrix | None = None) -> AttentionInput:
         """This input with ``pe`` (L_Q, d_model) added to x and ``source_pe`` (L_K, d_model)
@@ -91,6 +93,8 @@ class HeadStages:
     row_entropy: Matrix  # (L_Q,) bits
     row_argmax: tuple[int, ...]  # index of the largest weight per row
     row_max: Matrix  # (L_Q,) the largest weight per row
+    bias: Matrix | None = None  # (L_Q, L_K) ALiBi's −m·(i − j), added to scaled before masking
+    tiles: tuple[TileTrace, ...] | None = None  # the online softmax's trace, with tiling
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,7 @@ class Stages:
     scale: bool
     mask: str
     warnings: tuple[str, ...] = field(default=())
+    options: options.Options | None = None  # the additive options as used, None without
 
     @property
     def cross(self) -> bool:
@@ -131,21 +136,24 @@ def run(inp: AttentionInput) -> Stages:
     """Compute every stage of softmax(Q Kᵀ / √d_k) V for ``inp``."""
     q, k, v = _qkv(inp)
     l_q, l_k = q.shape[0], k.shape[0]
+    opts = options.resolve(inp, l_q, l_k, q.shape[1] // inp.heads)  # None: no option given
     tokens = _labels(inp.tokens, l_q, "tokens", "t")
     key_tokens = _key_labels(inp, tokens, l_k)
     allowed = _allowed(inp, l_q, l_k)
+    if opts is not None and opts.window is not None:
+        allowed = allowed & options.window_allowed(l_q, l_k, opts.window, opts.sinks)
     # None: every cell allowed, so `masked` is `scaled` itself (no copy, no −inf)
     unmasked = inp.mask == "none" and inp.padding is None and inp.allowed is None
+    unmasked = unmasked and (opts is None or opts.window is None)
     mask = None if unmasked or allowed.all() else allowed
-    heads = tuple(
-        _one_head(q_h, k_h, v_h, mask, inp.scale)
-        for q_h, k_h, v_h in zip(
-            split_heads(q, inp.heads),
-            split_heads(k, inp.heads),
-            split_heads(v, inp.heads),
-            strict=True,
+    qs, ks, vs = split_heads(q, inp.heads), split_heads(k, inp.heads), split_heads(v, inp.heads)
+    if opts is None:
+        heads = tuple(
+            _one_head(q_h, k_h, v_h, mask, inp.scale)
+            for q_h, k_h, v_h in zip(qs, ks, vs, strict=True)
         )
-    )
+    else:
+        heads = _option_heads(opts, qs, ks, vs, mask, inp.scale)
     concat = heads[0].output if len(heads) == 1 else merge_heads([h.output for h in heads])
     output = concat if inp.w_o is None else concat @ _checked_w_o(inp.w_o, concat.shape[1])
     return Stages(
@@ -168,17 +176,48 @@ def run(inp: AttentionInput) -> Stages:
         scale=inp.scale,
         mask=inp.mask,
         warnings=() if mask is None else _blocked_row_warnings(allowed, tokens),
+        options=opts,
     )
 
 
+def _option_heads(
+    opts: options.Options,
+    qs: list[Matrix],
+    ks: list[Matrix],
+    vs: list[Matrix],
+    mask: BoolMatrix | None,
+    scale: bool,
+) -> tuple[HeadStages, ...]:
+    """Every head under the options: shared K/V, rotated q and k, a bias, tiling."""
+    if opts.kv_heads is not None:
+        ks, vs = options.shared_kv(ks, opts.kv_heads), options.shared_kv(vs, opts.kv_heads)
+    if opts.rope_base is not None:
+        qs = [options.rope_rotate(q_h, opts.positions, opts.rope_base) for q_h in qs]
+        ks = [options.rope_rotate(k_h, opts.key_positions, opts.rope_base) for k_h in ks]
+    l_q, l_k = qs[0].shape[0], ks[0].shape[0]
+    slopes = opts.alibi_slopes or (None,) * len(qs)
+    return tuple(
+        _one_head(q_h, k_h, v_h, mask, scale,
+                  None if m is None else options.alibi_bias(m, l_q, l_k), opts.tiling)
+        for q_h, k_h, v_h, m in zip(qs, ks, vs, slopes, strict=True)
+    )  # fmt: skip
+
+
 def _one_head(
-    q: Matrix, k: Matrix, v: Matrix, allowed: BoolMatrix | None, scale: bool
+    q: Matrix,
+    k: Matrix,
+    v: Matrix,
+    allowed: BoolMatrix | None,
+    scale: bool,
+    bias: Matrix | None = None,
+    tiling: tuple[int, int] | None = None,
 ) -> HeadStages:
     d_k = q.shape[1]
     div = ops.divisor(d_k, scale)
     scores = ops.scores(q, k)
     scaled = scores / div
-    masked = scaled if allowed is None else ops.apply_mask(scaled, allowed)
+    biased = scaled if bias is None else scaled + bias
+    masked = biased if allowed is None else ops.apply_mask(biased, allowed)
     top = ops.row_top(masked)  # (L_Q, 1)
     if ops.is_printable(top):  # the usual case: no blocked row, no shift, e^masked shown
         weights = ops.softmax_rows(masked, top)
@@ -187,6 +226,9 @@ def _one_head(
         weights = ops.softmax_rows(masked)
         shift = ops.exp_shift(masked)
         exps = np.exp(masked - shift[:, None])
+    output, tiles = (
+        (ops.weighted_sum(weights, v), None) if tiling is None else tiled_output(masked, v, *tiling)
+    )
     return HeadStages(
         q=q,
         k=k,
@@ -195,7 +237,7 @@ def _one_head(
         scaled=scaled,
         masked=masked,
         weights=weights,
-        output=ops.weighted_sum(weights, v),
+        output=output,
         d_k=d_k,
         divisor=div,
         exps=exps,
@@ -205,6 +247,8 @@ def _one_head(
         row_entropy=ops.entropy_bits(weights),
         row_argmax=tuple(weights.argmax(axis=1).tolist()),
         row_max=np.maximum.reduce(weights, axis=1),
+        bias=bias,
+        tiles=tiles,
     )
 
 

@@ -19,11 +19,12 @@ from pydantic import (
     Field,
     Strict,
     StrictBool,
+    StrictInt,
 )
 
 from app.attention import AttentionInput
 from app.inputs.errors import FieldError
-from app.inputs.fields import MAX_LABEL_CHARS, Label, Whole
+from app.inputs.fields import INTEGRAL, MAX_LABEL_CHARS, Label, Whole
 from app.labs.positional import sinusoidal
 from app.presets import RUNNING_EXAMPLE, W_O_TWO_HEADS
 from app.settings import Settings
@@ -84,6 +85,45 @@ class Source(BaseModel):
     )
 
 
+# RoPE positions: whole numbers, far enough for any context here and exact as float64.
+MAX_POSITION = 1_000_000
+# Sliding window, sinks and tile sizes: at most the most tokens a sequence may have.
+MAX_SPAN = 4096
+# Bounds before INTEGRAL, so the schema says them as JSON Schema's keywords (fields.py).
+Position = Annotated[StrictInt, Field(ge=0, le=MAX_POSITION), INTEGRAL]
+WindowSize = Annotated[StrictInt, Field(ge=1, le=MAX_SPAN), INTEGRAL]
+SinkCount = Annotated[StrictInt, Field(ge=0, le=MAX_SPAN), INTEGRAL]
+KvHeads = Annotated[StrictInt, Field(ge=1, le=512), INTEGRAL]
+
+
+class Rope(BaseModel):
+    """Rotary position embedding (Su et al., "RoFormer"): pair i of q and k at position m
+    turns by m·θ_i, θ_i = base^(−2i/d_k) per head."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base: float = Field(
+        10_000.0,
+        strict=True,
+        allow_inf_nan=False,
+        gt=1,
+        le=1e12,
+        description="The base of θ_i = base^(−2i/d_k): 10,000 in RoFormer, 100,000 in some "
+        "newer models. Above 1.",
+        examples=[10_000],
+    )
+
+
+class Tiling(BaseModel):
+    """FlashAttention's tiles (Dao et al., Algorithm 1): the weighted sum computed with the
+    online softmax, block_rows queries by block_cols keys at a time."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    block_rows: Whole = Field(ge=1, le=MAX_SPAN, description="B_r: queries per tile.", examples=[2])
+    block_cols: Whole = Field(ge=1, le=MAX_SPAN, description="B_c: keys per tile.", examples=[2])
+
+
 class AttentionRequest(BaseModel):
     """One attention computation. Give x, w_q, w_k, w_v (projection) or q, k, v (direct).
 
@@ -93,8 +133,10 @@ class AttentionRequest(BaseModel):
     columns as q (d_k) and v as many rows as k (L_K); every row of a matrix has the same
     length; heads divides d_k and d_v; w_o has d_v rows; tokens has one label per query,
     source.tokens and key_tokens (direct mode only) one per key; padding has one flag
-    per key; allowed is L_Q × L_K; positional 'sinusoidal' needs x. The server's size
-    limits (tokens, width, work) apply too: a 413 or 422 naming what to reduce."""
+    per key; allowed is L_Q × L_K; positional 'sinusoidal' needs x. Options (each off
+    unless given): positions needs rope, one per query, and rope an even d_k per head;
+    alibi needs mask 'causal'; sinks needs window; kv_heads divides heads. The server's
+    size limits (tokens, width, work) apply too: a 413 or 422 naming what to reduce."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RUNNING_EXAMPLE]})
 
@@ -173,6 +215,49 @@ class AttentionRequest(BaseModel):
         W_O_TWO_HEADS,
     )
 
+    rope: Rope | None = Field(
+        None,
+        description="Rotary position embedding on q and k of every head (d_k per head even).",
+        examples=[{"base": 10_000}],
+    )
+    positions: list[Position] | None = Field(
+        None,
+        description="With rope: the position of each query (L_Q of them; default 0 … L_Q − 1). "
+        "Keys take the same positions in self-attention, 0 … L_K − 1 otherwise.",
+        examples=[[5, 6, 7]],
+    )
+    alibi: StrictBool | None = Field(
+        None,
+        description='ALiBi (Press et al., "Train Short, Test Long"): add −m·(i − j) to each '
+        "head's scaled scores, m the paper's slope for the head. Needs mask 'causal'. "
+        "Off when false or absent.",
+        examples=[True],
+    )
+    window: WindowSize | None = Field(
+        None,
+        description="Sliding window W: query i reads key j only when |i − j| < W "
+        "(with mask 'causal': the last W keys, itself included).",
+        examples=[2],
+    )
+    sinks: SinkCount | None = Field(
+        None,
+        description="With window: the first k keys stay readable by every query "
+        "(attention sinks, Xiao et al., StreamingLLM).",
+        examples=[1],
+    )
+    kv_heads: KvHeads | None = Field(
+        None,
+        description="Grouped-query attention: the heads' keys and values mean-pooled into "
+        "kv_heads groups of consecutive heads (1: multi-query). Must divide heads.",
+        examples=[1],
+    )
+    tiling: Tiling | None = Field(
+        None,
+        description="Compute each head's weighted sum tile by tile with the online softmax "
+        "(the same output to rounding); the stages keep each tile's running max m and sum ℓ.",
+        examples=[{"block_rows": 2, "block_cols": 2}],
+    )
+
     def to_input(self) -> AttentionInput:
         """The engine's input, as float64 arrays."""
         return AttentionInput(
@@ -193,7 +278,22 @@ class AttentionRequest(BaseModel):
             allowed=np.asarray(self.allowed, dtype=bool) if self.allowed is not None else None,
             heads=self.heads,
             w_o=_array(self.w_o),
+            **self._options(),
         ).with_positional(*self._positional())
+
+    def _options(self) -> dict[str, Any]:
+        """The engine's additive options (absent ones stay at the engine's defaults)."""
+        return {
+            "rope_base": None if self.rope is None else self.rope.base,
+            "positions": None if self.positions is None else tuple(map(float, self.positions)),
+            "alibi": bool(self.alibi),
+            "window": self.window,
+            "sinks": self.sinks,
+            "kv_heads": self.kv_heads,
+            "tiling": None
+            if self.tiling is None
+            else (self.tiling.block_rows, self.tiling.block_cols),
+        }
 
     def _positional(self) -> tuple[Any, Any]:
         """(PE for x, PE for source.x), or (None, None) without positions. A 422 naming
@@ -211,6 +311,25 @@ class AttentionRequest(BaseModel):
         src = self.source.x if self.source else None
         return (sinusoidal(len(self.x), len(self.x[0])),
                 None if src is None else sinusoidal(len(src), len(src[0])))  # fmt: skip
+
+
+# The engine's additive options: computed by POST /api/v1/attention. Figures, links, lessons
+# and exports do not explain them yet (their words and the NumPy script would be untrue).
+OPTION_FIELDS = ("rope", "positions", "alibi", "window", "sinks", "kv_heads", "tiling")
+
+
+def not_drawn(field: str, surface: str) -> str:
+    """The message refusing ``field`` on ``surface`` (figures, links, exports)."""
+    return (
+        f"{surface} do not draw the engine's option {field} yet; POST /api/v1/attention computes it"
+    )
+
+
+def refuse_options(req: AttentionRequest, surface: str) -> None:
+    """FieldError naming the first option ``req`` gives, for a surface that cannot show it."""
+    for name in OPTION_FIELDS:
+        if getattr(req, name) not in (None, False):
+            raise FieldError(name, not_drawn(name, surface))
 
 
 def _array(m: list[list[float]] | None) -> np.ndarray[Any, np.dtype[np.float64]] | None:
@@ -239,7 +358,11 @@ def check_limits(req: AttentionRequest, settings: Settings) -> None:
             raise FieldError(
                 name, f"{len(m[0])} columns is more than the width limit of {settings.max_width}"
             )
-    for name, items in (("tokens", req.tokens), ("padding", req.padding)):
+    for name, items in (
+        ("tokens", req.tokens),
+        ("padding", req.padding),
+        ("positions", req.positions),
+    ):
         if items is not None and len(items) > settings.max_tokens:
             raise FieldError(
                 name, f"{len(items)} entries is more than the limit of {settings.max_tokens}"

@@ -28,6 +28,14 @@ BYTES_PER_NUMBER = 20
 # Figures print every cell several times (text, hover, derivations, tables) in one head.
 FIGURE_BYTES_PER_CELL = 400
 FIGURE_CELLS_PER_CELL = 24
+# One tile of the online softmax (the ``tiling`` option) costs about as much time as this
+# many cells of the one-shot computation: ~20 small numpy calls per tile, measured 1.1 ms a
+# tile against 0.16 µs a cell on the shared 2-core machine (median of a few runs). So a
+# request of many tiny tiles is priced by its tiles, not by its few numbers.
+TILE_CELLS = 8_000
+# Numbers the trace keeps per query row and column tile: m and ℓ before, from the tile,
+# after, and the rescale factor.
+TRACE_NUMBERS = 7
 # Below this many cells work runs inline on the event loop (about 1 ms at most).
 INLINE_CELLS = 50_000
 # Bodies above this many bytes are parsed in a worker thread, under an admission slot.
@@ -115,11 +123,24 @@ class Shape:
     heads: int = 1
     d_out: int = 0  # columns of W^O, 0 without it
     cross: bool = False
+    # The engine's additive options (0 / False: off, and then they cost nothing)
+    rope: bool = False
+    alibi: bool = False
+    window: bool = False
+    kv_heads: int = 0
+    col_tiles: int = 0  # ⌈L_K / block_cols⌉ per head with tiling
+    tiles: int = 0  # row tiles × column tiles per head with tiling
+
+    @property
+    def _tiles_dominate(self) -> bool:
+        return self.tiles * TILE_CELLS > self.l_q * self.l_k * GRID_STAGES
 
     @property
     def field(self) -> str:
         """The input that sets the size: ``heads`` when there are several, else the one
-        whose rows are the tokens."""
+        whose rows are the tokens; ``tiling`` when its tiles cost more than the grids."""
+        if self._tiles_dominate:
+            return "tiling"
         if self.heads > 1:
             return "heads"
         return "source.x" if self.cross else ("x" if self.d_model else "q")
@@ -131,6 +152,9 @@ class Shape:
         parts = [f"the tokens ({tokens}: L_Q {self.l_q}, L_K {self.l_k})"]
         if self.heads > 1:
             parts.insert(0, f"heads ({self.heads})")
+        if self.tiles:
+            tiles = f"the tiles ({self.tiles} per head: larger tiling.block_rows and block_cols)"
+            parts.insert(0 if self._tiles_dominate else len(parts), tiles)
         parts.append(f"the widths (d_k {self.d_k}, d_v {self.d_v})")
         return " or ".join(parts)
 
@@ -141,11 +165,23 @@ def attention_cost(s: Shape) -> Cost:
     per_head = s.l_q * s.d_k + s.l_k * (s.d_k + s.d_v) + s.l_q * s.d_v
     inputs = (s.l_q + (s.l_k if s.cross else 0)) * s.d_model
     inputs += s.d_model * (2 * s.d_k + s.d_v) + s.d_v * s.d_out + s.l_q * s.d_out
-    cells = grids + per_head + inputs
+    cells = grids + per_head + inputs + _option_cells(s)
     # On the wire: every grid but exps, the per-head matrices, the inputs and the output
     # (head 1 also at the top level).
     wire = s.heads * s.l_q * s.l_k * (GRID_STAGES - 1) + 2 * per_head + inputs
     return Cost(cells, wire * BYTES_PER_NUMBER)
+
+
+def _option_cells(s: Shape) -> int:
+    """What the additive options hold beyond the plain computation: rotated q and k (and
+    their angles), a bias grid per head, the window's mask, the pooled K and V, and the
+    tiles (each priced as TILE_CELLS, plus its trace)."""
+    cells = 2 * (s.l_q + s.l_k) * s.d_k if s.rope else 0
+    cells += s.heads * s.l_q * s.l_k if s.alibi else 0
+    cells += s.l_q * s.l_k if s.window else 0
+    cells += s.l_k * (s.d_k + s.d_v) if s.kv_heads else 0
+    cells += s.heads * (s.tiles * TILE_CELLS + TRACE_NUMBERS * s.l_q * s.col_tiles)
+    return cells
 
 
 def figures_cost(s: Shape, figures: int = 11) -> Cost:
@@ -179,15 +215,24 @@ def request_shape(req: Any) -> Shape:
     direct = req.x is None
     q_rows = req.q if direct else req.x
     k_rows = req.source.x if req.source is not None else (req.k if direct else req.x)
+    l_q, l_k = len(q_rows or ()), len(k_rows or ())
+    tiling = req.tiling
+    col_tiles = 0 if tiling is None else -(-l_k // tiling.block_cols)
     return Shape(
-        l_q=len(q_rows or ()),
-        l_k=len(k_rows or ()),
+        l_q=l_q,
+        l_k=l_k,
         d_model=0 if direct else _width(req.x),
         d_k=_width(req.q if direct else req.w_q),
         d_v=_width(req.v if direct else req.w_v),
         heads=max(1, int(req.heads)),
         d_out=_width(req.w_o),
         cross=req.source is not None,
+        rope=req.rope is not None,
+        alibi=bool(req.alibi),
+        window=req.window is not None,
+        kv_heads=req.kv_heads or 0,
+        col_tiles=col_tiles,
+        tiles=0 if tiling is None else col_tiles * -(-l_q // tiling.block_rows),
     )
 
 

@@ -7,7 +7,7 @@ same strings and derivations instead of recomputing them; that matters at 64 tok
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -42,14 +42,6 @@ def label_text(label: str) -> str:
     return label.translate(_LABEL_TEXT)
 
 
-def _built_figures() -> tuple[int, ...]:
-    """Every figure the server builds, from the registry (imported late: it imports the
-    builders, which import this module)."""
-    from app.figures.registry import FIGURE_NUMBERS
-
-    return FIGURE_NUMBERS
-
-
 def head_note(head: int, heads: int) -> str:
     """'' for one head, else ' (head 2 of 2)': what a single-head figure adds to its title
     and captions (the page's placeholder titles too, through the registry)."""
@@ -67,7 +59,9 @@ class View:
     stretch: float = STRETCH.default
     softmax_row: Row = ROW.default
     theme: DrawnTheme = DRAWN_THEMES[0]
-    figures: tuple[int, ...] = field(default_factory=_built_figures)
+    # Which figures to build; None: every figure the server builds (the registry's
+    # BUILT_FIGURES, read by ``build_figures``: this module is below the registry).
+    figures: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         for declared in VIEW_FIELDS:

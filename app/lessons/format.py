@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
+from app.figures.registry import ALL_FIGURES
 from app.figures.view_fields import VIEW_FIELDS
 from app.inputs.errors import FieldError
 from app.inputs.fields import CONTROL_CLASS
@@ -32,7 +33,6 @@ MAX_TEXT = 2000
 MAX_PROMPT = 300
 MAX_QUERY = 20_000  # a state's query: an s= body of a few hundred numbers fits
 MAX_FIGURES = 6
-FIGURE_NUMBERS = range(1, 14)
 MAX_INDEX = 4096  # rows, columns and heads count from 1; the state bounds them next
 ID_PATTERN = "^[a-z0-9-]{1,40}$"
 # One line of plain text (titles, prompts) and a text that may break lines (a step's text).
@@ -200,7 +200,7 @@ def _main_state(raw: Mapping[str, Any], path: str) -> MainState:
     fpath = _at(path, "figures")
     if not isinstance(figures, list) or not 1 <= len(figures) <= MAX_FIGURES:
         raise LessonError(fpath, f"must be a list of 1 to {MAX_FIGURES} figure numbers")
-    numbers = tuple(_index(n, f"{fpath}[{i}]", FIGURE_NUMBERS[-1]) for i, n in enumerate(figures))
+    numbers = tuple(_index(n, f"{fpath}[{i}]", max(ALL_FIGURES)) for i, n in enumerate(figures))
     if len(set(numbers)) != len(numbers):
         raise LessonError(fpath, "lists a figure twice")
     return MainState(query, numbers)

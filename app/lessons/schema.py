@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.figures.registry import ALL_FIGURES
 from app.lessons import format as f
 
 SCHEMA_ID = "https://attention-lab.invalid/api/v1/lessons/schema.json"
@@ -64,7 +65,7 @@ def lesson_schema() -> dict[str, Any]:
         "query": _text(0, f.MAX_QUERY) | {"description": "What follows ? on the main page: "
                                           f"the keys {', '.join(f.MAIN_QUERY_KEYS)}."},
         "figures": {"type": "array", "minItems": 1, "maxItems": f.MAX_FIGURES,
-                    "uniqueItems": True, "items": _index(f.FIGURE_NUMBERS[-1])},
+                    "uniqueItems": True, "items": _index(max(ALL_FIGURES))},
     })  # fmt: skip
     lab = _object(f.LAB_STATE_KEYS, {
         "page": {"const": "lab"},

@@ -17,7 +17,8 @@ from app.attention import HeadStages, Stages
 from app.attention.ops import Matrix
 from app.figures import derive, fmt
 from app.figures import grid as gridmod
-from app.figures.style import MAX_TEXT_CELLS, Json, Theme, numbered, theme
+from app.figures.grid import MAX_TEXT_CELLS
+from app.figures.style import CONFIG, Json, Theme, numbered, small, theme
 from app.figures.view_fields import (
     DRAWN_THEMES,
     FOCUS,
@@ -186,17 +187,6 @@ class Ctx:
         self.__dict__[key] = out
         return out
 
-    def projection_row(self, which: str, i: int) -> list[str]:
-        """Row ``i`` of ``projection_derivation(which)``, without the whole grid when big."""
-        key = f"_deriv_{which}"
-        m = {"q": self.h.q, "k": self.h.k, "v": self.h.v}[which]
-        w = self.head_weight(which)
-        src = self.stages.source_x if which != "q" and self.stages.cross else self.stages.x
-        if key in self.__dict__ or m.size <= MAX_TEXT_CELLS or w is None or src is None:
-            return self.projection_derivation(which)[i]
-        text = [fmt.grid(m[i : i + 1])[0]]
-        return derive.dot_grid(fmt.factors(src[i : i + 1]), fmt.factors(w.T), text, which, i)[0]
-
     def output_row(self, i: int) -> list[str]:
         """Row ``i`` of ``output_deriv``, without the whole grid when big."""
         h = self.h
@@ -340,7 +330,7 @@ class Ctx:
         # The mask's cells: hatched where the mask acts (after scaling, and the weights);
         # the raw scores are computed for every pair, so none of theirs is marked.
         blocked = ~st.allowed if name in ("scaled", "masked", "weights") else None
-        small = shape[0] * shape[1] <= gridmod.MAX_TEXT_CELLS and shape[1] <= gridmod.MAX_TEXT_COLS
+        small = shape[0] * shape[1] <= MAX_TEXT_CELLS and shape[1] <= gridmod.MAX_TEXT_COLS
         return gridmod.grid(
             name, label, values, rows=row_labels, cols=col_labels, theme=self.t.name,
             text=text_of() if small else None, hover=hover_of() if small and hover_of else None,
@@ -358,8 +348,6 @@ def figure(
     **extra: Any,
 ) -> dict[str, Any]:
     """The response entry of one figure (POST /api/v1/figures): every key present, in one order."""
-    from app.figures.style import CONFIG, small
-
     # Keyboard derivations only for grids that print their numbers; for bigger grids the
     # same strings are in the trace's customdata (hover), and doubling them costs megabytes.
     extra["derivations"] = {k: v for k, v in extra.get("derivations", {}).items() if small(v)}

@@ -330,7 +330,7 @@ class Ctx:
         # The mask's cells: hatched where the mask acts (after scaling, and the weights);
         # the raw scores are computed for every pair, so none of theirs is marked.
         blocked = ~st.allowed if name in ("scaled", "masked", "weights") else None
-        small = shape[0] * shape[1] <= MAX_TEXT_CELLS and shape[1] <= gridmod.MAX_TEXT_COLS
+        small = shape[0] * shape[1] <= gridmod.MAX_TEXT_CELLS and shape[1] <= gridmod.MAX_TEXT_COLS
         return gridmod.grid(
             name, label, values, rows=row_labels, cols=col_labels, theme=self.t.name,
             text=text_of() if small else None, hover=hover_of() if small and hover_of else None,

@@ -8,9 +8,9 @@ Everything else about the kinds is read from here:
   have, and the choices of ``stage``, ``which`` and ``quantity``);
 - the JSON Schema (``app.lessons.schema``: one ``oneOf`` branch per kind);
 - the lesson editor's menus (``static/js/lessons/edit.js`` reads ``editor_kinds()`` from
-  ``<script id="lesson-kinds">`` on ``/lessons/edit``, as the main page reads the view's
-  declaration from ``#initial-state``): which kinds it offers, which menus each shows,
-  what a new question of a kind starts with.
+  ``<script id="lesson-kinds">`` on ``/lessons/edit``, written through the template global
+  ``lesson_kinds`` as the view's declaration reaches the pages through ``view_fields``):
+  which kinds it offers, which menus each shows, what a new question starts with.
 
 What a kind *computes* is its answer module (``choice``, ``cells``, ``direction``, through
 ``app.lessons.answers``); how the player asks it is ``static/js/lessons/questions.js``.

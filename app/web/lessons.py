@@ -25,7 +25,6 @@ from app.inputs.errors import FieldError
 from app.inputs.limits import Cost
 from app.lessons.builtin import builtin_ids, get_builtin, summaries
 from app.lessons.format import Lesson
-from app.lessons.kinds import editor_kinds
 from app.lessons.link import decode_lesson
 from app.lessons.states import plan_lesson
 from app.web.errors import html_error
@@ -82,8 +81,7 @@ def play(request: Request) -> HTMLResponse:
 def edit(request: Request) -> HTMLResponse:
     """The lesson editor: steps collected with "Add to lesson", kept in this browser."""
     priced(request, Cost(0, 0))
-    # The question kinds' one declaration, which the editor's script reads (#lesson-kinds).
-    context = {"lessons": summaries(), "kinds": editor_kinds()}
+    context = {"lessons": summaries()}
     page: HTMLResponse = templates.TemplateResponse(request, "lessons/edit.html", context)
     return page
 

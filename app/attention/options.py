@@ -22,15 +22,38 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from app.attention.errors import InputError
 from app.attention.ops import BoolMatrix, Matrix
 
-if TYPE_CHECKING:
-    from app.attention.pipeline import AttentionInput
+
+class Given(Protocol):
+    """The fields of ``AttentionInput`` the options read (a protocol: the input's module
+    imports this one)."""
+
+    @property
+    def rope_base(self) -> float | None: ...
+    @property
+    def positions(self) -> tuple[float, ...] | None: ...
+    @property
+    def alibi(self) -> bool: ...
+    @property
+    def window(self) -> int | None: ...
+    @property
+    def sinks(self) -> int | None: ...
+    @property
+    def kv_heads(self) -> int | None: ...
+    @property
+    def tiling(self) -> tuple[int, int] | None: ...
+    @property
+    def heads(self) -> int: ...
+    @property
+    def mask(self) -> str: ...
+    @property
+    def source_x(self) -> Matrix | None: ...
 
 
 @dataclass(frozen=True)
@@ -53,7 +76,7 @@ def _whole(value: object, name: str, least: int) -> int:
     return value
 
 
-def _positions(inp: AttentionInput, l_q: int, l_k: int) -> tuple[Matrix, Matrix]:
+def _positions(inp: Given, l_q: int, l_k: int) -> tuple[Matrix, Matrix]:
     if inp.positions is None:
         pos = np.arange(l_q, dtype=np.float64)
     elif len(inp.positions) != l_q:
@@ -66,7 +89,7 @@ def _positions(inp: AttentionInput, l_q: int, l_k: int) -> tuple[Matrix, Matrix]
     return pos, (pos if self_attention else np.arange(l_k, dtype=np.float64))
 
 
-def _check_rope(inp: AttentionInput, d_head: int) -> None:
+def _check_rope(inp: Given, d_head: int) -> None:
     base = inp.rope_base
     if base is None:
         if inp.positions is not None:
@@ -80,7 +103,7 @@ def _check_rope(inp: AttentionInput, d_head: int) -> None:
         )
 
 
-def _check_window(inp: AttentionInput) -> None:
+def _check_window(inp: Given) -> None:
     if inp.window is not None:
         _whole(inp.window, "window", 1)
     if inp.sinks is not None:
@@ -89,7 +112,7 @@ def _check_window(inp: AttentionInput) -> None:
             raise InputError("sinks", "sinks are kept beside a sliding window: give window too")
 
 
-def _check_heads(inp: AttentionInput) -> None:
+def _check_heads(inp: Given) -> None:
     if inp.kv_heads is not None:
         g = _whole(inp.kv_heads, "kv_heads", 1)
         if g > inp.heads or inp.heads % g:
@@ -105,7 +128,7 @@ def _check_heads(inp: AttentionInput) -> None:
             _whole(size, f"tiling.{name}", 1)
 
 
-def resolve(inp: AttentionInput, l_q: int, l_k: int, d_head: int) -> Options | None:
+def resolve(inp: Given, l_q: int, l_k: int, d_head: int) -> Options | None:
     """The options of ``inp``, checked (InputError naming the field), or None when none is on."""
     given = (inp.rope_base, inp.positions, inp.window, inp.sinks, inp.kv_heads, inp.tiling)
     if not inp.alibi and all(g is None for g in given):

@@ -29,7 +29,7 @@ from app.http.caching import cacheable
 from app.http.pipeline import compute, computes, price
 from app.http.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
 from app.http.routing import LeanRoute
-from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.body import AttentionOptionsRequest, check_limits
 from app.inputs.errors import problem
 from app.inputs.limits import (
     BYTES_PER_NUMBER,
@@ -79,7 +79,7 @@ SOFTMAX_EXAMPLES = {
     response_model=AttentionResponse,
     summary="Every stage of scaled dot-product attention",
     responses=POST_ERRORS,
-    openapi_extra=body_doc(AttentionRequest, _preset_examples()),
+    openapi_extra=body_doc(AttentionOptionsRequest, _preset_examples()),
 )
 @computes
 async def attention(request: Request) -> Response:
@@ -88,7 +88,7 @@ async def attention(request: Request) -> Response:
     `masked` are null."""
     settings = settings_of(request)
     async with admitted(gate_of(request), body_cost(content_length(request))) as held:
-        body = await read_body(request, AttentionRequest, settings, input_cost)
+        body = await read_body(request, AttentionOptionsRequest, settings, input_cost)
         check_limits(body, settings)
         shape = request_shape(body)
         cost = price(request, attention_cost(shape), shape.reduce, field=shape.field)

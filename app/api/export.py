@@ -30,7 +30,7 @@ from app.http.params import link_params, view_params
 from app.http.pipeline import compute, computes, price, priced
 from app.http.responses import POST_ERRORS, SettingsDep
 from app.http.routing import LeanRoute
-from app.inputs.body import AttentionRequest, check_limits, refuse_options
+from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError
 from app.inputs.lab_controls import ControlError
 from app.inputs.limits import attention_cost, body_cost, input_cost, request_shape
@@ -137,7 +137,6 @@ async def export_body(
         body = await read_body(request, AttentionRequest, settings, input_cost)
         try:
             _check_format(format)
-            refuse_options(body, "exports")
             link = LinkState(
                 body=body.model_dump(exclude_unset=True), view=ViewState.from_query(view)
             )

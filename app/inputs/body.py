@@ -133,10 +133,8 @@ class AttentionRequest(BaseModel):
     columns as q (d_k) and v as many rows as k (L_K); every row of a matrix has the same
     length; heads divides d_k and d_v; w_o has d_v rows; tokens has one label per query,
     source.tokens and key_tokens (direct mode only) one per key; padding has one flag
-    per key; allowed is L_Q × L_K; positional 'sinusoidal' needs x. Options (each off
-    unless given): positions needs rope, one per query, and rope an even d_k per head;
-    alibi needs mask 'causal'; sinks needs window; kv_heads divides heads. The server's
-    size limits (tokens, width, work) apply too: a 413 or 422 naming what to reduce."""
+    per key; allowed is L_Q × L_K; positional 'sinusoidal' needs x. The server's size
+    limits (tokens, width, work) apply too: a 413 or 422 naming what to reduce."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RUNNING_EXAMPLE]})
 
@@ -215,6 +213,62 @@ class AttentionRequest(BaseModel):
         W_O_TWO_HEADS,
     )
 
+    def to_input(self) -> AttentionInput:
+        """The engine's input, as float64 arrays."""
+        return AttentionInput(
+            x=_array(self.x),
+            w_q=_array(self.w_q),
+            w_k=_array(self.w_k),
+            w_v=_array(self.w_v),
+            source_x=_array(self.source.x) if self.source else None,
+            q=_array(self.q),
+            k=_array(self.k),
+            v=_array(self.v),
+            tokens=tuple(self.tokens) if self.tokens is not None else None,
+            source_tokens=tuple(self.source.tokens) if self.source and self.source.tokens else None,
+            key_tokens=tuple(self.key_tokens) if self.key_tokens is not None else None,
+            scale=self.scale,
+            mask=self.mask,
+            padding=tuple(self.padding) if self.padding is not None else None,
+            allowed=np.asarray(self.allowed, dtype=bool) if self.allowed is not None else None,
+            heads=self.heads,
+            w_o=_array(self.w_o),
+            **self._options(),
+        ).with_positional(*self._positional())
+
+    def _options(self) -> dict[str, Any]:
+        """The engine's additive options: none in this body (``AttentionOptionsRequest``)."""
+        return {}
+
+    def _positional(self) -> tuple[Any, Any]:
+        """(PE for x, PE for source.x), or (None, None) without positions. A 422 naming
+        ``positional`` in direct mode, which has no x to add them to."""
+        if self.positional == "none":
+            return None, None
+        if self.x is None:
+            if any(m is not None for m in (self.q, self.k, self.v)):
+                raise FieldError(
+                    "positional",
+                    "sinusoidal positions need x (projection mode); "
+                    "direct mode gives q, k, v and has no x to add them to",
+                )
+            return None, None
+        src = self.source.x if self.source else None
+        return (sinusoidal(len(self.x), len(self.x[0])),
+                None if src is None else sinusoidal(len(src), len(src[0])))  # fmt: skip
+
+
+class AttentionOptionsRequest(AttentionRequest):
+    """The body of ``POST /api/v1/attention``: an attention request plus the engine's
+    additive options (issue 31), each off unless given. Figures, links, lessons and exports
+    read ``AttentionRequest``, which has none: their words and scripts do not explain them yet.
+
+    Rules across fields (each a 422 naming the field): positions needs rope, one per query,
+    and rope an even d_k per head; alibi needs mask 'causal'; sinks needs window; kv_heads
+    divides heads. The cost model counts the options' extra work (tiles included)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RUNNING_EXAMPLE]})
+
     rope: Rope | None = Field(
         None,
         description="Rotary position embedding on q and k of every head (d_k per head even).",
@@ -258,29 +312,6 @@ class AttentionRequest(BaseModel):
         examples=[{"block_rows": 2, "block_cols": 2}],
     )
 
-    def to_input(self) -> AttentionInput:
-        """The engine's input, as float64 arrays."""
-        return AttentionInput(
-            x=_array(self.x),
-            w_q=_array(self.w_q),
-            w_k=_array(self.w_k),
-            w_v=_array(self.w_v),
-            source_x=_array(self.source.x) if self.source else None,
-            q=_array(self.q),
-            k=_array(self.k),
-            v=_array(self.v),
-            tokens=tuple(self.tokens) if self.tokens is not None else None,
-            source_tokens=tuple(self.source.tokens) if self.source and self.source.tokens else None,
-            key_tokens=tuple(self.key_tokens) if self.key_tokens is not None else None,
-            scale=self.scale,
-            mask=self.mask,
-            padding=tuple(self.padding) if self.padding is not None else None,
-            allowed=np.asarray(self.allowed, dtype=bool) if self.allowed is not None else None,
-            heads=self.heads,
-            w_o=_array(self.w_o),
-            **self._options(),
-        ).with_positional(*self._positional())
-
     def _options(self) -> dict[str, Any]:
         """The engine's additive options (absent ones stay at the engine's defaults)."""
         return {
@@ -294,42 +325,6 @@ class AttentionRequest(BaseModel):
             if self.tiling is None
             else (self.tiling.block_rows, self.tiling.block_cols),
         }
-
-    def _positional(self) -> tuple[Any, Any]:
-        """(PE for x, PE for source.x), or (None, None) without positions. A 422 naming
-        ``positional`` in direct mode, which has no x to add them to."""
-        if self.positional == "none":
-            return None, None
-        if self.x is None:
-            if any(m is not None for m in (self.q, self.k, self.v)):
-                raise FieldError(
-                    "positional",
-                    "sinusoidal positions need x (projection mode); "
-                    "direct mode gives q, k, v and has no x to add them to",
-                )
-            return None, None
-        src = self.source.x if self.source else None
-        return (sinusoidal(len(self.x), len(self.x[0])),
-                None if src is None else sinusoidal(len(src), len(src[0])))  # fmt: skip
-
-
-# The engine's additive options: computed by POST /api/v1/attention. Figures, links, lessons
-# and exports do not explain them yet (their words and the NumPy script would be untrue).
-OPTION_FIELDS = ("rope", "positions", "alibi", "window", "sinks", "kv_heads", "tiling")
-
-
-def not_drawn(field: str, surface: str) -> str:
-    """The message refusing ``field`` on ``surface`` (figures, links, exports)."""
-    return (
-        f"{surface} do not draw the engine's option {field} yet; POST /api/v1/attention computes it"
-    )
-
-
-def refuse_options(req: AttentionRequest, surface: str) -> None:
-    """FieldError naming the first option ``req`` gives, for a surface that cannot show it."""
-    for name in OPTION_FIELDS:
-        if getattr(req, name) not in (None, False):
-            raise FieldError(name, not_drawn(name, surface))
 
 
 def _array(m: list[list[float]] | None) -> np.ndarray[Any, np.dtype[np.float64]] | None:
@@ -361,7 +356,7 @@ def check_limits(req: AttentionRequest, settings: Settings) -> None:
     for name, items in (
         ("tokens", req.tokens),
         ("padding", req.padding),
-        ("positions", req.positions),
+        ("positions", getattr(req, "positions", None)),
     ):
         if items is not None and len(items) > settings.max_tokens:
             raise FieldError(

@@ -216,7 +216,7 @@ def request_shape(req: Any) -> Shape:
     q_rows = req.q if direct else req.x
     k_rows = req.source.x if req.source is not None else (req.k if direct else req.x)
     l_q, l_k = len(q_rows or ()), len(k_rows or ())
-    tiling = req.tiling
+    tiling = getattr(req, "tiling", None)  # the options: AttentionOptionsRequest only
     col_tiles = 0 if tiling is None else -(-l_k // tiling.block_cols)
     return Shape(
         l_q=l_q,
@@ -227,10 +227,10 @@ def request_shape(req: Any) -> Shape:
         heads=max(1, int(req.heads)),
         d_out=_width(req.w_o),
         cross=req.source is not None,
-        rope=req.rope is not None,
-        alibi=bool(req.alibi),
-        window=req.window is not None,
-        kv_heads=req.kv_heads or 0,
+        rope=getattr(req, "rope", None) is not None,
+        alibi=bool(getattr(req, "alibi", None)),
+        window=getattr(req, "window", None) is not None,
+        kv_heads=getattr(req, "kv_heads", None) or 0,
         col_tiles=col_tiles,
         tiles=0 if tiling is None else col_tiles * -(-l_q // tiling.block_rows),
     )

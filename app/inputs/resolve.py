@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from app import presets
 from app.attention import AttentionInput, InputError, Stages, run
-from app.inputs.body import AttentionRequest, check_limits, refuse_options
+from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError, error_detail, validation_detail
 from app.inputs.fields import printable
 from app.inputs.limits import (
@@ -120,7 +120,6 @@ def check_request(
     (0: the numbers only; True counts as one)."""
     try:
         request = AttentionRequest.model_validate(body)
-        refuse_options(request, "links")
         check_limits(request, settings)
         shape = request_shape(request)
         if figures:

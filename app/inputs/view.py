@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.attention import Stages
 from app.figures import BUILT_FIGURES, View, view_problem
@@ -41,7 +41,7 @@ from app.figures.view_fields import (
 from app.figures.view_fields import (
     url_defaults as url_defaults,  # re-exported: pages and embeds write links with it
 )
-from app.inputs.body import OPTION_FIELDS, AttentionRequest, not_drawn
+from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
 from app.inputs.limits import Shape
 from app.inputs.query import query_float, query_int
@@ -194,14 +194,6 @@ class FiguresRequest(AttentionRequest):
         description="What the figures explain and how they look.",
         examples=[{"focus": 1, "stretch": 8.0, "softmax_row": "textbook", "theme": "light"}],
     )
-
-    @field_validator(*OPTION_FIELDS)
-    @classmethod
-    def _not_drawn(cls, value: Any, info: Any) -> Any:
-        """The engine's additive options are not drawn yet: a 422 naming the field."""
-        if value is None or value is False:
-            return value
-        raise ValueError(not_drawn(info.field_name, "the figures"))
 
 
 def check_figure_limits(stages: Stages, settings: Settings) -> None:

@@ -157,15 +157,33 @@ def log_config(level: str, fmt: str = "text") -> dict[str, Any]:
     return config
 
 
-def share_metrics_between(workers: int) -> None:
-    """Several workers: give them one directory for Prometheus' multiprocess mode (unless
-    the operator named one), set before any worker starts, so a scrape of any worker
-    reports them all (``app.http.metrics``). A new directory per start: old files would
-    count the last run's requests again."""
-    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+def share_metrics_between(processes: int) -> None:
+    """Requests served by other processes than this one (several workers, or --reload's
+    child): give them one directory for Prometheus' multiprocess mode (unless the
+    operator named one), set before any worker starts, so a scrape of any of them, or of
+    the metrics port this process serves, reports them all (``app.http.scrape``). A new
+    directory per start: old files would count the last run's requests again."""
+    if processes > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         import tempfile
 
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="attention-lab-metrics-")
+
+
+def start_metrics_port(settings: Settings, host: str, port: int) -> None:
+    """``ATTENTION_LAB_METRICS_PORT``: answer scrapes there from this (the main)
+    process; SettingsError naming the variable if it cannot listen."""
+    metrics_port = settings.metrics_port
+    if not settings.metrics or metrics_port is None:
+        return
+    name = f"ATTENTION_LAB_METRICS_PORT={metrics_port}"
+    if metrics_port == port:
+        raise SettingsError(f"{name}: must differ from the app's port ({port})")
+    from app.http.scrape import serve_metrics
+
+    try:
+        serve_metrics(host, metrics_port)
+    except OSError as exc:
+        raise SettingsError(f"{name}: cannot listen on {host}:{metrics_port}: {exc}") from None
 
 
 def _watched_dirs() -> list[str]:
@@ -215,10 +233,14 @@ def serve(args: argparse.Namespace) -> int:
     workers = getattr(args, "workers", None) or settings.workers
     if reload and workers > 1:
         print("attention-lab: --reload runs one worker; ignoring --workers", file=sys.stderr)
-    share_metrics_between(1 if reload else workers)
+    # --reload serves from a child: the metrics port of this process must read its files.
+    share_metrics_between((2 if settings.metrics_port else 1) if reload else workers)
+    start_metrics_port(settings, host, port)
     root = getattr(args, "root_path", None)
     root = (settings.root_path or "") if root is None else root
     print(f"Attention Lab {__version__}: {where_to_open(host, port, root)}", flush=True)
+    from app.server import HeadTimeoutH11
+
     uvicorn.run(
         "app.main:app",
         host=host,
@@ -233,7 +255,9 @@ def serve(args: argparse.Namespace) -> int:
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
         root_path=root,  # the scope's root_path (app.http.mount): every URL starts with it
         # Past this many connections and running requests uvicorn answers 503 itself;
-        # idle keep-alive connections close after keep_alive seconds.
+        # idle keep-alive connections close after keep_alive seconds, and connections
+        # slow to send a request head after header_timeout (app.server).
+        http=HeadTimeoutH11,
         limit_concurrency=settings.limit_concurrency,
         timeout_keep_alive=settings.keep_alive,
         # After SIGTERM running requests get this long, then uvicorn cancels them: a slow

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+WORKER_START_SECONDS = 30
 # Every line names the request it was written for ("-" outside a request).
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
 
@@ -263,6 +264,9 @@ def serve(args: argparse.Namespace) -> int:
         # After SIGTERM running requests get this long, then uvicorn cancels them: a slow
         # streaming client cannot hold the worker past the pod's grace period.
         timeout_graceful_shutdown=settings.shutdown_timeout,
+        # A new worker imports numpy and the app before it can answer the supervisor's
+        # first ping; uvicorn's 5 s killed every worker on a busy machine, in a loop.
+        timeout_worker_healthcheck=WORKER_START_SECONDS,
     )
     return 0
 

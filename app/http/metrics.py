@@ -10,8 +10,8 @@
 * ``attention_lab_admission_rejections_total``: heavy work refused with 503 because
   every slot of the worker was taken (``app.http.admission``);
 * ``attention_lab_heavy_in_flight``: heavy computations running now;
-* ``attention_lab_queue_length``: heavy requests waiting for a slot now;
-* ``attention_lab_queue_wait_seconds``: how long admitted heavy requests waited.
+* ``attention_lab_queue_length``: heavy requests waiting for a slot now, and
+  ``attention_lab_queue_wait_seconds``: how long each waited (admitted or refused).
 
 The gauges are ``livesum``: with several worker processes (``prometheus_client``'s
 multiprocess mode, ``app.http.scrape``) they sum the live workers only, so a worker
@@ -57,15 +57,16 @@ HEAVY_IN_FLIGHT = Gauge(
     "Heavy computations running now (summed over the workers).",
     multiprocess_mode="livesum",
 )
+
 QUEUE_LENGTH = Gauge(
     "attention_lab_queue_length",
-    "Heavy requests waiting for a slot now (summed over the live workers).",
+    "Heavy requests waiting for a slot now (summed over the workers).",
     multiprocess_mode="livesum",
 )
 QUEUE_WAIT = Histogram(
     "attention_lab_queue_wait_seconds",
-    "Time a heavy request waited in the queue before it was admitted or refused.",
-    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10),
+    "How long a heavy request waited in the queue, admitted or refused.",
+    buckets=LATENCY_BUCKETS,
 )
 
 

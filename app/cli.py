@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from app import __version__
 
 if TYPE_CHECKING:
+    from wsgiref.simple_server import WSGIServer
+
     from app.settings import Settings
 
 DEFAULT_HOST = "127.0.0.1"
@@ -170,21 +172,23 @@ def share_metrics_between(processes: int) -> None:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="attention-lab-metrics-")
 
 
-def start_metrics_port(settings: Settings, host: str, port: int) -> None:
-    """``ATTENTION_LAB_METRICS_PORT``: answer scrapes there from this (the main)
-    process; SettingsError naming the variable if it cannot listen."""
+def start_metrics_port(settings: Settings, host: str, port: int) -> WSGIServer | None:
+    """``ATTENTION_LAB_METRICS_PORT``: answer scrapes there from this (the main) process
+    (the server, or None without the setting); SettingsError naming the variable if it
+    cannot listen."""
     metrics_port = settings.metrics_port
     if not settings.metrics or metrics_port is None:
-        return
+        return None
     name = f"ATTENTION_LAB_METRICS_PORT={metrics_port}"
     if metrics_port == port:
         raise SettingsError(f"{name}: must differ from the app's port ({port})")
     from app.http.scrape import serve_metrics
 
     try:
-        serve_metrics(host, metrics_port)
+        server, _ = serve_metrics(host, metrics_port)
     except OSError as exc:
         raise SettingsError(f"{name}: cannot listen on {host}:{metrics_port}: {exc}") from None
+    return server
 
 
 def _watched_dirs() -> list[str]:

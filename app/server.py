@@ -48,6 +48,8 @@ class HeadTimeoutH11(H11Protocol):
         super().handle_events()
         if self.cycle is not None and not self.cycle.response_complete:
             self._stop_clock()  # a request head has arrived: its answer is under way
+        elif self.transport.get_protocol() is not self:  # pragma: no cover - no ws library
+            self._stop_clock()  # upgraded (a WebSocket): another protocol owns it now
 
     def on_response_complete(self) -> None:
         # Before the parent's, which handles a pipelined request at once (and so stops
@@ -66,7 +68,7 @@ class HeadTimeoutH11(H11Protocol):
 
     def _head_too_slow(self) -> None:
         self._head_timer = None
-        if self.transport.is_closing():
+        if self.transport.is_closing():  # pragma: no cover - closing, not yet lost
             return
         if self.cycle is not None and not self.cycle.response_complete:
             return  # pragma: no cover - the clock is stopped when a head arrives

@@ -119,7 +119,7 @@ class Telemetry:
             if log.isEnabledFor(logging.INFO):  # the arguments cost more than the check
                 log.info(
                     "%s %s %s %s %.1fms",
-                    client_address(scope),
+                    printable(client_address(scope)),  # a forwarded address too
                     scope["method"],  # a token: h11 refuses any other method
                     printable(scope["path"]),
                     status,

@@ -1,24 +1,25 @@
-"""Without a buffering proxy, slow-header clients cannot crowd out /healthz: a real
-uvicorn process (``python -m app``, so ``app.server.HeadTimeoutH11``) closes a connection
-whose request head is not complete after ``ATTENTION_LAB_HEADER_TIMEOUT`` seconds, keeps
-honest keep-alive and slow-body requests, and answers /healthz while 120 slow-header
-connections are open (issue 25: every probe was a 503 for 40 s)."""
+"""Without a buffering proxy, slow-header clients cannot crowd out /healthz: real uvicorn
+on loopback, in a thread of this process (so coverage sees ``app.server``), serving the
+app with ``app.server.HeadTimeoutH11`` as ``attention-lab`` does (``tests/unit/test_cli.py``
+checks that it passes it), closes a connection whose request head is not complete after
+``ATTENTION_LAB_HEADER_TIMEOUT`` seconds, keeps honest keep-alive and slow-body requests,
+and answers /healthz while 120 slow-header connections are open (issue 25: every probe was
+a 503 for 40 s)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
-import subprocess
-import sys
+import threading
 import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+import uvicorn
 
-ROOT = Path(__file__).resolve().parents[2]
+from app.server import HeadTimeoutH11
+from app.settings import Settings, get_settings
+
 HEADER_TIMEOUT = 1.0
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
 
@@ -31,26 +32,32 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "ATTENTION_LAB_LOG_LEVEL": "warning",
-           "ATTENTION_LAB_HEADER_TIMEOUT": str(HEADER_TIMEOUT)}  # fmt: skip
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "--port", str(port)], cwd=tmp_path_factory.mktemp("cwd"),
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+def port() -> Iterator[int]:
+    from app.main import create_app
+
+    env = pytest.MonkeyPatch()
+    env.setenv("ATTENTION_LAB_HEADER_TIMEOUT", str(HEADER_TIMEOUT))  # read per connection
+    get_settings.cache_clear()
+    port, settings = free_port(), Settings()
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=port, http=HeadTimeoutH11,
+        limit_concurrency=settings.limit_concurrency, log_level="warning", access_log=False,
     )  # fmt: skip
-    deadline = time.monotonic() + 60  # the start alone takes seconds on a busy machine
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).read()
-            break
-        except OSError:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the server did not start in 60 s"
-            time.sleep(0.1)
-    yield port
-    proc.terminate()
-    proc.communicate(timeout=30)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive(), "uvicorn stopped"
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        env.undo()
+        get_settings.cache_clear()
 
 
 def closed_after(sock: socket.socket, limit: float) -> float:

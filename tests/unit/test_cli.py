@@ -166,6 +166,31 @@ def test_the_metrics_port_must_differ_from_the_apps(
     )
 
 
+def test_the_metrics_port_answers_scrapes_and_a_taken_port_is_one_line() -> None:
+    import socket
+    import urllib.request
+
+    from app.http import metrics  # noqa: F401 - the series this process exports
+    from app.settings import Settings
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(cli.SettingsError, match=f"METRICS_PORT={port}: cannot listen"):
+            cli.start_metrics_port(Settings(metrics_port=port), "127.0.0.1", 8000)
+    server = cli.start_metrics_port(Settings(metrics_port=port), "127.0.0.1", 8000)
+    assert server is not None
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+            assert b"attention_lab_heavy_in_flight" in r.read()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert cli.start_metrics_port(Settings(metrics_port=port, metrics=False), "x", 1) is None
+    assert cli.start_metrics_port(Settings(), "127.0.0.1", 8000) is None
+
+
 def test_uvicorn_serves_with_the_header_timeout_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
     from app.server import HeadTimeoutH11
 

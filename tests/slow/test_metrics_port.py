@@ -154,7 +154,8 @@ def test_two_workers_report_on_the_metrics_port_and_a_killed_one_stops_counting(
         finally:
             reader.close()
         # uvicorn starts new workers; the port answered throughout, and still does.
-        until(lambda: _get(f"{app}/healthz")[0] == 200, 30, "no new worker")
+        # (a new worker imports the app first: long on a busy machine)
+        until(lambda: _get(f"{app}/healthz")[0] == 200, 120, "no new worker")
         assert _healthz_total(_get(scraped)[1]) > probes  # the dead ones' counts stay
     finally:
         proc.terminate()

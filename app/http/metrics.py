@@ -8,7 +8,12 @@
 * ``attention_lab_request_duration_seconds{route, method}``: a latency histogram;
 * ``attention_lab_admission_rejections_total``: heavy work refused with 503 because
   every slot of the worker was taken (``app.http.admission``);
-* ``attention_lab_heavy_in_flight``: heavy computations running now.
+* ``attention_lab_heavy_in_flight``: heavy computations running now;
+* ``attention_lab_queue_length``: heavy requests waiting for a slot now, and
+  ``attention_lab_queue_wait_seconds``: how long each waited (admitted or refused);
+* ``attention_lab_send_timeouts_total``: answers whose client read too slowly (closed);
+* ``attention_lab_answer_cache_total{result}``: answers served from the cache (``hit``),
+  shared with an identical request in flight (``shared``) or computed (``miss``).
 
 With several worker processes each keeps its own numbers; ``prometheus_client``'s
 multiprocess mode sums them when ``PROMETHEUS_MULTIPROC_DIR`` names a directory shared by
@@ -57,6 +62,26 @@ HEAVY_IN_FLIGHT = Gauge(
     "attention_lab_heavy_in_flight",
     "Heavy computations running now (summed over the workers).",
     multiprocess_mode="livesum",
+)
+
+QUEUE_LENGTH = Gauge(
+    "attention_lab_queue_length",
+    "Heavy requests waiting for a slot now (summed over the workers).",
+    multiprocess_mode="livesum",
+)
+QUEUE_WAIT = Histogram(
+    "attention_lab_queue_wait_seconds",
+    "How long a heavy request waited in the queue, admitted or refused.",
+    buckets=LATENCY_BUCKETS,
+)
+SEND_TIMEOUTS = Counter(
+    "attention_lab_send_timeouts_total",
+    "Answers not read by their client within send_seconds; the connection was closed.",
+)
+ANSWER_CACHE = Counter(
+    "attention_lab_answer_cache_total",
+    "Computed answers by how they were served: hit, shared (in flight) or miss.",
+    ("result",),
 )
 
 

@@ -107,3 +107,5 @@ def plan_link_page(ask: Ask) -> Plan:
 
 class UnknownLessonError(LessonError):
     """No built-in lesson has this id (a 404 page)."""
+
+    status = 404

@@ -3,13 +3,14 @@ a whole lesson for an iframe, without the site around it (``templates/embed_less
 
 Declared to the one runner (``app.http.runner``) as an embed: the lesson is checked as
 its page checks it, in a worker thread after admission (``app.lessons.plans``: the
-format, then every step's state planned and priced; nothing runs here) and handed to the
-same player as ``/lessons/{id}`` in ``#lesson-state`` (``app.web.lesson_player``); the
-player asks the API for figures and answers as on the page. Options: ``mode=student|present`` (the page's),
-``height=`` (``app.inputs.frame``: a fixed height that scrolls inside; absent, the embed
-posts its height to the host at every change, as the figure embeds do). An unknown lesson
-is an HTML 404 naming ``id``; a bad link, mode or height a 400, and a bad lesson a 422,
-each naming the field (``l``, ``mode``, ``height``, ``steps[2].question.row``), never a 500.
+format, then every step's state planned and priced; nothing runs here) and handed to
+the same player as ``/lessons/{id}`` in ``#lesson-state`` (``app.web.lesson_player``);
+the player asks the API for figures and answers as on the page. Options:
+``mode=student|present`` (the page's), ``height=`` (``app.inputs.frame``: a fixed height
+that scrolls inside; absent, the embed posts its height to the host at every change, as
+the figure embeds do). An unknown lesson is an HTML 404 naming ``id``; a bad link, mode
+or height a 400, and a bad lesson a 422, each naming the field (``l``, ``mode``,
+``height``, ``steps[2].question.row``), never a 500.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@
  * on the page. DOM-free: only fetch and AbortController, as in node.
  */
 
+import { notice } from "./server_wait.js";
+
 /**
  * `path`, absolute inside the app ("/api/v1/figures", "/?preset=…", "/embed/6"), as the
  * browser must ask for it: behind a proxy that serves the app at /attention/ the server
@@ -73,11 +75,10 @@ function pause(ms, signal) {
   });
 }
 
-/** The page's "waiting for the server…" notice (loaded only when a page first waits;
- * nothing in node) for request `id`; `seconds` null: its wait is over. */
+/** The page's "waiting for the server…" notice for request `id` (nothing in node);
+ * `seconds` null: its wait is over. */
 function pageNotice(seconds, id) {
-  if (!globalThis.document) return;
-  import("./server_wait.js").then((m) => m.notice(seconds, id)).catch(() => {});
+  if (globalThis.document) notice(seconds, id);
 }
 
 /**

@@ -3,6 +3,7 @@
  * waits for a busy server (a 503 with Retry-After) before asking again, so a learner
  * sees why nothing changed yet instead of an error. One polite live region at the foot
  * of the page, shared by every request that waits; it goes when the last one is done.
+ * Touches the document only when a request waits (node imports it through api.js).
  */
 
 const waiting = new Set(); // the requests waiting now

@@ -32,7 +32,8 @@ M = TypeVar("M", bound=BaseModel)
 BODY_MODELS: list[type[BaseModel]] = []
 
 
-def _parse(model: type[M], raw: bytes) -> M:
+def parse(model: type[M], raw: bytes) -> M:
+    """``raw`` parsed strictly as ``model``: the API's 400/422 shapes otherwise."""
     try:
         return model.model_validate_json(raw)
     except ValidationError as exc:
@@ -72,11 +73,11 @@ async def read_body(
     """
     raw = await read_limited(request, settings.max_body_bytes if limit is None else limit)
     if len(raw) <= INLINE_BODY_BYTES:
-        return _parse(model, raw)
+        return parse(model, raw)
     numbers = number_bound(raw)
     if budget is not None:
         check_cost(budget(numbers), settings, reduce)
-    return await offload(gate_of(request), Cost(numbers, 0), _parse, model, raw)
+    return await offload(gate_of(request), Cost(numbers, 0), parse, model, raw)
 
 
 def json_body(raw: bytes) -> Any:
@@ -92,8 +93,8 @@ async def parse_body(request: Request, model: type[M], raw: bytes) -> M:
     """``raw`` (already read within the route's limit) parsed strictly as ``model``: inline
     when small, else off the event loop under a slot."""
     if len(raw) <= INLINE_BODY_BYTES:
-        return _parse(model, raw)
-    return await offload(gate_of(request), Cost(number_bound(raw), 0), _parse, model, raw)
+        return parse(model, raw)
+    return await offload(gate_of(request), Cost(number_bound(raw), 0), parse, model, raw)
 
 
 async def read_body_admitted(

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -44,15 +44,23 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.http.admission import NO_COST, Slot, gate_of
-from app.http.body import json_body, parse_body, read_limited
+from app.http.body import (
+    content_length,
+    json_body,
+    number_bound,
+    parse,
+    parse_body,
+    read_limited,
+)
 from app.http.memo import AnswerCache
 from app.http.pipeline import MARK
 from app.http.sending import Answer, Sent
 from app.inputs.errors import FieldError
-from app.inputs.limits import check_cost, is_heavy
+from app.inputs.limits import INLINE_BODY_BYTES, Cost, body_cost, check_cost, is_heavy
 from app.inputs.plan import Ask, Plan
 
 Surface = Literal["json", "page", "embed", "stream", "file"]
+APP_BODY_LIMIT = -1  # ``body=``: the app's own limit, ``Settings.max_body_bytes``
 F = TypeVar("F", bound=Callable[..., Any])
 DECLARED = "__attention_lab_declared__"
 
@@ -69,6 +77,7 @@ class Declared:
     check: Callable[[Request], Response | None] | None = None
     errors: Callable[[Request, FieldError], Response] | None = None
     model: type[BaseModel] | Literal["json"] | None = None
+    budget: Callable[[int], Cost] | None = None
 
 
 def declare(
@@ -81,12 +90,16 @@ def declare(
     check: Callable[[Request], Response | None] | None = None,
     errors: Callable[[Request, FieldError], Response] | None = None,
     model: type[BaseModel] | Literal["json"] | None = None,
+    budget: Callable[[int], Cost] | None = None,
 ) -> Callable[[F], F]:
     """Declare the endpoint under it as run by this module (its body is not called).
     With ``model`` the body is parsed strictly as that pydantic model (the API's 422
     shape), documented in OpenAPI by ``body_doc``, and handed to the plan as ``data``;
-    with ``"json"`` it is any JSON value (``orjson``; 422 ``json_invalid`` otherwise)."""
-    declared = Declared(surface, plan, work, body, off_loop, check, errors, model)
+    with ``"json"`` it is any JSON value (``orjson``; 422 ``json_invalid`` otherwise).
+    A large body (over ``INLINE_BODY_BYTES``, or chunked) takes its heavy slot before it
+    is read and keeps it for the work; ``budget(numbers)`` prices it by its number count
+    before it is parsed."""
+    declared = Declared(surface, plan, work, body, off_loop, check, errors, model, budget)
 
     def wrap(endpoint: F) -> F:
         @functools.wraps(endpoint)
@@ -109,10 +122,11 @@ def declaration(endpoint: Callable[..., Any]) -> Declared | None:
     return found
 
 
-def _key(request: Request, declared: Declared, raw: bytes, gzip: bool) -> tuple[Any, ...]:
+def _key(request: Request, declared: Declared | None, raw: bytes, gzip: bool) -> tuple[Any, ...]:
     """What was asked, as the cache's key: the method, path, query and body (a digest),
     gzip, and for pages the Host their absolute links are written from."""
-    host = request.headers.get("host", "") if declared.surface in ("page", "embed") else ""
+    page = declared is not None and declared.surface in ("page", "embed")
+    host = request.headers.get("host", "") if page else ""
     digest = hashlib.blake2b(raw, digest_size=16).digest() if raw else b""
     scope = request.scope
     return (scope["method"], scope["path"], scope["query_string"], digest, gzip, host)
@@ -123,31 +137,77 @@ async def run(request: Request, declared: Declared) -> Response:
     if declared.check is not None and (refusal := declared.check(request)) is not None:
         return refusal
     app = request.app
+    gate = gate_of(request)
     gzip = "gzip" in request.headers.get("accept-encoding", "")
+    held = await _body_slot(request, declared)
     try:
-        raw = await read_limited(request, declared.body) if declared.body else b""
+        raw = await read_limited(request, _limit(request, declared)) if declared.body else b""
         query = dict(request.query_params)
-        data = await _data(request, declared, raw)
+        data = await _data(request, declared, raw, held)
         ask = Ask(request.path_params, query, raw, app.state.settings, gzip, data)
         cache: AnswerCache = app.state.answers
-        answer, slot = await cache.shared(
-            _key(request, declared, raw, gzip), lambda: _compute(request, declared, ask)
+        answer, computed = await cache.shared(
+            _key(request, declared, raw, gzip), lambda: _compute(request, declared, ask, held)
         )
     except FieldError as exc:
+        if held is not None:
+            held.release()
         if declared.errors is None:
             raise
         return declared.errors(request, exc)
-    if slot is None:
-        gate_of(request).priced += 1  # priced when it was computed
-    return Sent(answer, slot, gate_of(request).send_seconds)
+    except BaseException:
+        if held is not None:
+            held.release()
+        raise
+    if computed is None:  # shared with an identical request, priced when it was computed
+        gate.priced += 1
+        if held is not None:  # the body's slot is not needed for any work
+            held.release()
+        return Sent(answer, None, gate.send_seconds)
+    return Sent(answer, computed[0], gate.send_seconds)
 
 
-async def _data(request: Request, declared: Declared, raw: bytes) -> Any:
-    if declared.model is None:
+def _limit(request: Request, declared: Declared) -> int:
+    if declared.body == APP_BODY_LIMIT:
+        limit: int = request.app.state.settings.max_body_bytes
+        return limit
+    return declared.body
+
+
+async def _body_slot(request: Request, declared: Declared) -> Slot | None:
+    """A heavy slot taken before a large body is read (its size, or the app's limit for a
+    chunked one: ``content_length``), so large bodies in memory are counted too."""
+    if not declared.body:
         return None
-    if declared.model == "json":
+    cost = body_cost(min(content_length(request), _limit(request, declared)))
+    return await gate_of(request).acquire(cost) if is_heavy(cost) else None
+
+
+async def _data(request: Request, declared: Declared, raw: bytes, held: Slot | None) -> Any:
+    model = declared.model
+    if model is None:
+        return None
+    if model == "json":
         return json_body(raw)
-    return await parse_body(request, declared.model, raw)
+    if declared.budget is not None and len(raw) > INLINE_BODY_BYTES:
+        numbers = number_bound(raw)
+        check_cost(declared.budget(numbers), request.app.state.settings, "the body")
+    if held is not None:  # parsed under the body's slot, off the loop
+        gate = gate_of(request)
+        return await anyio.to_thread.run_sync(parse, model, raw, limiter=gate.threads)
+    return await parse_body(request, model, raw)
+
+
+async def shared(request: Request, make: Callable[[], Awaitable[Answer]]) -> Answer:
+    """``make()``'s answer shared through the answer cache, keyed by the request (method,
+    path, query; no body): for routes that still sequence the pipeline themselves."""
+    cache: AnswerCache = request.app.state.answers
+
+    async def made() -> tuple[Answer, None]:
+        return await make(), None
+
+    answer, _ = await cache.shared(_key(request, None, b"", False), made)
+    return answer
 
 
 def _priced(request: Request, plan: Plan) -> Plan:
@@ -160,22 +220,26 @@ def _plan_and_work(request: Request, declared: Declared, ask: Ask) -> Answer:
     return declared.work(request, _priced(request, declared.plan(ask)))
 
 
-async def _compute(request: Request, declared: Declared, ask: Ask) -> tuple[Answer, Slot | None]:
-    """The answer and the slot it was computed under (None when it was small)."""
+async def _compute(
+    request: Request, declared: Declared, ask: Ask, held: Slot | None
+) -> tuple[Answer, tuple[Slot | None]]:
+    """The answer and (the slot it was computed under,) (None when it was small);
+    ``held``, the body's slot, is used rather than taking another."""
     gate = gate_of(request)
     if declared.off_loop:
-        slot = await gate.acquire(NO_COST)
+        slot = held or await gate.acquire(NO_COST)
         call: Callable[..., Answer] = _plan_and_work
         args: tuple[Any, ...] = (request, declared, ask)
     else:
         plan = _priced(request, declared.plan(ask))
-        if not is_heavy(plan.cost):
-            return declared.work(request, plan), None
-        slot = await gate.acquire(plan.cost)
+        if not is_heavy(plan.cost) and held is None:
+            return declared.work(request, plan), (None,)
+        slot = held or await gate.acquire(plan.cost)
         call, args = declared.work, (request, plan)
     try:
         answer = await anyio.to_thread.run_sync(call, *args, limiter=gate.threads)
     except BaseException:
-        slot.release()
+        if slot is not held:
+            slot.release()
         raise
-    return answer, slot
+    return answer, (slot,)

@@ -193,7 +193,6 @@ NOT_YET_DECLARED = {
     ("POST", "/api/v1/experiments/score-variance/numpy"),
     ("POST", "/api/v1/experiments/saturation/numpy"),
     ("POST", "/api/v1/experiments/scaling-table/numpy"),
-    ("POST", "/api/v1/figures"),
     ("GET", "/api/v1/export"),
     ("POST", "/api/v1/export"),
     ("GET", "/api/v1/export/figures.html"),

@@ -157,7 +157,11 @@ def test_eight_heavy_lab_requests_run_one_at_a_time(
     app = make_client(max_heavy=1, queue_seconds=0).app
     answers = _concurrently(run_async, app, url, 8)
     statuses = sorted(a.status_code for a in answers)
-    assert set(statuses) == {200, 503}, statuses
+    if url.startswith("/api/"):  # identical figures are computed once and shared by all
+        assert set(statuses) == {200}, statuses
+        assert len({a.content for a in answers}) == 1
+    else:
+        assert set(statuses) == {200, 503}, statuses
     assert app.state.gate.peak == 1  # type: ignore[attr-defined]
     assert app.state.gate.running == 0  # type: ignore[attr-defined]
     for busy in (a for a in answers if a.status_code == 503):

@@ -14,17 +14,23 @@ files) the same send.
 from __future__ import annotations
 
 import logging
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import anyio
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.http import metrics
-from app.http.admission import Slot
 
 PIECE_BYTES = 64 * 1024
 log = logging.getLogger("attention_lab.sending")
+
+
+class Held(Protocol):
+    """What an answer holds until it is sent: a heavy slot (``app.http.admission.Slot``;
+    named by its one method, since admission sends through this module)."""
+
+    def release(self) -> None: ...
 
 
 class Answer(NamedTuple):
@@ -71,7 +77,7 @@ async def within_deadline(
 class Sent(Response):
     """``answer`` sent within ``seconds``, then ``slot`` (if any) freed."""
 
-    def __init__(self, answer: Answer, slot: Slot | None, seconds: float) -> None:
+    def __init__(self, answer: Answer, slot: Held | None, seconds: float) -> None:
         super().__init__(answer.body, answer.status, dict(answer.headers), answer.media_type)
         self.slot = slot
         self.seconds = seconds

@@ -13,6 +13,7 @@ from app import __version__, api, web
 from app.http import admission
 from app.http.body import add_body_schemas
 from app.http.caching import ETags
+from app.http.memo import AnswerCache
 from app.http.mount import MountedAt
 from app.paths import static_dir
 from app.settings import Settings, get_settings
@@ -56,7 +57,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     app.dependency_overrides[get_settings] = lambda: settings
     app.state.settings = settings
-    app.state.gate = admission.new_gate(settings.max_heavy)
+    app.state.gate = admission.new_gate(
+        settings.max_heavy, settings.queue_seconds, settings.max_queue, settings.send_seconds
+    )
+    app.state.answers = AnswerCache(settings.answer_cache_bytes)
     install_error_handlers(app)
     for router in (*api.ROUTERS, *web.ROUTERS):
         app.include_router(router)

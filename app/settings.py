@@ -108,6 +108,38 @@ class Settings(BaseSettings):
         description="Heavy computations (above the cost model's inline threshold) one "
         "worker runs at once, in threads; past it requests get 503 with Retry-After.",
     )
+    queue_seconds: float = Field(
+        # A few seconds: long enough for a class opening the same page to be served one
+        # after another (identical work is computed once), short enough that a refused
+        # client hears why quickly. 0 refuses at once, as before.
+        5.0,
+        ge=0,
+        le=120,
+        description="Seconds a heavy request waits in the worker's queue for a slot "
+        "before it is refused with 503 and a Retry-After estimated from the queue.",
+    )
+    max_queue: int = Field(
+        32,
+        ge=0,
+        le=4096,
+        description="Heavy requests one worker lets wait for a slot at once; past it a "
+        "request is refused at once (503, Retry-After estimated from the queue).",
+    )
+    send_seconds: float = Field(
+        30.0,
+        ge=1,
+        le=3600,
+        description="Seconds a computed answer (JSON, page or file) may take to reach its "
+        "client; past it the connection is closed and counted, so a slow reader cannot "
+        "hold a heavy slot (or the answer's memory) for ever.",
+    )
+    answer_cache_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=0,
+        description="Bytes of computed answers one worker keeps, keyed by what was "
+        "asked (a lesson's answers, a model's heads for a sentence, a figure set), so "
+        "identical requests are computed once; 0 turns the cache off.",
+    )
     limit_concurrency: int = Field(
         # A browser opens up to six connections, so a class of 30 holds 180; each idle
         # connection costs a few kB, and heavy work has its own bound (max_heavy).

@@ -11,7 +11,10 @@
   every slot of the worker was taken (``app.http.admission``);
 * ``attention_lab_heavy_in_flight``: heavy computations running now;
 * ``attention_lab_queue_length``: heavy requests waiting for a slot now, and
-  ``attention_lab_queue_wait_seconds``: how long each waited (admitted or refused).
+  ``attention_lab_queue_wait_seconds``: how long each waited (admitted or refused);
+* ``attention_lab_send_timeouts_total``: answers whose client read too slowly (closed);
+* ``attention_lab_answer_cache_total{result}``: answers served from the cache (``hit``),
+  shared with an identical request in flight (``shared``) or computed (``miss``).
 
 The gauges are ``livesum``: with several worker processes (``prometheus_client``'s
 multiprocess mode, ``app.http.scrape``) they sum the live workers only, so a worker
@@ -67,6 +70,15 @@ QUEUE_WAIT = Histogram(
     "attention_lab_queue_wait_seconds",
     "How long a heavy request waited in the queue, admitted or refused.",
     buckets=LATENCY_BUCKETS,
+)
+SEND_TIMEOUTS = Counter(
+    "attention_lab_send_timeouts_total",
+    "Answers not read by their client within send_seconds; the connection was closed.",
+)
+ANSWER_CACHE = Counter(
+    "attention_lab_answer_cache_total",
+    "Computed answers by how they were served: hit, shared (in flight) or miss.",
+    ("result",),
 )
 
 

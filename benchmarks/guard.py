@@ -19,8 +19,10 @@ checking them: commit that file with a message that says why the figures changed
 is the test-only switch that shows the guard works: a busy loop of N ms is injected into
 every edit (when `aria-busy` turns "true"), never into the reference. On the shared
 2-core machine of the first record the ratio moved by up to ±30 % between runs; a 2×
-limit leaves room for that and catches a regression like issue 27's (about 4×). Exit code 1 when a
-state's ratio is more than `LIMIT` times its recorded one. Takes about 30 s.
+limit leaves room for that and catches a regression like issue 27's (about 4×). Exit
+code 1 when a state's ratio is more than `LIMIT` times its recorded one. The reference
+workload is `benchmarks/reference.py`. Takes about 30 s on a quiet 2-core machine (100 to
+140 s on the shared one at load 10 to 20).
 """
 
 from __future__ import annotations
@@ -40,51 +42,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from browser import ARGS, EDIT_JS, big_state, chromium, start_server  # noqa: E402
+from reference import reference_ms, reference_page  # noqa: E402
 
 from app.inputs.link import encode_body  # noqa: E402
 
 RECORDED = HERE / "recorded.json"
 LIMIT = 2.0  # a ratio more than twice the recorded one fails
-
-# The fixed reference workload: DOM building, style, layout and one painted frame.
-REFERENCE_JS = """
-async () => {
-  const t0 = performance.now();
-  const box = document.createElement('div');
-  box.style.cssText = 'position:absolute;left:-10000px;top:0;width:640px';
-  const table = document.createElement('table');
-  for (let i = 0; i < 24; i++) {
-    const tr = table.insertRow();
-    for (let j = 0; j < 20; j++) {
-      const td = tr.insertCell();
-      td.textContent = (((i * 31 + j * 17) % 97) / 7).toFixed(2);
-      td.style.backgroundColor = `rgb(${(i * 6) % 256}, ${(j * 12) % 256}, 128)`;
-    }
-  }
-  box.append(table);
-  document.body.append(box);
-  void box.offsetHeight;
-  const text = JSON.stringify(Array.from({length: 1000}, (_, i) => ({i, v: [i / 3, i * 2]})));
-  JSON.parse(text);
-  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  box.remove();
-  return performance.now() - t0;
-}
-"""
-
-
-def python_reference() -> float:
-    """The server's share of the reference: fixed pure-Python work of the kind a figure
-    builder does (numbers formatted into strings, dicts built, JSON encoded), in this
-    process, on the same cores as the server (ms)."""
-    started = time.perf_counter()
-    rows = [
-        {"row": i, "text": [f"{(i * 31 + j * 17) % 97 / 7:.2f}" for j in range(24)]}
-        for i in range(160)
-    ]
-    json.dumps({"rows": rows, "hover": [f"q{i}·k{i} = {i / 3:.3g}" for i in range(2000)]})
-    return (time.perf_counter() - started) * 1000
-
 
 # Test-only: a busy loop in every edit, from the moment the page says it is busy.
 SLOWDOWN_JS = """
@@ -114,8 +77,6 @@ def measure(page: Page, reference: Page, url: str, edits: int) -> dict[str, floa
     page.goto(url)
     page.wait_for_selector("main[aria-busy=false]", state="attached", timeout=60_000)
     page.wait_for_timeout(300)
-    for _ in range(3):  # warm up the reference (JIT)
-        reference.evaluate(REFERENCE_JS)
     times, refs = [], []
     for i in range(edits + 2):
         selector = ('input[data-matrix="x"][data-row="0"][data-col="0"]' if i % 2 == 0
@@ -123,7 +84,7 @@ def measure(page: Page, reference: Page, url: str, edits: int) -> dict[str, floa
         total = page.evaluate(EDIT_JS, [selector, str(2 + i % 3)])[0]
         # The URL follows the state 120 ms after an edit (main.js): not inside the reference.
         page.wait_for_selector("main[data-url=synced]", state="attached")
-        ref = reference.evaluate(REFERENCE_JS) + python_reference()
+        ref = reference_ms(reference)
         if i >= 2:  # the first two edits warm up
             times.append(total)
             refs.append(ref)
@@ -147,8 +108,7 @@ def run(edits: int, slowdown_ms: int) -> dict[str, dict[str, float]]:
                 )
                 if slowdown_ms:
                     context.add_init_script(SLOWDOWN_JS % slowdown_ms)
-                reference = context.new_page()
-                reference.set_content("<!doctype html><title>reference</title><body></body>")
+                reference = reference_page(context)
                 n = max(4, round(count * edits / 30))
                 out[name] = measure(context.new_page(), reference, url + query, n)
                 context.close()

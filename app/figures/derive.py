@@ -76,8 +76,7 @@ def score_grid(q: list[list[str]], k: list[list[str]], result: list[list[str]]) 
     """'q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3' for every cell of Q Kᵀ."""
     return [
         [
-            f"q{fmt.sub(i + 1)}·k{fmt.sub(j + 1)} = {_dot_terms(qi, kj)}"
-            f" = {result[i][j]}"
+            f"q{fmt.sub(i + 1)}·k{fmt.sub(j + 1)} = {_dot_terms(qi, kj)} = {result[i][j]}"
             for j, kj in enumerate(k)
         ]
         for i, qi in enumerate(q)

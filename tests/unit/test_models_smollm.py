@@ -188,3 +188,11 @@ def test_a_heads_weights_are_transformers_projections() -> None:
     np.testing.assert_array_equal(head.W_v, attention.v_proj.weight.detach().numpy()[64:128].T)
     for bias in (head.b_q, head.b_k, head.b_v):
         assert not bias.any()
+
+
+def test_a_heads_note_says_what_its_body_holds() -> None:
+    from app.models import head_state, minilm
+
+    assert head_state.note(smollm.SPEC) == head_state.ROPE_NOTE
+    assert "rotated q" in head_state.ROPE_NOTE
+    assert head_state.note(minilm.SPEC) == head_state.NOTE

@@ -3,10 +3,11 @@
 Prints, with one BLAS thread (as the image runs): the first load (sha256 of the 98 MB file,
 parsing, the blocks copied out); the CPU-time median of ``trace`` (all 270 heads, q, k, v
 kept) on a 16-token and a 128-token text, and of the next-token logits of the 16-token
-text; then the process's RSS: at start, with the encoder and the tiny decoder loaded,
-with SmolLM2 loaded too, after a 128-token trace kept by the registry, and its peak
-(VmHWM). Budgets (issue 30): a 16-token forward ≤ 0.5 s on one core; a worker with the
-three models loaded within the pod's 768 MiB with room for the worst admissible request.
+text, and of one generation step (a token fed with the KV cache); then the RSS: at
+start, with the encoder and the tiny decoder loaded, with SmolLM2 loaded too, after a
+128-token trace kept by the registry, and its peak (VmHWM). Budgets (issue 30): a
+16-token forward ≤ 0.5 s on one core, one generation step ≤ 0.3 s; a worker with the three
+models loaded within the pod's 768 MiB with room for the worst admissible request.
 
     python benchmarks/models_smollm.py            # 9 runs each
     python benchmarks/models_smollm.py --runs 21
@@ -27,7 +28,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from typing import Any
+
+import numpy as np
+
 from app.models import registry
+from app.models.smollm import KVCache
 
 MIB = 2**20
 TEXT_16 = "The quick brown fox jumps over the lazy dog while the cat sleeps on a"
@@ -49,6 +55,31 @@ def cpu_median(fn: object, runs: int) -> float:
         fn()  # type: ignore[operator]
         times.append(time.process_time() - start)
     return statistics.median(times)
+
+
+def generation_step(model: Any, ids: list[int], runs: int) -> tuple[float, float]:
+    """The CPU median of one cached step, and the largest difference between the cached
+    steps' weights and one forward over the whole sequence."""
+    cache = KVCache.empty()
+    x, _ = model.run(ids, cache)
+    times, tokens, rows = [], list(ids), []
+    for _ in range(runs):
+        start = time.process_time()
+        token = int(np.argmax(model.head_logits(x[-1:])[0]))
+        x, kept = model.run([token], cache)
+        times.append(time.process_time() - start)
+        tokens.append(token)
+        rows.append(np.stack([w[:, 0, :] for w in kept["weights"]]))
+    _, full = model.run(tokens)
+    error = max(
+        float(
+            np.abs(
+                row - np.stack([w[:, len(ids) + i, : len(ids) + i + 1] for w in full["weights"]])
+            ).max()
+        )
+        for i, row in enumerate(rows)
+    )
+    return statistics.median(times), error
 
 
 def main() -> None:
@@ -75,6 +106,10 @@ def main() -> None:
     print(f"trace, 16 tokens (270 heads, q/k/v kept): median {t16 * 1000:.0f} ms CPU")
     print(f"next-token logits, 16 tokens: median {logits * 1000:.0f} ms CPU")
     print(f"trace, 128 tokens: median {t128 * 1000:.0f} ms CPU")
+    step_time, cache_error = generation_step(model, ids16, args.runs)
+    print(f"one generation step after 16 tokens (1-token forward with the KV cache, then the "
+          f"logits): median {step_time * 1000:.0f} ms CPU; cached weights vs recomputed: "
+          f"max |difference| {cache_error:.1e}")  # fmt: skip
     registry.trace("smollm2", TEXT_128)
     print(f"RSS after a kept 128-token trace: {status('VmRSS'):.0f} MiB; "
           f"peak {status('VmHWM'):.0f} MiB")  # fmt: skip

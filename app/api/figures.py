@@ -1,8 +1,10 @@
 """``POST /api/v1/figures``: the same body as /attention plus ``view`` -> Figures 3–13.
 
-Read the body (``app.http.body``), check the figure limits and the cost model from the
-shapes, then run the engine, build plain figure dicts and encode them with orjson, off
-the event loop under the admission limit when heavy (``app.http.admission``).
+Declared to the one runner (``app.http.runner``): the body read within the app's limit
+(a large one under its slot, priced by its number count before parsing), the figure
+limits and the cost model checked from the shapes (``app.inputs.figures_plan``), then
+the engine run, plain figure dicts built and encoded with orjson, off the event loop when
+heavy; an identical state (a class on one lesson step) shares the answer.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ from fastapi.responses import Response
 
 from app.attention import run
 from app.figures import build_figures, check_view
-from app.http.admission import admitted, gate_of
-from app.http.body import body_doc, content_length, read_body
-from app.http.pipeline import compute, computes, price
-from app.http.responses import POST_ERRORS, JSONBytes, settings_of
+from app.http.body import body_doc
+from app.http.responses import POST_ERRORS
 from app.http.routing import LeanRoute
-from app.inputs.body import check_limits
+from app.http.runner import APP_BODY_LIMIT, declare
+from app.http.sending import Answer
 from app.inputs.errors import FieldError
-from app.inputs.limits import body_cost, figures_cost, input_cost, request_shape
-from app.inputs.view import FiguresRequest, ViewRequest, check_figure_shape
-from app.settings import Settings
+from app.inputs.figures_plan import plan_figures
+from app.inputs.limits import input_cost
+from app.inputs.plan import Plan
+from app.inputs.view import FiguresRequest, ViewRequest
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["figures"], route_class=LeanRoute)
@@ -35,7 +37,8 @@ GZIP_MIN_BYTES = 1000
 Draw = Literal["plotly", "grids", "tables"]
 
 
-def _build(body: FiguresRequest, draw: Draw, gzip_ok: bool) -> Response:
+def _build(_: Request, plan: Plan) -> Answer:
+    body, draw, gzip_ok = plan.args
     stages = run(body.to_input())
     view = (body.view or ViewRequest()).to_view(len(stages.tokens))
     problem = check_view(stages, view)
@@ -47,11 +50,11 @@ def _build(body: FiguresRequest, draw: Draw, gzip_ok: bool) -> Response:
     payload["state"] = state
     data = encode(payload)
     if not gzip_ok or len(data) < GZIP_MIN_BYTES:
-        return JSONBytes(data)
+        return Answer(data)
     # Compressed here, in the worker thread (zlib releases the GIL), not by the gzip
     # middleware on the event loop: 15 MB of figure JSON takes ~40 ms to compress.
-    headers = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
-    return JSONBytes(gzip.compress(data, compresslevel=1, mtime=0), headers=headers)
+    headers = (("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding"))
+    return Answer(gzip.compress(data, compresslevel=1, mtime=0), headers=headers)
 
 
 @router.post(
@@ -74,7 +77,8 @@ def _build(body: FiguresRequest, draw: Draw, gzip_ok: bool) -> Response:
     },
     openapi_extra=body_doc(FiguresRequest),
 )
-@computes
+@declare("json", plan=plan_figures, work=_build, body=APP_BODY_LIMIT, model=FiguresRequest,
+         budget=input_cost)  # fmt: skip
 async def figures(
     request: Request,
     draw: Annotated[
@@ -93,14 +97,4 @@ async def figures(
     """Every figure's description: `panels` of number grids (values, per-cell colours,
     labels, the arithmetic of each cell) and, unless `draw=grids`, Plotly data and layout;
     captions, readouts and table alternatives, for the given inputs and view."""
-    settings: Settings = settings_of(request)
-    async with admitted(gate_of(request), body_cost(content_length(request))):
-        body = await read_body(request, FiguresRequest, settings, input_cost)
-        check_limits(body, settings)
-        shape = request_shape(body)
-        check_figure_shape(shape, settings)
-        wanted = body.view.figures if body.view and body.view.figures else None
-        cost = figures_cost(shape, len(set(wanted)) if wanted else 11)
-        price(request, cost, shape.reduce, field=shape.field)
-        gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
-        return await compute(request, cost, _build, body, draw, gzip_ok)
+    raise NotImplementedError  # run by app.http.runner

@@ -34,6 +34,8 @@ from app.http.lab_state import (
 )
 from app.http.pipeline import compute, computes, priced, stream
 from app.http.responses import error_doc, settings_of
+from app.http.runner import shared
+from app.http.sending import Answer
 from app.inputs.lab_controls import ControlError, check_unknown, figure_values, read_values
 from app.inputs.lab_cost import figure_price
 from app.wire import json_block
@@ -87,13 +89,21 @@ async def _answer(lab_id: str, request: Request, ndjson: bool) -> Response:
     if ndjson:
         return await stream(request, cost, lambda slot: progress_lines(ask, slot), NDJSON,
                             headers={"cache-control": "no-store"}, wait=ADMIT_WAIT_S)  # fmt: skip
-    try:
+
+    async def answered() -> Answer:
         out = await compute(request, cost, ask.answer, wait=ADMIT_WAIT_S)
+        return Answer(json_block(out).encode("utf-8"))
+
+    try:
+        # Seeded and deterministic for its URL: a class asking one lab section at once
+        # computes it once (the answer cache), and an ETag lets a reloaded page
+        # revalidate (304).
+        shared_answer = await shared(request, answered)
     except ControlError as exc:
         return _error(exc.key, exc.message)
-    # Seeded and deterministic for its URL: an ETag lets a reloaded page revalidate (304).
     # The same URL answers NDJSON to Accept: application/x-ndjson, hence Vary.
-    answer = Response(json_block(out), media_type="application/json", headers={"vary": "Accept"})
+    answer = Response(shared_answer.body, media_type="application/json",
+                      headers={"vary": "Accept"})  # fmt: skip
     return cacheable(answer)
 
 

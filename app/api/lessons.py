@@ -15,22 +15,24 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from starlette.convertors import Convertor, register_url_convertor
 
-from app.http.pipeline import compute, computes, priced
-from app.http.responses import POST_ERRORS, JSONBytes, error_doc, settings_of, site_base
+from app.http.pipeline import computes, priced
+from app.http.responses import POST_ERRORS, JSONBytes, error_doc, site_base
 from app.http.routing import LeanRoute
+from app.http.runner import declare
+from app.http.sending import Answer
 from app.inputs.errors import problem
 from app.inputs.limits import Cost
+from app.inputs.plan import Plan
 from app.lessons.answers import answer_plan
 from app.lessons.builtin import builtin_ids, builtin_json, summaries
-from app.lessons.format import MAX_LESSON_BYTES, parse_lesson
+from app.lessons.format import MAX_LESSON_BYTES
+from app.lessons.plans import plan_answers
 from app.lessons.schema import lesson_schema
-from app.lessons.states import plan_lesson
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["lessons"], route_class=LeanRoute)
@@ -160,15 +162,8 @@ async def lesson(lesson_id: str, request: Request) -> Response:
     return JSONBytes(encode(found))
 
 
-def _read(raw: bytes) -> Any:
-    if len(raw) > MAX_LESSON_BYTES:
-        msg = f"a lesson is at most {MAX_LESSON_BYTES:,} bytes of JSON; this one has {len(raw):,}"
-        raise HTTPException(413, [problem("body", msg, "too_large")])
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        msg = f"the body is not valid JSON ({str(exc).split(':')[0][:80]})"
-        raise HTTPException(422, [problem("body", msg, "json_invalid")]) from None
+def _answers(request: Request, plan: Plan) -> Answer:
+    return Answer(encode({"steps": answer_plan(plan.args)}))
 
 
 @router.post(
@@ -180,17 +175,11 @@ def _read(raw: bytes) -> Any:
         "schema": _openapi_schema(), "examples": {"one-question": {
             "summary": "One question on the running example", "value": EXAMPLE}}}}}},
 )  # fmt: skip
-@computes
+@declare("json", plan=plan_answers, work=_answers, body=MAX_LESSON_BYTES, model="json",
+         off_loop=True)  # fmt: skip
 async def answers(request: Request) -> Response:
     """Every question's answer, computed by the engine from its step's state (never typed
     by the author, so it is right for any numbers): the printed answer, what a browser
     accepts, a one-sentence why and, where a common mistake gives another answer, that
     mistake. Each state is checked and priced as its page would be."""
-    lesson = parse_lesson(_read(await request.body()))
-    plan = plan_lesson(lesson, settings_of(request))  # checked and priced from the shapes
-    cost = priced(request, plan.cost)
-
-    def answered() -> bytes:
-        return encode({"steps": answer_plan(plan)})
-
-    return JSONBytes(await compute(request, cost, answered))
+    raise NotImplementedError  # run by app.http.runner

@@ -1,10 +1,12 @@
 """Real models under ``/api/v1/models``: the list, a text's attention in every head, and
 one head as a body for ``POST /api/v1/attention``.
 
-The computing routes go through the one pipeline: parse the body (``app.inputs.
-model_text``), refuse an unknown or missing model (404; a missing one names the command
-that installs it), price from the token bound, layers and heads, then load the model
-(once per worker), run it and encode the answer in a worker thread under a heavy slot.
+The computing routes are declared to the one runner (``app.http.runner``): refuse an
+unknown or missing model (404; a missing one names the command that installs it) before
+the body is read, read it within ``MODEL_BODY_BYTES``, plan and price it from the token
+bound, layers and heads (``app.inputs.model_text``), then load the model (once per
+worker), run it and encode the answer in a worker thread under a heavy slot held until
+the answer is sent; an identical request shares the answer (``app.http.memo``).
 """
 
 from __future__ import annotations
@@ -16,13 +18,21 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from app.api.models import ModelAttentionResponse, ModelHeadResponse, ModelList, ModelNotFound
-from app.http.admission import until_sent
-from app.http.body import body_doc, read_body
-from app.http.pipeline import compute, computes, price
-from app.http.responses import POST_ERRORS, JSONBytes, settings_of
+from app.http.body import body_doc
+from app.http.responses import POST_ERRORS
 from app.http.routing import LeanRoute
+from app.http.runner import declare
+from app.http.sending import Answer
 from app.inputs.errors import FieldError, error_detail
-from app.inputs.model_text import ModelHead, ModelText, attention_cost, head_cost, token_bound
+from app.inputs.model_text import (
+    MODEL_BODY_BYTES,
+    ModelHead,
+    ModelShape,
+    ModelText,
+    plan_attention,
+    plan_head,
+)
+from app.inputs.plan import Ask, Plan
 from app.models import head_state, registry, summaries
 from app.models.base import ModelSpec
 from app.models.errors import ModelInputError, NotInstalledError, UnknownModelError
@@ -109,8 +119,34 @@ def head_answer(model_id: str, text: str, layer: int, head: int) -> bytes:
                    "note": head_state.NOTE})  # fmt: skip
 
 
-def _bound(spec: ModelSpec, text: str) -> int:
-    return token_bound(text, len(spec.special_tokens), spec.max_tokens)
+def shape_of(model_id: str) -> ModelShape:
+    """What pricing needs of an installed model (``check`` ran: it exists)."""
+    s: ModelSpec = registry.entry(model_id).spec
+    return ModelShape(s.layers, s.heads, s.d_model, s.d_k, len(s.special_tokens), s.max_tokens)
+
+
+def _missing(request: Request) -> Response | None:
+    return missing(request.path_params["model_id"])
+
+
+def _plan_attention(ask: Ask) -> Plan:
+    return plan_attention(ask.data, shape_of(ask.path["model_id"]))
+
+
+def _plan_head(ask: Ask) -> Plan:
+    model_id, body = ask.path["model_id"], ask.data
+    _run(head_state.check_head, registry.entry(model_id).spec, body.layer, body.head)
+    return plan_head(body, shape_of(model_id))
+
+
+def _attention_work(request: Request, plan: Plan) -> Answer:
+    return Answer(_run(attention_answer, request.path_params["model_id"], plan.args))
+
+
+def _head_work(request: Request, plan: Plan) -> Answer:
+    body = plan.args
+    model_id = request.path_params["model_id"]
+    return Answer(_run(head_answer, model_id, body.text, body.layer, body.head))
 
 
 @router.post(
@@ -120,19 +156,13 @@ def _bound(spec: ModelSpec, text: str) -> int:
     responses=MODEL_ERRORS,
     openapi_extra=body_doc(ModelText),
 )
-@computes
+@declare("json", plan=_plan_attention, work=_attention_work, body=MODEL_BODY_BYTES,
+         model=ModelText, check=_missing)  # fmt: skip
 async def model_attention(request: Request, model_id: str) -> Response:
     """The tokens as the model splits the text, every head's weights `[layer][head]
     [query][key]`, a summary per head (its pattern and entropy) and which tokens are
     special."""
-    if (refusal := missing(model_id)) is not None:  # the path first: the model is missing
-        return refusal
-    body = await read_body(request, ModelText, settings_of(request))
-    s = registry.entry(model_id).spec
-    cost = attention_cost(_bound(s, body.text), s.layers, s.heads, s.d_model)
-    cost = price(request, cost, "text", field="text")
-    payload = await compute(request, cost, _run, attention_answer, model_id, body.text)
-    return until_sent(JSONBytes(payload))
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.post(
@@ -142,19 +172,10 @@ async def model_attention(request: Request, model_id: str) -> Response:
     responses=MODEL_ERRORS,
     openapi_extra=body_doc(ModelHead),
 )
-@computes
+@declare("json", plan=_plan_head, work=_head_work, body=MODEL_BODY_BYTES, model=ModelHead,
+         check=_missing)  # fmt: skip
 async def model_head(request: Request, model_id: str) -> Response:
     """X (the layer's input, with a column of ones for the biases), that head's W^Q,
     W^K, W^V (each with its bias as a last row), scaling on and the causal mask for a
     causal model: POSTed to /api/v1/attention, its weights are the head's attention."""
-    if (refusal := missing(model_id)) is not None:  # the path first: the model is missing
-        return refusal
-    body = await read_body(request, ModelHead, settings_of(request))
-    s = registry.entry(model_id).spec
-    _run(head_state.check_head, s, body.layer, body.head)
-    cost = head_cost(_bound(s, body.text), s.layers, s.heads, s.d_model, s.d_k)
-    cost = price(request, cost, "text", field="text")
-    payload = await compute(
-        request, cost, _run, head_answer, model_id, body.text, body.layer, body.head
-    )
-    return until_sent(JSONBytes(payload))
+    raise NotImplementedError  # run by app.http.runner

@@ -34,6 +34,20 @@ def terms(pairs: Sequence[tuple[str, str]]) -> str:
     return " + ".join(shown)
 
 
+def _dot_terms(a: Sequence[str], b: Sequence[str]) -> str:
+    """``terms(zip(a, b))`` without building the pairs a long row elides (a 64 × 64 grid
+    spells 4 096 of them per request, and only five terms of each are shown)."""
+    n = len(a)
+    if len(b) != n:
+        raise ValueError(f"a dot product of {n} and {len(b)} factors")
+    if n <= MAX_TERMS:
+        return " + ".join([f"{x}·{y}" for x, y in zip(a, b, strict=True)])
+    shown = [f"{a[k]}·{b[k]}" for k in range(HEAD)]
+    shown.append(f"{ELLIPSIS} ({n - HEAD - TAIL} more)")
+    shown += [f"{a[k]}·{b[k]}" for k in range(n - TAIL, n)]
+    return " + ".join(shown)
+
+
 def dot_grid(
     left: list[list[str]],
     right_t: list[list[str]],
@@ -50,7 +64,7 @@ def dot_grid(
     return [
         [
             f"{name}{fmt.sub2(first_row + i + 1, first_col + j + 1)} = "
-            f"{terms(list(zip(a, b, strict=True)))}"
+            f"{_dot_terms(a, b)}"
             f" = {result[i][j]}"
             for j, b in enumerate(right_t)
         ]
@@ -62,8 +76,7 @@ def score_grid(q: list[list[str]], k: list[list[str]], result: list[list[str]]) 
     """'q₂·k₃ = 1·1 + 2·0 + 0·0 + 1·2 = 3' for every cell of Q Kᵀ."""
     return [
         [
-            f"q{fmt.sub(i + 1)}·k{fmt.sub(j + 1)} = {terms(list(zip(qi, kj, strict=True)))}"
-            f" = {result[i][j]}"
+            f"q{fmt.sub(i + 1)}·k{fmt.sub(j + 1)} = {_dot_terms(qi, kj)} = {result[i][j]}"
             for j, kj in enumerate(k)
         ]
         for i, qi in enumerate(q)
@@ -168,7 +181,7 @@ def output_grid(
     return [
         [
             f"z{fmt.sub2(first_row + i + 1, first_col + j + 1)} = Σ a·v = "
-            f"{terms(list(zip(a[i], col, strict=True)))}"
+            f"{_dot_terms(a[i], col)}"
             f" = {fmt.output(z[i][j])}"
             for j, col in enumerate(v_cols)
         ]

@@ -5,11 +5,14 @@ The ``Gate`` belongs to the app (``create_app`` puts one on ``app.state.gate``;
 share slots. ``offload(gate, cost, fn, *args)`` runs ``fn`` inline when ``cost`` is small
 (a thread hop would cost more than the work) and otherwise in a worker thread under the
 limit ``Settings.max_heavy`` (``ATTENTION_LAB_MAX_HEAVY``). When every slot is taken it
-raises ``BusyError``, which the app's error handlers answer with 503 and ``Retry-After``:
-refused at once, never queued, so ``/healthz`` and small requests never wait behind heavy
-ones, and the worst admissible mix of work is the limit times the largest request the
-cost model accepts. ``Retry-After`` is estimated from the work in hand: each held slot
-knows its cost and start, and the soonest one to finish (at ``CELLS_PER_SECOND``) sets it.
+waits in a short FIFO queue (``Gate.acquire``: at most ``Settings.max_queue`` waiters,
+each for ``Settings.queue_seconds``); past the deadline, or with the queue full, it raises
+``BusyError``, which the app's error handlers answer with 503 and ``Retry-After``. Only
+heavy work queues, so ``/healthz`` and small requests never wait behind heavy ones, and the
+worst admissible mix of work is the limit times the largest request the cost model
+accepts (waiters hold no answer). ``Retry-After`` is estimated from the queue: the
+requests ahead times the measured mean time a slot is held (``Gate.mean_seconds``, from
+the cost model's estimate until slots have been measured), over the limit.
 
 ``admitted(gate, cost)`` takes a slot for a whole block; ``offload`` inside that block
 reuses it. A heavy answer keeps its slot until it has been sent (``until_sent``), and a
@@ -74,18 +77,42 @@ class Slot:
         self.gate.leave(self)
 
 
+class Waiter:
+    """One request in the queue: its cost, the event it waits on, the slot handed to it."""
+
+    __slots__ = ("cost", "event", "slot")
+
+    def __init__(self, cost: Cost) -> None:
+        self.cost = cost
+        self.event = anyio.Event()
+        self.slot: Slot | None = None
+
+
+# Weight of the newest hold time in the mean (an exponential moving average).
+MEAN_WEIGHT = 0.2
+
+
 class Gate:
-    """The per-worker count of heavy computations and the threads that run them.
+    """The per-worker count of heavy computations, their queue and the threads that run
+    them.
 
     The event loop is single-threaded, so the counter needs no lock: the check and the
-    increment happen with no ``await`` between them. ``peak`` is the most slots ever held
-    at once (tests and benchmarks read it).
+    increment happen with no ``await`` between them, and a leaving slot hands itself to
+    the first waiter in the same step (FIFO, no race with a newcomer). ``peak`` is the
+    most slots ever held at once (tests and benchmarks read it).
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(
+        self, limit: int, wait: float = 0.0, max_queue: int = 0, send_seconds: float = 30.0
+    ) -> None:
         self.limit = max(1, limit)
+        self.wait = wait
+        self.send_seconds = send_seconds
+        self.max_queue = max_queue
         self.held: list[Slot] = []
+        self.queue: list[Waiter] = []
         self.peak = 0
+        self.mean_seconds: float | None = None  # measured time a slot is held
         self.priced = 0  # requests priced by app.http.pipeline (the route walk reads it)
         self.threads = anyio.CapacityLimiter(self.limit)
 
@@ -93,26 +120,76 @@ class Gate:
     def running(self) -> int:
         return len(self.held)
 
-    def retry_after(self) -> int:
-        """Whole seconds until the soonest held slot should be free (1 at least)."""
+    def retry_after(self, ahead: int | None = None) -> int:
+        """Whole seconds until a request behind ``ahead`` waiters (default: the whole
+        queue) should get a slot: the held slots' time left plus the waiters' expected
+        time, shared by the slots (1 at least)."""
         now = time.monotonic()
-        left = min((s.start + s.seconds - now for s in self.held), default=0.0)
-        return min(MAX_RETRY_AFTER, max(1, math.ceil(left)))
+        ahead = len(self.queue) if ahead is None else ahead
+        left = sorted(max(0.0, s.start + self.expected(s.seconds) - now) for s in self.held)
+        soonest = left[0] if left and len(self.held) >= self.limit else 0.0
+        queued = sum(self.expected(w.cost.cells / CELLS_PER_SECOND) for w in self.queue[:ahead])
+        return min(MAX_RETRY_AFTER, max(1, math.ceil(soonest + queued / self.limit)))
+
+    def expected(self, estimate: float) -> float:
+        """How long a slot estimated at ``estimate`` s should be held: the measured mean
+        when there is one (it includes encoding and sending), else the estimate."""
+        return max(estimate, self.mean_seconds or 0.0)
+
+    def _refuse(self) -> BusyError:
+        metrics.REJECTIONS.inc()
+        return BusyError(self.limit, self.retry_after())
 
     def enter(self, cost: Cost = NO_COST) -> Slot:
-        if len(self.held) >= self.limit:
-            metrics.REJECTIONS.inc()
-            raise BusyError(self.limit, self.retry_after())
+        """A slot now, or ``BusyError`` (no waiting; ``acquire`` waits)."""
+        if len(self.held) >= self.limit or self.queue:
+            raise self._refuse()
+        return self._take(cost)
+
+    def _take(self, cost: Cost) -> Slot:
         slot = Slot(self, cost)
         self.held.append(slot)
         self.peak = max(self.peak, len(self.held))
         metrics.HEAVY_IN_FLIGHT.inc()
         return slot
 
+    async def acquire(self, cost: Cost = NO_COST, wait: float | None = None) -> Slot:
+        """A slot, waiting in the FIFO queue up to ``wait`` seconds (default the gate's);
+        ``BusyError`` past the deadline or when the queue is full."""
+        wait = self.wait if wait is None else wait
+        if len(self.held) < self.limit and not self.queue:
+            return self._take(cost)
+        if wait <= 0 or len(self.queue) >= self.max_queue:
+            raise self._refuse()
+        waiter = Waiter(cost)
+        self.queue.append(waiter)
+        metrics.QUEUE_LENGTH.set(len(self.queue))
+        start = time.monotonic()
+        try:
+            with anyio.move_on_after(wait):
+                await waiter.event.wait()
+        finally:
+            if waiter.slot is None and waiter in self.queue:
+                self.queue.remove(waiter)
+                metrics.QUEUE_LENGTH.set(len(self.queue))
+            metrics.QUEUE_WAIT.observe(time.monotonic() - start)
+        if waiter.slot is None:
+            raise self._refuse()
+        return waiter.slot
+
     def leave(self, slot: Slot) -> None:
-        if slot in self.held:
-            self.held.remove(slot)
-            metrics.HEAVY_IN_FLIGHT.dec()
+        if slot not in self.held:
+            return
+        self.held.remove(slot)
+        metrics.HEAVY_IN_FLIGHT.dec()
+        took = time.monotonic() - slot.start
+        mean = self.mean_seconds
+        self.mean_seconds = took if mean is None else mean + MEAN_WEIGHT * (took - mean)
+        if self.queue and len(self.held) < self.limit:
+            waiter = self.queue.pop(0)
+            metrics.QUEUE_LENGTH.set(len(self.queue))
+            waiter.slot = self._take(waiter.cost)
+            waiter.event.set()
 
 
 def gate_of(conn: HTTPConnection) -> Gate:
@@ -130,11 +207,13 @@ _slot: ContextVar[Slot | None] = ContextVar("attention_lab_slot", default=None)
 SWITCH_INTERVAL_SECONDS = 0.001
 
 
-def new_gate(limit: int) -> Gate:
-    """A gate of ``limit`` slots (``create_app`` calls it with ``Settings.max_heavy``);
-    shortens the GIL's switch interval so the loop is not starved by heavy threads."""
+def new_gate(limit: int, wait: float = 0.0, max_queue: int = 0, send_seconds: float = 30.0) -> Gate:
+    """A gate of ``limit`` slots and a queue of ``max_queue`` waiters for ``wait`` s
+    (``create_app`` calls it with ``Settings.max_heavy``, ``queue_seconds``,
+    ``max_queue``, ``send_seconds``); shortens the GIL's switch interval so the loop is
+    not starved by heavy threads."""
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
-    return Gate(limit)
+    return Gate(limit, wait, max_queue, send_seconds)
 
 
 class Admitted:
@@ -143,18 +222,22 @@ class Admitted:
 
     __slots__ = ("cost", "gate", "slot", "token")
 
-    def __init__(self, gate: Gate, cost: Cost) -> None:
+    def __init__(self, gate: Gate, cost: Cost, slot: Slot | None = None) -> None:
         self.gate = gate
         self.cost = cost
-        self.slot: Slot | None = None
+        self.slot: Slot | None = slot  # given: a slot already taken, held for the block
         self.token: Token[Slot | None] | None = None
 
     async def __aenter__(self) -> bool:
         if _slot.get() is not None:
+            if self.slot is not None:  # nested: the outer slot covers the block
+                self.slot.release()
+                self.slot = None
             return True
-        if not is_heavy(self.cost):
-            return False
-        self.slot = self.gate.enter(self.cost)
+        if self.slot is None:
+            if not is_heavy(self.cost):
+                return False
+            self.slot = await self.gate.acquire(self.cost)
         self.token = _slot.set(self.slot)
         return True
 
@@ -191,7 +274,8 @@ def until_sent(response: Response) -> Response:
 
 
 class SentThenReleased(Response):
-    """Sends the wrapped response, then frees the slot (also if the client went away)."""
+    """Sends the wrapped response in pieces within the gate's send deadline, then frees
+    the slot (also if the client went away or read too slowly)."""
 
     def __init__(self, inner: Response, slot: Slot) -> None:  # nothing to render
         self.inner = inner
@@ -200,10 +284,12 @@ class SentThenReleased(Response):
         self.status_code = inner.status_code
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from app.http.sending import within_deadline  # sending builds on this module
+
         if self.inner.background is None:
             self.inner.background = self.background
         try:
-            await self.inner(scope, receive, send)
+            await within_deadline(self.inner, self.slot.gate.send_seconds, scope, receive, send)
         finally:
             self.slot.release()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import orjson
 from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
@@ -31,7 +32,8 @@ M = TypeVar("M", bound=BaseModel)
 BODY_MODELS: list[type[BaseModel]] = []
 
 
-def _parse(model: type[M], raw: bytes) -> M:
+def parse(model: type[M], raw: bytes) -> M:
+    """``raw`` parsed strictly as ``model``: the API's 400/422 shapes otherwise."""
     try:
         return model.model_validate_json(raw)
     except ValidationError as exc:
@@ -62,19 +64,37 @@ async def read_body(
     settings: Any,
     budget: Callable[[int], Cost] | None = None,
     reduce: str = "the body",
+    limit: int | None = None,
 ) -> M:
     """``model`` from the request's JSON body (see the module docstring).
 
     ``budget(numbers)`` is the cost of a body of that many numbers, checked before
     parsing a large body; call inside ``admitted(body_cost(...))`` so the slot is held.
     """
-    raw = await request.body()
+    raw = await read_limited(request, settings.max_body_bytes if limit is None else limit)
     if len(raw) <= INLINE_BODY_BYTES:
-        return _parse(model, raw)
+        return parse(model, raw)
     numbers = number_bound(raw)
     if budget is not None:
         check_cost(budget(numbers), settings, reduce)
-    return await offload(gate_of(request), Cost(numbers, 0), _parse, model, raw)
+    return await offload(gate_of(request), Cost(numbers, 0), parse, model, raw)
+
+
+def json_body(raw: bytes) -> Any:
+    """``raw`` as any JSON value; 422 ``json_invalid`` naming ``body`` otherwise."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        msg = f"the body is not valid JSON ({str(exc).split(':')[0][:80]})"
+        raise HTTPException(422, [problem("body", msg, "json_invalid", ["body"])]) from None
+
+
+async def parse_body(request: Request, model: type[M], raw: bytes) -> M:
+    """``raw`` (already read within the route's limit) parsed strictly as ``model``: inline
+    when small, else off the event loop under a slot."""
+    if len(raw) <= INLINE_BODY_BYTES:
+        return parse(model, raw)
+    return await offload(gate_of(request), Cost(number_bound(raw), 0), parse, model, raw)
 
 
 async def read_body_admitted(
@@ -89,15 +109,52 @@ async def read_body_admitted(
         return await read_body(request, model, settings, budget)
 
 
-def content_length(request: Request) -> int:
-    """The declared body size (0 when absent or not a number; RequestGuard caps it)."""
+def declared_length(request: Request) -> int | None:
+    """The body size the client declared in Content-Length (None when absent, -1 when it
+    is not a number)."""
     # The raw headers, not ``request.headers``: building that mapping costs more than
     # this whole lookup, and nothing else in a small request needs it.
     for name, raw in request.scope["headers"]:
         if name == b"content-length":
             value = raw.decode("latin-1")
-            return int(value) if value.isascii() and value.isdigit() and len(value) < 12 else 0
+            return int(value) if value.isascii() and value.isdigit() and len(value) < 12 else -1
+    return None
+
+
+def content_length(request: Request) -> int:
+    """The size a body is priced at before it is read: its Content-Length, or for a
+    chunked body (no Content-Length) the largest one the app accepts, so a chunked body
+    takes its slot before it is read as a declared one does (0 for no body)."""
+    declared = declared_length(request)
+    if declared is not None:
+        return max(declared, 0)
+    if any(name == b"transfer-encoding" for name, _ in request.scope["headers"]):
+        limit: int = request.app.state.settings.max_body_bytes
+        return limit
     return 0
+
+
+def too_large(limit: int, got: str) -> HTTPException:
+    msg = f"the body is larger than this route's limit of {limit:,} bytes ({got})"
+    return HTTPException(413, [problem("body", msg, "too_large", ["body"])])
+
+
+async def read_limited(request: Request, limit: int) -> bytes:
+    """The whole body, refused with 413 as soon as it is longer than ``limit``: a
+    Content-Length over it before a byte is read, a chunked body once its count passes it
+    (what was read is dropped), so no route keeps more than its own limit."""
+    declared = declared_length(request)
+    if declared is not None and declared > limit:
+        raise too_large(limit, f"Content-Length {declared:,}")
+    chunks: list[bytes] = []
+    received = 0
+    async for chunk in request.stream():
+        received += len(chunk)
+        if received > limit:
+            chunks.clear()
+            raise too_large(limit, f"more than {limit:,} bytes sent")
+        chunks.append(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def body_doc(model: type[BaseModel], examples: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -15,8 +15,9 @@ steps, in this order:
 4. **compute** off the event loop in a worker thread under the gate's limiter;
 5. **encode** in that same thread (the function returns bytes or a ``Response``).
 
-Lab requests may ``wait`` a moment for a slot (a lab page asks for several figures at
-once and would otherwise refuse itself); the API refuses at once.
+Heavy requests wait in the gate's short FIFO queue for a slot (``Settings.queue_seconds``;
+a lab request ``wait``s at least its own moment: a lab page asks for several figures at
+once and would otherwise refuse itself), then 503 with ``Retry-After`` from the queue.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from app.http.admission import BusyError, Gate, Slot, gate_of, offload
+from app.http.admission import Admitted, Gate, Slot, gate_of, offload
 from app.inputs.limits import Cost, check_cost, is_heavy
 
 T = TypeVar("T")
@@ -73,29 +74,22 @@ def priced(conn: HTTPConnection, cost: Cost) -> Cost:
 
 
 async def _enter(gate: Gate, cost: Cost, wait: float) -> Slot:
-    """A slot for ``cost``, waiting up to ``wait`` seconds for one; else BusyError."""
-    waited = 0.0
-    while True:
-        try:
-            return gate.enter(cost)
-        except BusyError:
-            if waited >= wait:
-                raise
-            await anyio.sleep(POLL_SECONDS)
-            waited += POLL_SECONDS
+    """A slot for ``cost`` from the gate's queue, waiting up to ``wait`` seconds or the
+    gate's own deadline, whichever is longer; else BusyError."""
+    return await gate.acquire(cost, max(wait, gate.wait))
 
 
 async def compute(
     conn: HTTPConnection, cost: Cost, fn: Callable[..., T], *args: Any, wait: float = 0.0
 ) -> T:
     """Steps 3-5 for one answer: ``fn(*args)`` inline when small, else in a thread under
-    a slot held until the answer (a ``Response``) has been sent."""
+    a slot (from the gate's queue, ``wait`` s at least) held until the answer (a
+    ``Response``) has been sent."""
     gate = gate_of(conn)
-    if wait <= 0 or not is_heavy(cost):
+    if wait <= gate.wait or not is_heavy(cost):
         return await offload(gate, cost, fn, *args)
-    slot = await _enter(gate, cost, wait)
-    gate.leave(slot)  # free again with no await between: offload takes it at once
-    return await offload(gate, cost, fn, *args)
+    async with Admitted(gate, cost, await _enter(gate, cost, wait)):
+        return await offload(gate, cost, fn, *args)
 
 
 async def in_slot(slot: Slot | None, fn: Callable[..., T], *args: Any) -> T:

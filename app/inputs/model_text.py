@@ -10,10 +10,13 @@ naming ``text``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from app.inputs.fields import Whole
 from app.inputs.limits import BYTES_PER_NUMBER, INLINE_CELLS, Cost
+from app.inputs.plan import Plan
 
 # Longer than any 128-token sentence of English (about 600 characters), short enough that
 # tokenising it is a millisecond.
@@ -29,6 +32,9 @@ BYTES_PER_SUMMARY = 250
 # A forward pass is never inline work, however short the text: it reads every weight of
 # the model (11 million for the encoder's layers), and the first one loads them.
 MIN_FORWARD_CELLS = INLINE_CELLS + 1
+# A body of the longest text, every character escaped as a surrogate pair (12 bytes),
+# with its keys: larger bodies are refused (413) before they are read.
+MODEL_BODY_BYTES = 32 * 1024
 
 
 class ModelText(BaseModel):
@@ -77,3 +83,30 @@ def head_cost(n: int, layers: int, heads: int, d_model: int, d_k: int) -> Cost:
     three (d_model + 1) × d_k weight matrices as a request body."""
     numbers = (n + 3 * d_k) * (d_model + 1)
     return forward_cost(n, layers, heads, d_model) + Cost(numbers, numbers * BYTES_PER_NUMBER)
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """What pricing needs of a model (``app.models`` gives it; this package may not
+    import that one): sizes, the number of special tokens, the longest input."""
+
+    layers: int
+    heads: int
+    d_model: int
+    d_k: int
+    specials: int
+    max_tokens: int
+
+
+def plan_attention(body: ModelText, model: ModelShape) -> Plan:
+    """POST /models/{id}/attention: priced from the token bound (``args``: the text)."""
+    n = token_bound(body.text, model.specials, model.max_tokens)
+    cost = attention_cost(n, model.layers, model.heads, model.d_model)
+    return Plan(cost, "text", args=body.text, field="text")
+
+
+def plan_head(body: ModelHead, model: ModelShape) -> Plan:
+    """POST /models/{id}/head: priced from the token bound (``args``: the body)."""
+    n = token_bound(body.text, model.specials, model.max_tokens)
+    cost = head_cost(n, model.layers, model.heads, model.d_model, model.d_k)
+    return Plan(cost, "text", args=body, field="text")

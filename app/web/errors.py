@@ -20,6 +20,7 @@ from starlette.routing import Match
 from app.attention import InputError
 from app.http.admission import BusyError
 from app.http.mount import path_in_app
+from app.http.sending import Answer
 from app.inputs.errors import FieldError, error_detail, validation_detail
 from app.inputs.limits import CostError
 from app.web.templating import templates
@@ -133,6 +134,18 @@ def _page_message(exc: HTTPException) -> str:
         if isinstance(first, dict)
         else str(exc.detail)
     )
+
+
+def page_error(request: Request, exc: FieldError) -> Response:
+    """A page's answer to a refused input (the runner's ``errors`` for pages): 400 for a
+    bad link or mode, 404 for what does not exist, else 422, naming the field."""
+    status = getattr(exc, "status", None) or (400 if exc.field in ("l", "mode") else 422)
+    return html_error(request, status, exc.field, exc.message)
+
+
+def html_answer(page: Response) -> Answer:
+    """A rendered page (``TemplateResponse``) as the runner's ``Answer``."""
+    return Answer(bytes(page.body), "text/html; charset=utf-8", status=page.status_code)
 
 
 def install_error_handlers(app: FastAPI) -> None:

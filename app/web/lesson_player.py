@@ -1,5 +1,5 @@
 """What the lesson player is handed, shared by the lesson pages (``app.web.lessons``) and the
-lesson embeds (``app.web.lesson_embed``): the mode read from the URL, and the context of
+lesson embeds (``app.web.lesson_embed``): the context of
 ``lessons/player.html`` with each step's state as the player asks the API for it (a main
 step as the body and view ``POST /api/v1/figures`` takes, a lab step as its section and
 query). Both surfaces show one player from one description; nothing runs here."""
@@ -9,24 +9,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from starlette.requests import Request
-
 from app.figures.registry import BY_NUMBER
-from app.inputs.errors import FieldError
 from app.inputs.link import to_query
 from app.lessons.format import LabState, lesson_json
 from app.lessons.states import LessonPlan
 
-MODES = ("student", "present")
 STATIC_FIGURES = tuple(n for n, f in BY_NUMBER.items() if f.kind == "static")
-
-
-def mode_of(request: Request) -> str:
-    """``?mode=student`` (default) or ``present``; FieldError naming ``mode`` otherwise."""
-    mode = request.query_params.get("mode", "student")
-    if mode not in MODES:
-        raise FieldError("mode", f"must be one of {', '.join(MODES)}, not {mode[:40]!r}")
-    return mode
 
 
 def _main_step(plan: Any, figures: tuple[int, ...]) -> dict[str, Any]:

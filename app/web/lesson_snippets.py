@@ -9,9 +9,14 @@ nothing) and the small listener that lets the iframe follow the height the embed
 the ``<script>``, the iframe keeps its initial height and scrolls inside. Formats:
 
     html    a plain web page (or an LMS page editor's HTML view)
-    myst    Jupyter Book / MyST Markdown: a ```{raw} html block
+    mystmd  Jupyter Book 2 (the mystmd engine): the ``{iframe}`` directive. mystmd refuses
+            ```{raw} html (it prints the HTML as text) and keeps no height or script: its
+            theme draws the frame full width in a box 60 % as tall as wide, the lesson
+            scrolls inside it (tests/unit/test_lesson_snippets.py builds it with mystmd)
+    myst    Jupyter Book 1 (Sphinx + MyST-Parser): a ```{raw} html block
     sphinx  Sphinx reStructuredText: a ``.. raw:: html`` directive
-    quarto  Quarto: a ```{=html} raw block
+    quarto  Quarto: a ```{=html} raw block, tried with pandoc (Quarto's engine), not with
+            Quarto itself
 
 The title is user text: made printable, then escaped in attributes; the snippets are
 plain text the page prints (escaped) inside ``<pre>``. ``course_panel_data`` is the
@@ -50,7 +55,7 @@ HEIGHT_LISTENER = """<script>
 
 @dataclass(frozen=True)
 class Snippet:
-    """One platform's snippet: ``key`` (html | myst | sphinx | quarto), a ``label`` for
+    """One platform's snippet: ``key`` (html | mystmd | myst | sphinx | quarto), a ``label`` for
     people, the ``language`` it is written in and its ``text``."""
 
     key: str
@@ -76,18 +81,34 @@ def lesson_iframe(src: str, title: str, height: int = LESSON_HEIGHT) -> str:
     )
 
 
+def mystmd_iframe(src: str, title: str) -> str:
+    """The ``{iframe}`` directive of mystmd (Jupyter Book 2): as wide as the column, titled.
+    A directive option ends at its line: ``printable`` replaces every line break."""
+    name = printable(f"Attention Lab lesson: {title}")
+    return f":::{{iframe}} {src}\n:width: 100%\n:title: {name}\n:::"
+
+
 def course_snippets(src: str, title: str, height: int = LESSON_HEIGHT) -> list[Snippet]:
-    """The four snippets for the embed URL ``src`` (absolute) of the lesson ``title``."""
+    """The five snippets for the embed URL ``src`` (absolute) of the lesson ``title``."""
     block = lesson_iframe(src, title, height) + "\n" + HEIGHT_LISTENER
     return [
         Snippet("html", "A web page (or an LMS page's HTML view)", "html", block),
+        Snippet("mystmd", "Jupyter Book 2 (mystmd)", "markdown", mystmd_iframe(src, title)),
         Snippet(
-            "myst", "Jupyter Book / MyST Markdown", "markdown", f"```{{raw}} html\n{block}\n```"
+            "myst",
+            "Jupyter Book 1 (Sphinx + MyST-Parser)",
+            "markdown",
+            f"```{{raw}} html\n{block}\n```",
         ),
         Snippet(
             "sphinx", "Sphinx (reStructuredText)", "rst", ".. raw:: html\n\n" + indent(block, "   ")
         ),
-        Snippet("quarto", "Quarto", "markdown", f"```{{=html}}\n{block}\n```"),
+        Snippet(
+            "quarto",
+            "Quarto (a raw HTML block; tried with pandoc, not Quarto)",
+            "markdown",
+            f"```{{=html}}\n{block}\n```",
+        ),
     ]
 
 

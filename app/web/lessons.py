@@ -3,8 +3,10 @@
 the lesson JSON encoded as ``s=`` encodes a state) and ``GET /lessons/edit`` (the editor).
 ``?mode=student`` (default) or ``?mode=present`` chooses how the player behaves.
 
-A lesson page checks the lesson as the API does (``app.lessons``: the format, then every
-step's state planned and priced as its own page would plan it; nothing runs) and hands
+A lesson page is declared to the one runner (``app.http.runner``): in a worker thread,
+after admission, it checks the lesson as the API does (``app.lessons.plans``: the format,
+then every step's state planned and priced as its own page would plan it; nothing runs),
+is priced by what it prints, rendered, and shared with identical requests; it hands
 the player the lesson and each step's resolved state in ``<script id="lesson-state">``:
 a main-page step as the body and view ``POST /api/v1/figures`` takes, a lab step as its
 lab, section and query. The player asks the API for the figures and the answers. A bad
@@ -20,34 +22,29 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.http.pipeline import computes, priced
-from app.http.responses import settings_of
-from app.inputs.errors import FieldError
+from app.http.runner import declare
+from app.http.sending import Answer
 from app.inputs.limits import Cost
-from app.lessons.builtin import builtin_ids, get_builtin, summaries
-from app.lessons.format import Lesson
-from app.lessons.link import decode_lesson
-from app.lessons.states import plan_lesson
-from app.web.errors import html_error
-from app.web.lesson_player import mode_of, player_context
+from app.inputs.plan import Plan
+from app.lessons.builtin import summaries
+from app.lessons.plans import plan_builtin_page, plan_link_page
+from app.web.errors import html_answer, page_error
+from app.web.lesson_player import player_context
 from app.web.templating import templates
 
 router = APIRouter(include_in_schema=False)
 
 
-def _player(request: Request, lesson: Lesson, lesson_id: str | None) -> HTMLResponse:
-    """The player page for ``lesson`` (checked and planned; nothing is built here)."""
-    mode = mode_of(request)
-    plan = plan_lesson(lesson, settings_of(request))
-    # Planned (every state decoded, validated and priced) but not run: the page's script
-    # asks the figures and answers routes, which admit and build.
-    priced(request, Cost(0, 0))
-    context = player_context(plan, lesson_id, mode)  # shared with the lesson embeds
+def _player(request: Request, plan: Plan) -> Answer:
+    """The player page for a planned lesson (every state checked; nothing is built here:
+    the page's script asks the figures and answers routes, which admit and build)."""
+    lesson_plan, lesson_id, mode = plan.args
+    context = player_context(lesson_plan, lesson_id, mode)  # shared with the lesson embeds
     other = {k: v for k, v in request.query_params.items() if k != "mode"}
     if mode == "student":
         other["mode"] = "present"
     context["other_mode"] = "?" + urlencode(other)
-    page: HTMLResponse = templates.TemplateResponse(request, "lessons/play.html", context)
-    return page
+    return html_answer(templates.TemplateResponse(request, "lessons/play.html", context))
 
 
 @router.get("/lessons", response_class=HTMLResponse)
@@ -62,18 +59,10 @@ def index(request: Request) -> HTMLResponse:
 
 
 @router.get("/lessons/play", response_class=HTMLResponse)
-@computes
+@declare("page", plan=plan_link_page, work=_player, off_loop=True, errors=page_error)
 def play(request: Request) -> HTMLResponse:
     """Any lesson, from its link (``l=``)."""
-    text = request.query_params.get("l")
-    if not text:
-        return html_error(request, 400, "l", "give the lesson as l= (the link the editor makes)")
-    try:
-        lesson = decode_lesson(text)
-        return _player(request, lesson, None)
-    except FieldError as exc:
-        return html_error(request, 400 if exc.field in ("l", "mode") else 422, exc.field,
-                          exc.message)  # fmt: skip
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.get("/lessons/edit", response_class=HTMLResponse)
@@ -87,15 +76,7 @@ def edit(request: Request) -> HTMLResponse:
 
 
 @router.get("/lessons/{lesson_id}", response_class=HTMLResponse)
-@computes
+@declare("page", plan=plan_builtin_page, work=_player, off_loop=True, errors=page_error)
 def builtin(lesson_id: str, request: Request) -> HTMLResponse:
     """A built-in lesson."""
-    lesson = get_builtin(lesson_id)
-    if lesson is None:
-        ids = ", ".join(builtin_ids())
-        return html_error(request, 404, "id", f"there is no lesson {lesson_id[:60]!r}; the "
-                          f"built-in lessons are {ids}")  # fmt: skip
-    try:
-        return _player(request, lesson, lesson_id)
-    except FieldError as exc:
-        return html_error(request, 400 if exc.field == "mode" else 422, exc.field, exc.message)
+    raise NotImplementedError  # run by app.http.runner

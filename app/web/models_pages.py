@@ -1,7 +1,9 @@
 """The model pages: ``GET /models`` (every model, installed or how to install it) and
 ``GET /models/{id}`` (a sentence's tokens and every layer × head of the model), and the
 page's data, ``GET /models/{id}/heads.json?text=…`` (every head as a grid with its
-summary, ``app.web.model_views``), priced and admitted by the one pipeline.
+summary, ``app.web.model_views``), declared to the one runner (``app.http.runner``): the
+sentence is tokenized in a worker thread after admission, never on the event loop, and an
+identical request (a class opening one link) shares the answer.
 
 A model that is not installed still has its page: it says exactly how to install it, and
 every other page works. A bad sentence in the page's link opens the page on the model's
@@ -19,17 +21,21 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from app.figures.view_fields import THEMES
-from app.http.pipeline import compute, computes, price, priced
-from app.http.responses import JSONBytes
+from app.http.runner import declare
+from app.http.sending import Answer
 from app.inputs.errors import FieldError
 from app.inputs.limits import Cost
 from app.inputs.model_text import MAX_TEXT_CHARS
+from app.inputs.plan import Ask, Plan
 from app.models.base import ModelSpec
 from app.web import model_views
-from app.web.errors import error_response
+from app.web.errors import error_response, html_answer, page_error
 from app.web.model_views import PATTERN_MEANINGS, PATTERN_WORDS, Listed
 from app.web.templating import templates
 from app.wire import encode, json_block
+
+# The page's template around one sentence (its heads come from heads.json).
+PAGE_COST = Cost(1, 60_000)
 
 router = APIRouter(include_in_schema=False)
 
@@ -62,18 +68,26 @@ def _page_text(found: Listed, given: str | None) -> tuple[str, str | None]:
     return given, None
 
 
-@router.get("/models/{model_id}", response_class=HTMLResponse)
-@computes
-def model_page(model_id: str, request: Request, text: str | None = None) -> Response:
-    """One model: a sentence box, its tokens, every head (the page's script asks
-    ``heads.json``, which prices and computes them)."""
-    found = model_views.find(model_id)
-    if found is None:
-        return _unknown(request, model_id)
-    theme = request.query_params.get("theme", "auto")
-    theme = theme if theme in THEMES else "auto"
-    shown, problem = _page_text(found, text)
-    priced(request, Cost(0, 0))  # the tokenizer only: every head is computed by heads.json
+def _found(request: Request) -> Response | None:
+    """The 404 page for an unknown model (before anything else)."""
+    model_id = request.path_params["model_id"]
+    return _unknown(request, model_id) if model_views.find(model_id) is None else None
+
+
+def _plan_page(ask: Ask) -> Plan:
+    """The page's sentence (tokenized to check it: in a worker thread, after admission)
+    and theme; priced by its template (every head is computed by heads.json)."""
+    found = model_views.find(ask.path["model_id"])
+    assert found is not None  # _found ran first
+    theme = ask.query.get("theme", "auto")
+    shown, problem = _page_text(found, ask.query.get("text"))
+    return Plan(
+        PAGE_COST, "text", args=(found, shown, problem, theme if theme in THEMES else "auto")
+    )
+
+
+def _page(request: Request, plan: Plan) -> Answer:
+    found, shown, problem, theme = plan.args
     spec = found.spec
     initial = {
         "model": spec.id,
@@ -98,12 +112,50 @@ def model_page(model_id: str, request: Request, text: str | None = None) -> Resp
         "initial": Markup(json_block(initial)),
         "view": {"theme": theme},
     }
-    page: HTMLResponse = templates.TemplateResponse(request, "models/model.html", context)
-    return page
+    return html_answer(templates.TemplateResponse(request, "models/model.html", context))
+
+
+@router.get("/models/{model_id}", response_class=HTMLResponse)
+@declare("page", plan=_plan_page, work=_page, off_loop=True, check=_found, errors=page_error)
+def model_page(model_id: str, request: Request, text: str | None = None) -> Response:
+    """One model: a sentence box, its tokens, every head (the page's script asks
+    ``heads.json``, which prices and computes them)."""
+    raise NotImplementedError  # run by app.http.runner
+
+
+def _heads_check(request: Request) -> Response | None:
+    q = request.query_params
+    model_id = request.path_params["model_id"]
+    return _checked(request, model_id, q.get("theme", "light"), q.get("hide_special", "0"))
+
+
+def _heads_plan(cost_of: Callable[[ModelSpec, int], Cost]) -> Callable[[Ask], Plan]:
+    """The plan of heads.json / head.json: the head and the text checked (tokenized: in
+    a worker thread, after admission), priced from the token count."""
+
+    def plan(ask: Ask) -> Plan:
+        q = ask.query
+        model = model_views.load(ask.path["model_id"])
+        layer, head = int(q.get("layer", "0")), int(q.get("head", "0"))
+        model_views.check_head(model.spec, layer, head)
+        text = q.get("text", "")
+        tokens = model_views.check_text(model, text)
+        asked = (model, text, q.get("theme", "light"), q.get("hide_special") == "1", layer, head)
+        return Plan(cost_of(model.spec, len(tokens)), "text", args=asked)
+
+    return plan
+
+
+def _heads_work(answer_of: Callable[..., Any]) -> Callable[[Request, Plan], Answer]:
+    def work(_: Request, plan: Plan) -> Answer:
+        return Answer(encode(answer_of(*plan.args)))
+
+    return work
 
 
 @router.get("/models/{model_id}/heads.json")
-@computes
+@declare("json", plan=_heads_plan(model_views.heads_cost), off_loop=True, check=_heads_check,
+         work=_heads_work(model_views.heads_answer))  # fmt: skip
 async def heads_json(
     model_id: str,
     request: Request,
@@ -115,14 +167,12 @@ async def heads_json(
 ) -> Response:
     """Every head of ``model_id`` for ``text``: tokens, every head's colours, summaries
     and the full grid of ``layer``/``head`` (0-based) (JSON)."""
-    return await _heads_route(
-        request, model_id, (text, theme, hide_special, layer, head),
-        model_views.heads_cost, model_views.heads_answer,
-    )  # fmt: skip
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.get("/models/{model_id}/head.json")
-@computes
+@declare("json", plan=_heads_plan(model_views.head_grid_cost), off_loop=True,
+         check=_heads_check, work=_heads_work(model_views.head_answer))  # fmt: skip
 async def head_json(
     model_id: str,
     request: Request,
@@ -133,35 +183,7 @@ async def head_json(
     head: int = 0,
 ) -> Response:
     """One head's full grid (the page's larger view when another head is picked)."""
-    return await _heads_route(
-        request, model_id, (text, theme, hide_special, layer, head),
-        model_views.head_grid_cost, model_views.head_answer,
-    )  # fmt: skip
-
-
-async def _heads_route(
-    request: Request,
-    model_id: str,
-    asked: tuple[str, str, str, int, int],
-    cost_of: Callable[[ModelSpec, int], Cost],
-    answer_of: Callable[..., Any],
-) -> Response:
-    """The two heads routes' one pipeline: check the model, view, head and text, price
-    from the token count, then build and encode the answer off the event loop."""
-    text, theme, hide_special, layer, head = asked
-    checked = _checked(request, model_id, theme, hide_special)
-    if isinstance(checked, Response):
-        return checked
-    model = model_views.load(model_id)
-    model_views.check_head(model.spec, layer, head)
-    tokens = model_views.check_text(model, text)
-    cost = price(request, cost_of(model.spec, len(tokens)), "text")
-    hide = hide_special == "1"
-
-    def answer() -> bytes:
-        return encode(answer_of(model, text, theme, hide, layer, head))
-
-    return JSONBytes(await compute(request, cost, answer))
+    raise NotImplementedError  # run by app.http.runner
 
 
 def _checked(request: Request, model_id: str, theme: str, hide_special: str) -> Response | None:

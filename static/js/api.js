@@ -4,10 +4,15 @@
  * the server goes through `send`: it asks for JSON (or what `accept` names), sends a JSON
  * body when given one, and turns an answer that is not 2xx into an ApiError carrying the
  * server's one error shape, `detail: [{ field, msg, type }]`, so callers show the
- * server's words rather than a status code. `LatestOnly` keeps one request in flight per
+ * server's words rather than a status code. A 503 (every heavy slot of the server busy,
+ * its queue full) is not an error yet: `send` says "waiting for the server…" (`onWait`,
+ * by default `server_wait.js` in a page) and asks again after the answer's Retry-After,
+ * for up to `WAIT_BUDGET_MS`, before it rejects. `LatestOnly` keeps one request in flight per
  * endpoint (a newer edit aborts the older); `targetOf` says where an error's field points
  * on the page. DOM-free: only fetch and AbortController, as in node.
  */
+
+import { notice } from "./server_wait.js";
 
 /**
  * `path`, absolute inside the app ("/api/v1/figures", "/?preset=…", "/embed/6"), as the
@@ -36,29 +41,101 @@ export function errorList(data, status) {
   return [{ field: "body", msg }];
 }
 
+// How long a request keeps asking again while the server answers 503, and the longest
+// single wait: a class opening one page at once is served within seconds (the server
+// queues and shares identical work), so a minute covers a busy lecture.
+export const WAIT_BUDGET_MS = 60_000;
+const MAX_WAIT_S = 30;
+
+/** Seconds to wait before asking again, from a Retry-After value (seconds or an HTTP
+ * date; absent or unreadable: 1), between 1 and MAX_WAIT_S. */
+export function retryAfterSeconds(value, now = Date.now()) {
+  const text = String(value ?? "").trim();
+  let seconds = /^\d+$/.test(text) ? Number(text) : (Date.parse(text) - now) / 1000;
+  if (!Number.isFinite(seconds)) seconds = 1;
+  return Math.min(MAX_WAIT_S, Math.max(1, Math.ceil(seconds)));
+}
+
+/** Sleep `ms`, or reject with the AbortError when `signal` aborts first. */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new DOMException("aborted", "AbortError"));
+      return;
+    }
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason ?? new DOMException("aborted", "AbortError"));
+      },
+      { once: true },
+    );
+  });
+}
+
+/** The page's "waiting for the server…" notice for request `id` (nothing in node);
+ * `seconds` null: its wait is over. */
+function pageNotice(seconds, id) {
+  if (globalThis.document) notice(seconds, id);
+}
+
 /**
  * fetch with the pages' conventions. Options: `json` (a body, sent as JSON with POST),
- * `signal` (an abort rejects with the AbortError, which callers ignore), `accept`.
+ * `signal` (an abort rejects with the AbortError, which callers ignore), `accept`,
+ * `onWait(seconds | null, id)` (told of each wait for a busy server, then null, with an
+ * id of this request; default the page's notice), `waitBudgetMs` (0: a 503 rejects at once).
  * Resolves to the Response when it is 2xx; otherwise rejects with an ApiError.
  */
-export async function send(url, { json, signal, accept = "application/json" } = {}) {
+export async function send(
+  url,
+  {
+    json,
+    signal,
+    accept = "application/json",
+    onWait = pageNotice,
+    waitBudgetMs = WAIT_BUDGET_MS,
+  } = {},
+) {
   const init = { method: "GET", headers: { Accept: accept }, signal };
   if (json !== undefined) {
     init.method = "POST";
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(json);
   }
-  let response;
+  const started = Date.now();
+  const id = {};
+  let waited = false;
   try {
-    response = await fetch(url, init);
+    for (;;) {
+      const response = await reach(url, init);
+      if (response.ok) return response;
+      if (response.status === 503 && Date.now() - started < waitBudgetMs) {
+        const seconds = retryAfterSeconds(response.headers.get("Retry-After"));
+        await response.body?.cancel().catch(() => {});
+        waited = true;
+        onWait(seconds, id);
+        await pause(seconds * 1000, signal);
+        continue;
+      }
+      const data = await response.json().catch(() => null);
+      throw new ApiError(response.status, errorList(data, response.status));
+    }
+  } finally {
+    if (waited) onWait(null, id);
+  }
+}
+
+/** fetch, a network failure as an ApiError of status 0 (an abort stays the AbortError). */
+async function reach(url, init) {
+  try {
+    return await fetch(url, init);
   } catch (error) {
     if (error.name === "AbortError") throw error;
     const msg = `the server could not be reached (${error.message})`;
     throw new ApiError(0, [{ field: "body", msg }]);
   }
-  if (response.ok) return response;
-  const data = await response.json().catch(() => null);
-  throw new ApiError(response.status, errorList(data, response.status));
 }
 
 /** GET `url` and parse its JSON answer (rejects as `send` does). */

@@ -47,6 +47,16 @@ export async function draw(panel, fig, frame = null) {
   listenHover(panel, plot);
 }
 
+/** The chart on screen stays; its hover lines follow the new state (derivations). */
+function keepHover(panel, fig) {
+  const plot = part(panel, "plot");
+  if (!plots.has(plot)) return;
+  const frames = fig.frames ?? [];
+  const stepper = steppers.get(panel);
+  const final = !frames.length || !stepper || stepper.index === frames.length - 1;
+  plots.set(plot, final ? fig : null);
+}
+
 /* ---- tables: the screen-reader alternative and the keyboard route to derivations ---- */
 
 function derivationGrids(fig) {
@@ -184,6 +194,7 @@ function renderText(panel, n, fig) {
 
 const steppers = new Map();
 const drawn = new Map(); // figure number -> JSON of the figure now on screen
+const charted = new Map(); // figure number -> JSON of the chart now on screen
 
 /** True when `fig` is exactly what panel `key` already shows (then nothing is redrawn).
  * Grid figures are always updated: in place, only changed cells are touched, which costs
@@ -193,6 +204,17 @@ function unchanged(key, fig) {
   const text = JSON.stringify(fig);
   if (drawn.get(key) === text) return true;
   drawn.set(key, text);
+  return false;
+}
+
+/** True when only the words of `fig` changed: its chart (data, layout, config, frames)
+ * is what panel `key` already draws, so Plotly is not called. A sentence quoting a
+ * weight changes on every edit while the diagram beside it does not (Figure 10:
+ * Plotly.react of its unchanged diagram, annotations and arrows, cost 250 ms an edit). */
+function sameChart(key, fig) {
+  const text = JSON.stringify([fig.data, fig.layout, fig.config, fig.frames]);
+  if (charted.get(key) === text) return true;
+  charted.set(key, text);
   return false;
 }
 
@@ -238,6 +260,10 @@ function drawOne(root, key, wire) {
   const panel = root.querySelector(`#fig-${key}`);
   if (!panel || unchanged(key, fig)) return null;
   renderText(panel, key, fig);
+  if (!fig.panels && sameChart(key, fig)) {
+    keepHover(panel, fig);
+    return null;
+  }
   if (fig.panels) {
     if (!fig.steps?.length) return drawGrids(panel, fig);
     if (!steppers.has(panel))

@@ -67,9 +67,15 @@ const CANVAS_MAX_HEIGHT = 720; // px: taller grids get smaller cells (down to th
 
 /* ---- shared helpers ---- */
 
-function labelInto(node, label) {
+function labelInto(node, label, after = "") {
   // "W^Q" -> MathML, as every text the server writes (notation.js); anything else as text.
+  // Rebuilt only when it changed: new MathML on every edit cost a style and layout pass
+  // of every grid's caption.
+  const key = `${label ?? ""}\u0000${after}`;
+  if (node.dataset.label === key) return;
   node.replaceChildren(...notationNodes(label ?? ""));
+  if (after) node.append(after);
+  node.dataset.label = key;
 }
 
 function cellInfo(el, row, col) {
@@ -341,12 +347,9 @@ function updateCanvas(wrap, desc, host) {
   const [rows, cols] = desc.shape;
   wrap.dataset.grid = desc.grid;
   const title = wrap.querySelector(".grid-title");
-  labelInto(title, desc.label);
-  title.append(` ${rows} × ${cols}`);
-  wrap.setAttribute(
-    "aria-label",
-    `${spokenText(desc.label)} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`,
-  );
+  labelInto(title, desc.label, ` ${rows} × ${cols}`);
+  const name = `${spokenText(desc.label)} (${rows} × ${cols}) drawn as colours, one block per cell: point at a cell or use the arrow keys for its value; the numbers are also in the tables.`;
+  if (wrap.getAttribute("aria-label") !== name) wrap.setAttribute("aria-label", name);
   // The cell size is measured once per shape (reading a width forces a layout, which
   // on a long page costs more than drawing), and again after the window is resized.
   const key = `${rows}:${cols}:${resizes}`;
@@ -365,8 +368,11 @@ function updateCanvas(wrap, desc, host) {
     canvas.width = cols;
     canvas.height = rows;
   }
-  canvas.style.width = `${cols * size}px`;
-  canvas.style.height = `${rows * size}px`;
+  if (canvas.dataset.size !== `${rows}:${cols}:${size}`) {
+    canvas.style.width = `${cols * size}px`;
+    canvas.style.height = `${rows * size}px`;
+    canvas.dataset.size = `${rows}:${cols}:${size}`;
+  }
   const g = canvas.getContext("2d");
   const image = g.createImageData(cols, rows);
   image.data.set(canvasPixels(desc));

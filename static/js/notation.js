@@ -6,7 +6,7 @@
  * notation_core.js.
  */
 
-import { isPlain, notationTokens } from "./notation_core.js";
+import { notationTokens } from "./notation_core.js";
 
 const MATHML = "http://www.w3.org/1998/Math/MathML";
 
@@ -38,19 +38,37 @@ export function notationNodes(text) {
   return notationTokens(text).map(nodeOf);
 }
 
+// Text -> what a reader sees of it (its notation's leaves), or null when it has no
+// notation: every figure's labels and sentences are set again on each edit, and scanning
+// them with the vocabulary's patterns each time cost more than the few that change.
+const seenOf = new Map();
+const SEEN_MAX = 5000;
+
+function seenText(source) {
+  let seen = seenOf.get(source);
+  if (seen === undefined) {
+    const tokens = notationTokens(source);
+    seen = tokens.some(([kind]) => kind === "math")
+      ? tokens.map(([kind, value]) => (kind === "text" ? value : leaves(value))).join("")
+      : null;
+    if (seenOf.size >= SEEN_MAX) seenOf.clear();
+    seenOf.set(source, seen);
+  }
+  return seen;
+}
+
 /** Write `text` into `node` with its notation as MathML. Unchanged text is not redrawn
  * (node.dataset.notation remembers the source), so calling it on every update is cheap. */
 export function setNotation(node, text) {
   const source = String(text ?? "");
-  if (isPlain(source)) {
+  const seen = seenText(source);
+  if (seen === null) {
     if (node.textContent !== source || node.children.length) node.textContent = source;
-    delete node.dataset.notation;
+    if (node.dataset.notation !== undefined) delete node.dataset.notation;
     return;
   }
-  const tokens = notationTokens(source);
   // The text a reader sees (a <math>'s textContent is its leaves): unchanged means no work.
-  const seen = tokens.map(([kind, value]) => (kind === "text" ? value : leaves(value))).join("");
   if (node.dataset.notation === source && node.textContent === seen) return;
-  node.replaceChildren(...tokens.map(nodeOf));
+  node.replaceChildren(...notationTokens(source).map(nodeOf));
   node.dataset.notation = source;
 }

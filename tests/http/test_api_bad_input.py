@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from api_helpers import JSON, MakeClient, assert_error, body, strict_json
 from fastapi.testclient import TestClient
+from starlette.exceptions import HTTPException
 
 from app.settings import Settings
 from app.web.middleware import RequestGuard
@@ -219,31 +220,32 @@ def test_oversized_chunked_body_is_413(make_client: MakeClient) -> None:
 
 
 def test_guard_stops_reading_a_chunked_body_at_the_limit() -> None:
-    """At the ASGI level (TestClient reads whole bodies first): the guard pulls chunks
-    only until the limit is passed, answers 413 and never calls the app."""
+    """At the ASGI level (TestClient reads whole bodies first): the guard buffers nothing
+    and counts the chunks as the app reads them; past the limit the read fails with 413,
+    of an endless body."""
     pulled: list[int] = []
-    sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         pulled.append(1)
         return {"type": "http.request", "body": b"y" * 1000, "more_body": True}
 
     async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
+        raise AssertionError("the guard itself sends nothing for a chunked body")
 
-    async def never(*_: Any) -> None:
-        raise AssertionError("the app must not see an oversized body")
+    async def reader(_: Any, receive: Any, __: Any) -> None:
+        while True:  # reads for ever: only the guard's count stops it
+            await receive()
 
     scope = {"type": "http", "method": "POST", "path": "/api/v1/attention",
              "headers": [(b"content-type", b"application/json")]}  # fmt: skip
-    guard = RequestGuard(never, max_body_bytes=4096)  # type: ignore[arg-type]
+    guard = RequestGuard(reader, max_body_bytes=4096)
     # In a thread of its own: a session-scoped Playwright browser keeps an event loop
     # running on the main thread, where asyncio.run would refuse to start.
-    with ThreadPoolExecutor(1) as pool:
+    with ThreadPoolExecutor(1) as pool, pytest.raises(HTTPException) as refused:
         pool.submit(asyncio.run, guard(scope, receive, send)).result()  # type: ignore[arg-type]
-    assert sent[0]["status"] == 413
-    assert len(pulled) == 5  # 5000 bytes > 4096: stop there, of an endless body
-    assert strict_json(sent[1]["body"])["detail"][0]["field"] == "body"
+    assert refused.value.status_code == 413
+    assert len(pulled) == 5  # 5000 bytes > 4096: stop there
+    assert refused.value.detail[0]["field"] == "body"
 
 
 def test_chunked_body_within_the_limit_is_served(make_client: MakeClient) -> None:

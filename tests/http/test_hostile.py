@@ -118,7 +118,7 @@ def test_figure_limits_are_checked_before_the_engine_runs(
 
 
 def test_heavy_work_past_the_limit_gets_503_with_retry_after(make_client: MakeClient) -> None:
-    client = make_client(max_heavy=1)
+    client = make_client(max_heavy=1, queue_seconds=0)
     heavy = body(x=[[1.0] * 4] * 128, tokens=None)
     gate = client.app.state.gate
     slot = gate.enter()  # another request holds the only slot
@@ -139,7 +139,7 @@ def test_heavy_work_past_the_limit_gets_503_with_retry_after(make_client: MakeCl
 
 
 def test_a_large_body_takes_its_slot_before_it_is_read(make_client: MakeClient) -> None:
-    client = make_client(max_heavy=1)
+    client = make_client(max_heavy=1, queue_seconds=0)
     w = [[0.123456789] * 64] * 64
     raw = json.dumps({"x": [[0.123456789] * 64] * 512, "w_q": w, "w_k": w, "w_v": w}).encode()
     assert len(raw) > 256_000

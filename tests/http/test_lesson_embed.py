@@ -155,7 +155,7 @@ def test_lesson_pages_carry_the_course_panel(client: TestClient) -> None:
     panel = html[html.index("data-course-panel") :]
     assert 'href="http://testserver/lessons/why-scale"' in panel
     assert "http://testserver/embed/lesson/why-scale" in panel
-    for key in ("html", "myst", "sphinx", "quarto"):
+    for key in ("html", "mystmd", "myst", "sphinx", "quarto"):
         assert f'data-snippet="{key}"' in panel
     for fmt in ("html", "scorm12", "scorm2004"):
         assert f'data-export="{fmt}"' in panel

@@ -51,7 +51,7 @@ def test_a_model_not_installed_is_a_404_with_the_command(
 def test_an_unknown_model_is_a_404_naming_the_known_ones(client: TestClient) -> None:
     r = client.post("/api/v1/models/gpt-9/attention", json={"text": "hi"})
     assert r.status_code == 404
-    assert r.json()["detail"][0]["msg"] == "no model 'gpt-9'; known: minilm, tiny-decoder"
+    assert r.json()["detail"][0]["msg"] == "no model 'gpt-9'; known: minilm, tiny-decoder, smollm2"
     assert "install" not in r.json()
 
 

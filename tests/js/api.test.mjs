@@ -9,6 +9,7 @@ import {
   errorList,
   getJSON,
   postJSON,
+  retryAfterSeconds,
   send,
   siteUrl,
   targetOf,
@@ -142,4 +143,52 @@ test("siteUrl puts the root path the server wrote in <html data-root> before a p
   } finally {
     globalThis.document = realDocument;
   }
+});
+
+test("retryAfterSeconds reads seconds or a date, between 1 and 30", () => {
+  assert.equal(retryAfterSeconds("4"), 4);
+  assert.equal(retryAfterSeconds("0"), 1);
+  assert.equal(retryAfterSeconds(null), 1);
+  assert.equal(retryAfterSeconds("soon"), 1);
+  assert.equal(retryAfterSeconds("600"), 30);
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  assert.equal(retryAfterSeconds("Thu, 01 Jan 2026 00:00:03 GMT", now), 3);
+});
+
+/** fetch answering each of `statuses` in turn (503s with Retry-After: 1). */
+function answers(statuses) {
+  const calls = [];
+  globalThis.fetch = async (url, init) => {
+    calls.push({ url, init });
+    const status = statuses[Math.min(calls.length - 1, statuses.length - 1)];
+    const body = status === 200 ? { ok: true } : { detail: [{ field: "server", msg: "busy" }] };
+    return new Response(JSON.stringify(body), {
+      status,
+      headers: { "Content-Type": "application/json", "Retry-After": "1" },
+    });
+  };
+  return calls;
+}
+
+test("a 503 is waited out: the same request again after Retry-After, the page told", async () => {
+  const calls = answers([503, 200]);
+  const told = [];
+  const started = Date.now();
+  const data = await postJSON("/api/v1/figures", { x: [[1]] }, { onWait: (s) => told.push(s) });
+  assert.deepEqual(data, { ok: true });
+  assert.equal(calls.length, 2);
+  assert.equal(calls[1].init.body, calls[0].init.body);
+  assert.deepEqual(told, [1, null]);
+  assert.ok(Date.now() - started >= 950, "waited the Retry-After");
+});
+
+test("a 503 past the wait budget is an ApiError; an abort ends the wait", async () => {
+  answers([503]);
+  await assert.rejects(send("/x", { waitBudgetMs: 0 }), (e) => e.status === 503);
+  const controller = new AbortController();
+  const told = [];
+  const pending = send("/x", { signal: controller.signal, onWait: (s) => told.push(s) });
+  setTimeout(() => controller.abort(), 50);
+  await assert.rejects(pending, (e) => e.name === "AbortError");
+  assert.deepEqual(told, [1, null]);
 });

@@ -90,7 +90,9 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "__init__": (set(), set()),
     "__main__": ({"cli"}, set()),
     "main": ({"api", "web", "http", "settings", "paths"}, {"fastapi"}),
-    "cli": ({"settings", "export", "http", "web", "models"}, {"pydantic", "uvicorn"}),
+    "cli": ({"settings", "export", "http", "web", "models", "server"}, {"pydantic", "uvicorn"}),
+    # uvicorn's h11 protocol with a header timeout, passed to uvicorn by the CLI.
+    "server": ({"settings"}, {"uvicorn"}),
 }
 
 

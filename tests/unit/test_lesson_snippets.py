@@ -1,15 +1,20 @@
 """app/web/lesson_snippets.py: the course-site snippets. The Sphinx one is rendered by a real
 Sphinx build (one small project in a temporary folder) and the built page must hold the
-iframe with the lesson's embed URL and the height listener; the MyST and Quarto ones are
-raw-HTML blocks around the same HTML; hostile titles stay text."""
+iframe with the lesson's embed URL and the height listener; the Jupyter Book 2 one by a real
+mystmd build (the npm devDependency), whose page must hold an iframe node, not text; the
+Jupyter Book 1 and Quarto ones are raw-HTML blocks around the same HTML; hostile titles stay
+text; docs/lessons.md quotes the snippets as this module writes them."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +25,9 @@ from app.web.lesson_snippets import (
     lesson_embed_path,
     lesson_iframe,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
+MYST = ROOT / "node_modules" / ".bin" / "myst"
 
 SITE = "https://lab.example.edu"
 LESSON = {"version": 1, "title": "Masks & order", "steps": [{"title": "One", "text": ""}]}
@@ -99,11 +107,80 @@ def test_markdown_snippets_are_raw_html_blocks(key: str, opening: str, closing: 
     assert parsed(html).frames[0]["src"] == src
 
 
+def test_mystmd_snippet_is_the_iframe_directive() -> None:
+    src = f"{SITE}/embed/lesson/why-scale"
+    snippet = {s.key: s for s in course_snippets(src, "Why\nscale\u2028:::")}["mystmd"]
+    # A line break in the title would end the option (and ::: could close the directive).
+    title = ":title: Attention Lab lesson: Why\ufffdscale\ufffd:::"
+    assert snippet.text.splitlines() == [f":::{{iframe}} {src}", ":width: 100%", title, ":::"]
+
+
+def test_docs_quote_every_snippet_as_written() -> None:
+    docs = (ROOT / "docs" / "lessons.md").read_text(encoding="utf-8")
+    for s in course_snippets(f"{SITE}/embed/lesson/why-scale", "Why divide by √d_k"):
+        block = f"<!-- snippet: {s.key} -->\n````{s.language}\n{s.text}\n````\n"
+        assert block in docs, f"docs/lessons.md should quote the {s.key} snippet:\n{block}"
+
+
 def test_hostile_title_stays_text() -> None:
     title = '"><script>alert(1)</script>\x00'
     for snippet in course_snippets(f"{SITE}/embed/lesson?l=abc&x=\"'", title):
+        if snippet.key == "mystmd":  # a directive, no HTML: the title is its option's text
+            assert snippet.text.split("\n")[2] == ":title: Attention Lab lesson: " + (
+                title.replace("\x00", "\ufffd")
+            )
+            continue
         frames = parsed(snippet.text).frames
         assert len(frames) == 1
         assert frames[0]["title"] == "Attention Lab lesson: " + title.replace("\x00", "\ufffd")
         assert frames[0]["src"] == f"{SITE}/embed/lesson?l=abc&x=\"'"
         assert len(re.findall("<script>", snippet.text)) == 1  # only the listener's
+
+
+def nodes(tree: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """Every node of type ``kind`` in a mystmd page's tree (its mdast)."""
+    found = [tree] if tree.get("type") == kind else []
+    for child in tree.get("children", []):
+        found += nodes(child, kind)
+    return found
+
+
+def built_page(project: Path, name: str) -> dict[str, Any]:
+    return json.loads((project / "_build/site/content" / f"{name}.json").read_text("utf-8"))
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not MYST.exists(),
+    reason="mystmd is not installed here: `npm ci` installs it (package.json devDependency)",
+)
+def test_mystmd_renders_the_jupyter_book_2_snippet(tmp_path: Path) -> None:
+    src = SITE + lesson_embed_path(LESSON)
+    snippets = {s.key: s for s in course_snippets(src, LESSON["title"])}
+    (tmp_path / "myst.yml").write_text(
+        "version: 1\nproject:\n  title: Course\nsite:\n  template: book-theme\n", "utf-8"
+    )
+    for name, key in (("week3", "mystmd"), ("jb1", "myst")):
+        page = f"Before the lecture.\n\n{snippets[key].text}\n\nAfter the lesson.\n"
+        (tmp_path / f"{name}.md").write_text(page, encoding="utf-8")
+    # `myst build --site` writes each page as mystmd made it (the tree its theme renders),
+    # then fetches the theme from outside the package registries (CI has no way there), so
+    # the build may end with that fetch's failure and only that one.
+    done = subprocess.run(
+        [str(MYST), "build", "--site"], cwd=tmp_path,
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    log = done.stdout + done.stderr
+    assert done.returncode == 0 or "templates/site/myst/book-theme" in log, log
+    week3 = built_page(tmp_path, "week3")["mdast"]
+    frames = nodes(week3, "iframe")
+    assert len(frames) == 1, week3
+    assert frames[0]["src"] == src
+    assert frames[0]["width"] == "100%"
+    assert frames[0]["title"] == "Attention Lab lesson: Masks & order"
+    texts = " ".join(t["value"] for t in nodes(week3, "text"))
+    assert texts == "Before the lecture. After the lesson."
+    # The Jupyter Book 1 snippet is what mystmd refuses: its iframe arrives as text.
+    jb1 = built_page(tmp_path, "jb1")["mdast"]
+    assert not nodes(jb1, "iframe")
+    assert any("<iframe" in t["value"] for t in nodes(jb1, "text"))
+    assert "unknown format for raw content: html" in log

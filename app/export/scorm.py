@@ -1,12 +1,17 @@
 """A lesson as a SCORM package: ``scorm_package(lesson, html, version) -> bytes`` (a zip).
 
-The package holds ``imsmanifest.xml`` (SCORM 1.2, or SCORM 2004 4th Edition, with the
-namespaces and schema locations their schemas declare) and ONE SCO, ``index.html``: the
+The package holds ``imsmanifest.xml`` (SCORM 1.2, or SCORM 2004 4th Edition, in the
+namespaces their schemas declare) and ONE SCO, ``index.html``: the
 lesson's offline document (``app.export.lesson_document.lesson_html``) with the SCORM
 adapter (``static/js/lessons/scorm_adapter.js``) inlined in its head, so that it listens
 before the player announces its first step. The adapter reports completion and the score
-through the LMS's API and does nothing when no LMS is there, so the same file still works
-opened on its own.
+through the LMS's API, keeps the learner's record in the LMS (``cmi.suspend_data``, never
+the browser's storage) and reports each question as an interaction; it does nothing when no
+LMS is there, so the same file still works opened on its own.
+
+The schema control files (ADL's and IMS's XSDs) are not in the package: their terms were
+not established for vendoring here, so the manifest names no schema location (no file that
+the zip lacks); LMSs import a manifest by its namespaces.
 
 The pass mark (``mastery``, percent) goes in the manifest where each version keeps it (1.2:
 ``adlcp:masteryscore``; 2004: the primary objective's ``imsss:minNormalizedMeasure``, which
@@ -45,24 +50,14 @@ _HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
 _NAMESPACES: dict[Version, str] = {
     "1.2": (
         'xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"\n'
-        '          xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"\n'
-        '          xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"\n'
-        '          xsi:schemaLocation="http://www.imsproject.org/xsd/imscp_rootv1p1p2 '
-        "imscp_rootv1p1p2.xsd http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 "
-        'imsmd_rootv1p2p1.xsd http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd"'
+        '          xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"'
     ),
     "2004": (
         'xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"\n'
         '          xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3"\n'
         '          xmlns:adlseq="http://www.adlnet.org/xsd/adlseq_v1p3"\n'
         '          xmlns:adlnav="http://www.adlnet.org/xsd/adlnav_v1p3"\n'
-        '          xmlns:imsss="http://www.imsglobal.org/xsd/imsss"\n'
-        '          xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"\n'
-        '          xsi:schemaLocation="http://www.imsglobal.org/xsd/imscp_v1p1 imscp_v1p1.xsd '
-        "http://www.adlnet.org/xsd/adlcp_v1p3 adlcp_v1p3.xsd "
-        "http://www.adlnet.org/xsd/adlseq_v1p3 adlseq_v1p3.xsd "
-        "http://www.adlnet.org/xsd/adlnav_v1p3 adlnav_v1p3.xsd "
-        'http://www.imsglobal.org/xsd/imsss imsss_v1p0.xsd"'
+        '          xmlns:imsss="http://www.imsglobal.org/xsd/imsss"'
     ),
 }
 _SCHEMA_VERSION: dict[Version, str] = {"1.2": "1.2", "2004": "2004 4th Edition"}

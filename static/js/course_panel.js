@@ -2,7 +2,8 @@
  * course_panel.js — the "Use in a course" panel of a lesson (templates/macros/course.html):
  * copies a course-site snippet (the server wrote them all: app/web/lesson_snippets.py) and
  * downloads the lesson as offline HTML or a SCORM package (POST /api/v1/lessons/export
- * with the lesson JSON the panel holds). Outcomes are said beside the buttons, in an
+ * with the lesson JSON the panel holds, and for SCORM the pass mark typed in the panel,
+ * `mastery`, 0–100, default 80). Outcomes are said beside the buttons, in an
  * aria-live line. No maths.
  */
 
@@ -42,11 +43,25 @@ async function copySnippet(panel, key, say) {
   }
 }
 
+/** The pass mark typed in the panel: a whole percentage, else null. */
+function masteryOf(panel) {
+  const text = panel.querySelector("[data-role='course-mastery']")?.value.trim() ?? "80";
+  const value = Number(text);
+  return /^\d{1,3}$/.test(text) && value <= 100 ? value : null;
+}
+
 async function download(panel, format, say) {
   const lesson = JSON.parse(panel.querySelector("[data-role='course-lesson']").textContent);
+  const mastery = masteryOf(panel);
+  if (format !== "html" && mastery === null) {
+    say("The pass mark must be a whole number from 0 to 100.");
+    panel.querySelector("[data-role='course-mastery']").focus();
+    return;
+  }
   say("Preparing the file…");
   try {
-    const url = siteUrl(`/api/v1/lessons/export?format=${format}`);
+    const pass = format === "html" ? "" : `&mastery=${mastery}`;
+    const url = siteUrl(`/api/v1/lessons/export?format=${format}${pass}`);
     const response = await send(url, { json: lesson, accept: "*/*" });
     const name = filenameOf(response, FALLBACK_NAMES[format]);
     saveBlob(await response.blob(), name);

@@ -1,7 +1,8 @@
 """The "Use in a course" panel under a lesson (templates/macros/course.html and
 static/js/course_panel.js), in one page load: it opens from the keyboard, Copy puts the
 snippet on the clipboard, and each download button saves the file the export route
-answers, named after the lesson (the SCORM zip holding its manifest)."""
+answers, named after the lesson (the SCORM zip holding its manifest, with the pass mark
+typed in the panel; a pass mark outside 0–100 is refused beside the buttons)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,13 @@ def test_course_panel_copies_and_downloads(
     assert copied == panel.locator('[data-snippet="sphinx"]').text_content()
     assert "copied" in (status.text_content() or "")
 
+    mastery = panel.get_by_label("Pass mark for the SCORM packages (%)")
+    assert mastery.input_value() == "80"
+    mastery.fill("101")
+    panel.locator('[data-export="scorm12"]').click()
+    assert "whole number from 0 to 100" in (status.text_content() or "")
+    mastery.fill("65")
+
     saved = {}
     for fmt, name in (("html", "why-divide-by-d-k.html"),
                       ("scorm12", "why-divide-by-d-k-scorm12.zip")):  # fmt: skip
@@ -52,4 +60,6 @@ def test_course_panel_copies_and_downloads(
     assert saved["html"].read_text(encoding="utf-8").startswith("<!doctype html>")
     with zipfile.ZipFile(saved["scorm12"]) as archive:
         assert sorted(archive.namelist()) == ["imsmanifest.xml", "index.html"]
+        manifest = archive.read("imsmanifest.xml").decode()
+    assert "<adlcp:masteryscore>65</adlcp:masteryscore>" in manifest
     assert errors == []

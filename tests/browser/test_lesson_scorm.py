@@ -3,8 +3,12 @@
 scorm-again's APIs (the npm dev dependency, read from node_modules: nothing vendored) as
 window.API and window.API_1484_11 and opens both SCOs in iframes. The learner answers the
 lesson's questions through the player's contract DOM (data-question, radios, data-commit,
-data-next); the LMS must receive completion and the score the lesson's answers give.
-One page load holds both packages (each finds its own version's API first)."""
+data-next); the LMS must receive completion and the score the lesson's answers give, and
+one interaction per question. One page load holds both packages (each finds its own
+version's API first). Learners share one browser profile (one context: one localStorage),
+as in a school lab: each launch is a new LMS page with its own learner, and the LMS is the
+only store (cmi.suspend_data), so nobody inherits another's answers or grade; a learner
+who leaves at step 3 resumes there."""
 
 from __future__ import annotations
 
@@ -34,9 +38,12 @@ LMS_PAGE = """<!doctype html>
 <script>
   window.API = new Scorm12API({ logLevel: 5 });
   window.API_1484_11 = new Scorm2004API({ logLevel: 5 });
-  // What an LMS reads from each manifest before launch: the pass mark.
-  window.API.loadFromJSON({ student_data: { mastery_score: "MASTERY_12" } });
-  window.API_1484_11.loadFromJSON({ scaled_passing_score: "PASSING_2004" });
+  // What an LMS reads from each manifest before launch (the pass mark) and from its
+  // records of this learner's attempt (who, how they enter, what the SCO suspended).
+  window.API.loadFromJSON({ student_data: { mastery_score: "MASTERY_12" }, ...LEARNER_12 });
+  window.API_1484_11.loadFromJSON({ scaled_passing_score: "PASSING_2004", ...LEARNER_2004 });
+  // The data model as the LMS would store it (write-only elements included).
+  window.lmsData = (api) => { const d = api.renderCMIToJSONObject(); return d.cmi ?? d; };
   window.lmsCalls = [];
   for (const name of ["LMSInitialize", "LMSCommit", "LMSFinish", "Initialize", "Commit",
                       "Terminate"])
@@ -141,6 +148,172 @@ def play(frame: Frame, computed: list[dict[str, Any] | None], wrong: set[int]) -
     frame.locator('[data-role="summary"]:not([hidden])').wait_for()
 
 
+def lms_page(
+    folder: Path,
+    name: str,
+    mastery: str,
+    passing: str,
+    learner12: dict[str, Any] | None = None,
+    learner2004: dict[str, Any] | None = None,
+) -> str:
+    """Write the LMS's page for one launch (one learner's attempt); its file name."""
+    page = (
+        LMS_PAGE.replace("MASTERY_12", mastery)
+        .replace("PASSING_2004", passing)
+        .replace("LEARNER_12", json.dumps(learner12 or {}))
+        .replace("LEARNER_2004", json.dumps(learner2004 or {}))
+    )
+    (folder / name).write_text(page)
+    return name
+
+
+def learner(who: str, entry: str, suspended: str | None = None) -> tuple[dict[str, Any], ...]:
+    """What the LMS holds of one learner's attempt before launch: 1.2's and 2004's."""
+    name = f"{who.upper()}, Learner"
+    v12: dict[str, Any] = {"core": {"student_id": who, "student_name": name, "entry": entry}}
+    v2004: dict[str, Any] = {"learner_id": who, "learner_name": name, "entry": entry}
+    if suspended is not None:
+        v12["suspend_data"] = v2004["suspend_data"] = suspended
+    return v12, v2004
+
+
+def launch(page: Page, url: str, name: str) -> dict[str, Frame]:
+    """Open the LMS page; its two SCO frames by package, once both initialised."""
+    page.goto(f"{url}/{name}")
+    wait_for(page, "lmsCalls.includes('LMSInitialize') && lmsCalls.includes('Initialize')")
+    frames = {f.url.rsplit("/", 2)[1]: f for f in page.frames if f.url.endswith("/index.html")}
+    for frame in frames.values():
+        frame.locator('#lesson-player[data-ready="true"]').wait_for(timeout=30_000)
+    return frames
+
+
+def leave(page: Page) -> None:
+    """The LMS closes the lesson's frames: both SCOs finish."""
+    page.evaluate("document.querySelectorAll('iframe').forEach((f) => f.remove())")
+    wait_for(page, "lmsCalls.includes('LMSFinish') && lmsCalls.includes('Terminate')")
+
+
+def data(page: Page, api: str) -> dict[str, Any]:
+    return dict(page.evaluate(f"lmsData(window.{api})"))
+
+
+@pytest.fixture
+def packages(host_site: tuple[str, Path], embed_app_url: str) -> dict[str, Any]:
+    """The lesson, its answers and both packages installed on the LMS site."""
+    url, folder = host_site
+    for name in ("scorm12.min.js", "scorm2004.min.js"):
+        shutil.copy(SCORM_AGAIN / name, folder / name)
+    lesson = lesson_json(embed_app_url, LESSON)
+    computed = answers(embed_app_url, lesson)
+    mastery = install(folder, "sco12", export(embed_app_url, lesson, "scorm12"))
+    passing = install(folder, "sco2004", export(embed_app_url, lesson, "scorm2004"))
+    return {"url": url, "folder": folder, "computed": computed, "mastery": mastery,
+            "passing": passing}  # fmt: skip
+
+
+def test_two_learners_one_browser_each_their_own_record(
+    page: Page, packages: dict[str, Any]
+) -> None:
+    url, folder, computed = packages["url"], packages["folder"], packages["computed"]
+    asked = [i for i, a in enumerate(computed) if a is not None]
+    marks = (packages["mastery"], packages["passing"])
+    a = lms_page(folder, "lms-a.html", *marks, *learner("a", "ab-initio"))
+    b = lms_page(folder, "lms-b.html", *marks, *learner("b", "ab-initio"))
+    # A record a plain (non-LMS) visit left in this browser must not be picked up either.
+    page.goto(f"{url}/sco12/index.html")
+    stale = json.dumps({"at": 2, "responses": {str(i): "stale" for i in asked}})
+    page.evaluate(f"localStorage.setItem('attention-lesson:{LESSON}', {json.dumps(stale)})")
+    errors = console_errors(page)  # from here (the plain visit asked for a favicon)
+    frames = launch(page, url, a)
+    for frame in frames.values():
+        assert frame.locator("#lesson-player").get_attribute("data-rendered") == "0"
+    play(frames["sco12"], computed, wrong=set())
+    play(frames["sco2004"], computed, wrong={asked[0]})
+    wait_for(page, "window.API.cmi.core.lesson_status === 'passed'")
+    wait_for(page, "window.API_1484_11.cmi.completion_status === 'completed'")
+    a12, a2004 = data(page, "API"), data(page, "API_1484_11")
+    assert a12["core"]["score"]["raw"] == "100"
+    # One interaction per question, with the learner's response and the result.
+    got12 = list(a12["interactions"].values())
+    assert [x["id"] for x in got12] == [f"step-{i + 1}" for i in asked]
+    assert {x["result"] for x in got12} == {"correct"}
+    assert all(x["student_response"] and re.fullmatch(r"\d+:\d\d:\d\d(\.\d+)?", x["latency"])
+               for x in got12)  # fmt: skip
+    got2004 = list(a2004["interactions"].values())
+    assert [x["result"] for x in got2004] == ["incorrect"] + ["correct"] * (len(asked) - 1)
+    assert all(x["learner_response"] and x["latency"].startswith("PT") and x["description"]
+               for x in got2004)  # fmt: skip
+    leave(page)
+    assert page.evaluate("localStorage.getItem('attention-lesson:why-scale')") == stale
+    # B launches the same packages in the same browser: nothing of A's.
+    frames = launch(page, url, b)
+    for frame in frames.values():
+        assert frame.locator("#lesson-player").get_attribute("data-rendered") == "0"
+        assert frame.locator("[data-reveal]").count() == 0
+        assert "0 of" in (frame.locator('[data-role="progress"]').text_content() or "")
+    b12, b2004 = data(page, "API"), data(page, "API_1484_11")
+    assert b12["core"]["student_id"] == "b"
+    assert b12["core"]["lesson_status"] == "incomplete"
+    assert b12["core"]["score"]["raw"] in ("", "0")
+    assert b12["interactions"] == {}
+    assert b2004["completion_status"] == "incomplete"
+    assert b2004["success_status"] == "unknown"
+    assert b2004["interactions"] == {}
+    leave(page)
+    assert data(page, "API")["core"]["exit"] == "suspend"
+    assert data(page, "API_1484_11")["exit"] == "suspend"
+    # The browser's storage was never touched by either package inside the LMS.
+    assert page.evaluate("localStorage.getItem('attention-lesson:why-scale')") == stale
+    assert errors == []
+
+
+def test_leave_at_step_3_and_resume(page: Page, packages: dict[str, Any]) -> None:
+    url, folder, computed = packages["url"], packages["folder"], packages["computed"]
+    asked = [i for i, a in enumerate(computed) if a is not None]
+    marks = (packages["mastery"], packages["passing"])
+    first = lms_page(folder, "lms-first.html", *marks, *learner("c", "ab-initio"))
+    errors = console_errors(page)
+    frames = launch(page, url, first)
+    for frame in frames.values():  # steps 1 and 2, each question answered right; on to step 3
+        for i in range(2):
+            frame.locator(f'#lesson-player[data-rendered="{i}"]').wait_for(timeout=30_000)
+            if computed[i] is not None:
+                respond(frame, computed[i], right=True)
+            frame.locator("#lesson-player [data-next]").click()
+        frame.locator('#lesson-player[data-rendered="2"]').wait_for(timeout=30_000)
+    leave(page)
+    left12, left2004 = data(page, "API"), data(page, "API_1484_11")
+    assert left12["core"]["exit"] == "suspend"
+    assert left2004["exit"] == "suspend"
+    assert left12["core"]["lesson_status"] == "incomplete"
+    saved12, saved2004 = left12["suspend_data"], left2004["suspend_data"]
+    assert json.loads(saved12)["at"] == 2
+    assert json.loads(saved2004)["at"] == 2
+    assert len(saved12) <= 4096
+    before = [i for i in asked if i < 2]
+    # The LMS relaunches the attempt: entry resume, with what the SCO suspended.
+    resumed = learner("c", "resume", saved12)[0], learner("c", "resume", saved2004)[1]
+    again = lms_page(folder, "lms-again.html", *marks, *resumed)
+    frames = launch(page, url, again)
+    for frame in frames.values():
+        frame.locator('#lesson-player[data-rendered="2"]').wait_for(timeout=30_000)
+        progress = frame.locator('[data-role="progress"]').text_content() or ""
+        assert f"{len(before)} of {len(asked)}" in progress
+        for i in range(2, len(computed)):  # the rest, every answer right
+            frame.locator(f'#lesson-player[data-rendered="{i}"]').wait_for(timeout=30_000)
+            if computed[i] is not None:
+                respond(frame, computed[i], right=True)
+            frame.locator("#lesson-player [data-next]").click()
+        frame.locator('[data-role="summary"]:not([hidden])').wait_for()
+    wait_for(page, "window.API.cmi.core.lesson_status === 'passed'")
+    assert page.evaluate("window.API.cmi.core.score.raw") == "100"
+    wait_for(page, "window.API_1484_11.cmi.success_status === 'passed'")
+    leave(page)
+    assert data(page, "API")["core"]["exit"] == ""
+    assert data(page, "API_1484_11")["exit"] == "normal"
+    assert errors == []
+
+
 def test_scorm_runtime_receives_completion_and_score(
     page: Page, host_site: tuple[str, Path], embed_app_url: str
 ) -> None:
@@ -154,8 +327,7 @@ def test_scorm_runtime_receives_completion_and_score(
     mastery = install(folder, "sco12", export(embed_app_url, lesson, "scorm12"))
     passing = install(folder, "sco2004", export(embed_app_url, lesson, "scorm2004"))
     assert (mastery, passing) == ("80", "0.8")
-    lms = LMS_PAGE.replace("MASTERY_12", mastery).replace("PASSING_2004", passing)
-    (folder / "lms.html").write_text(lms)
+    lms_page(folder, "lms.html", mastery, passing)
     errors = console_errors(page)
     page.goto(f"{url}/lms.html")
     wait_for(page, "lmsCalls.includes('LMSInitialize') && lmsCalls.includes('Initialize')")

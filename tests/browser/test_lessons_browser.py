@@ -132,9 +132,12 @@ def test_student_plays_a_builtin_by_keyboard(page: Page, server_url: str) -> Non
     for _ in range(col - 1):
         page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
-    expect(page.locator(".cell-pick")).to_contain_text(f"(row {row})")
+    expect(page.locator(".cell-pick")).to_contain_text(f"row {row} (")
     press_on(page, "[data-commit]")
     expect(page.locator("[data-reveal]")).to_have_attribute("data-correct", "true")
+    verdict = page.locator("[data-reveal] .lesson-verdict").text_content() or ""
+    assert f"You predicted row {row} (" in verdict  # one order, the answer's: row, then column
+    assert f"It is row {row} (" in verdict
     expect(page.locator("td.lesson-answer")).to_have_count(len(expected[7]["accept"]["cells"]))
 
     # To the end: the summary names the questions missed or left.

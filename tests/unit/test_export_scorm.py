@@ -52,9 +52,10 @@ def unzip(data: bytes) -> dict[str, str]:
         return {name: archive.read(name).decode() for name in archive.namelist()}
 
 
-def schema_locations(root: ET.Element) -> dict[str, str]:
-    pairs = root.attrib[f"{{{XSI}}}schemaLocation"].split()
-    return dict(zip(pairs[::2], pairs[1::2], strict=True))
+def no_absent_schema(root: ET.Element, files: dict[str, str]) -> None:
+    """The manifest names no schema file the zip lacks (the XSDs are not vendored)."""
+    pairs = root.attrib.get(f"{{{XSI}}}schemaLocation", "").split()
+    assert all(name in files for name in pairs[1::2])
 
 
 def test_scorm_12_manifest() -> None:
@@ -65,11 +66,7 @@ def test_scorm_12_manifest() -> None:
     assert root.attrib["identifier"] == "attention-lab-why-scale"
     assert root.findtext(f"{{{CP12}}}metadata/{{{CP12}}}schema") == "ADL SCORM"
     assert root.findtext(f"{{{CP12}}}metadata/{{{CP12}}}schemaversion") == "1.2"
-    assert set(schema_locations(root)) == {
-        CP12,
-        ADLCP12,
-        "http://www.imsglobal.org/xsd/imsmd_rootv1p2p1",
-    }
+    no_absent_schema(root, files)
     orgs = root.find(f"{{{CP12}}}organizations")
     assert orgs is not None
     org = orgs.find(f"{{{CP12}}}organization")
@@ -95,13 +92,7 @@ def test_scorm_2004_manifest() -> None:
     root = ET.fromstring(files["imsmanifest.xml"])
     assert root.tag == f"{{{CP2004}}}manifest"
     assert root.findtext(f"{{{CP2004}}}metadata/{{{CP2004}}}schemaversion") == "2004 4th Edition"
-    assert set(schema_locations(root)) == {
-        CP2004,
-        ADLCP2004,
-        "http://www.adlnet.org/xsd/adlseq_v1p3",
-        "http://www.adlnet.org/xsd/adlnav_v1p3",
-        IMSSS,
-    }
+    no_absent_schema(root, files)
     resource = root.find(f"{{{CP2004}}}resources/{{{CP2004}}}resource")
     assert resource is not None
     assert resource.attrib[f"{{{ADLCP2004}}}scormType"] == "sco"

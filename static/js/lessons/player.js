@@ -2,10 +2,14 @@
  * lessons/player.js — the lesson player: one step at a time (title, text, figures, the
  * question), Check commits a prediction, the reveal says "You predicted … It is …" with
  * the server's why and the nearest misconception, Previous/Next move, a progress line
- * follows, and the last step ends with the summary. Student mode keeps the responses in
- * localStorage only; presenter mode hides the answers until the teacher reveals them
+ * follows, and the last step ends with the summary. Student mode keeps the record (the
+ * step and the responses) in localStorage, or, inside an LMS, where the SCORM adapter's
+ * `window.attentionLessonStore` puts it (cmi.suspend_data: never the browser's storage,
+ * which learners sharing a computer share); presenter mode hides the answers until the teacher reveals them
  * (R), with → / ← for the steps. After every commit and step change the player
- * dispatches "attention-lesson:progress" on window (SCORM and embeds listen).
+ * dispatches "attention-lesson:progress" on window (SCORM and embeds listen), and after
+ * each Check "attention-lesson:answer" (the step, kind, response, whether it is right and
+ * the milliseconds since the question was shown: SCORM's interactions).
  *
  * `startPlayer(root, source)` takes a source: { lesson, lessonId, mode, answers(),
  * step(i) -> Promise of the step's figure data, staticFigure(n), openUrl(i) }. Online it
@@ -16,6 +20,7 @@
 import { part, setRich } from "../dom.js";
 import { stageGrids } from "./figures.js";
 import {
+  accepted,
   parseRecord,
   progressDetail,
   progressText,
@@ -27,7 +32,7 @@ import { buildQuestion, lock, restore, STAGE_GRIDS } from "./questions.js";
 import { missedItems, revealBox } from "./reveal.js";
 import { StepViews } from "./views.js";
 
-const store = {
+const browserStore = {
   read(key) {
     try {
       return globalThis.localStorage?.getItem(key) ?? null;
@@ -44,14 +49,24 @@ const store = {
   },
 };
 
+/** Where the record lives: the LMS's, when the SCORM adapter found one, else the browser. */
+function recordStore() {
+  const lms = globalThis.attentionLessonStore;
+  return lms && typeof lms.read === "function" && typeof lms.write === "function"
+    ? lms
+    : browserStore;
+}
+
 function cellNamer(grids) {
   return (row, col, td = null) => {
     const cell = td ?? grids[0]?.querySelector(`td[data-row="${row - 1}"][data-col="${col - 1}"]`);
     const table = cell?.closest("table");
     const rowName = table?.querySelector(`tbody tr:nth-child(${row}) th`)?.textContent?.trim();
     const colName = table?.querySelectorAll("thead th")?.[col - 1]?.textContent?.trim();
-    const r = rowName ? `${rowName} (row ${row})` : `row ${row}`;
-    const c = colName ? `${colName} (column ${col})` : `column ${col}`;
+    // The order the server's answers use ("row 2 (love), column 1 (I)"), so the
+    // prediction and the answer read alike.
+    const r = rowName ? `row ${row} (${rowName})` : `row ${row}`;
+    const c = colName ? `column ${col} (${colName})` : `column ${col}`;
     return `${r}, ${c}`;
   };
 }
@@ -63,11 +78,13 @@ export class LessonPlayer {
     this.lesson = source.lesson;
     this.mode = source.mode === "present" ? "present" : "student";
     this.key = recordKey(this.lesson);
-    const saved = this.mode === "student" ? store.read(this.key) : null;
+    this.store = recordStore();
+    const saved = this.mode === "student" ? this.store.read(this.key) : null;
     const record = parseRecord(saved, this.lesson.steps.length);
     this.record = record.responses;
     this.at = record.at;
     this.revealed = new Set();
+    this.askedAt = 0;
     this.answers = null;
     this.drawing = 0;
     const shelf = part(root, "shelf");
@@ -121,7 +138,7 @@ export class LessonPlayer {
 
   save() {
     if (this.mode !== "student") return;
-    store.write(this.key, JSON.stringify({ at: this.at, responses: this.record }));
+    this.store.write(this.key, JSON.stringify({ at: this.at, responses: this.record }));
   }
 
   emit() {
@@ -225,6 +242,7 @@ export class LessonPlayer {
 
   ask(i, question, answer) {
     const form = part(this.root, "question");
+    this.askedAt = performance.now();
     const grids = this.gridsOf(i);
     const name = cellNamer(grids);
     const inner = document.createElement("form");
@@ -274,6 +292,22 @@ export class LessonPlayer {
     // Check is disabled now: the keyboard goes on from the answer (read as a status too).
     part(this.root, "reveal").querySelector("[data-reveal]")?.focus();
     this.emit();
+    this.announce(i, response);
+  }
+
+  /** "attention-lesson:answer": one checked question, for SCORM's interactions. */
+  announce(i, response) {
+    const answer = this.answers[i];
+    const detail = {
+      lesson: this.source.lessonId ?? null,
+      step: i,
+      kind: answer.kind,
+      response,
+      correct: accepted(answer.accept, response),
+      latency: Math.round(performance.now() - this.askedAt),
+      prompt: this.lesson.steps[i].question?.prompt ?? "",
+    };
+    window.dispatchEvent(new CustomEvent("attention-lesson:answer", { detail }));
   }
 
   /** The grids of the stage step `i` asks about, in the figures on screen. */

@@ -1,22 +1,34 @@
 /**
  * scorm_adapter.js — the SCORM side of an exported lesson (app/export/scorm.py inlines this
  * plain script into the package's one SCO). It owns talking to the LMS, and nothing else:
- * the lesson player knows nothing of SCORM, it only announces its progress on `window`:
+ * the lesson player knows nothing of SCORM. It listens to what the player announces on
+ * `window`, and hands the player the place its record lives:
  *
  *   "attention-lesson:progress"  {detail: {lesson, step, steps, questions, answered,
  *                                          correct, done}}
+ *   "attention-lesson:answer"    {detail: {lesson, step, kind, response, correct,
+ *                                          latency (ms), prompt}}
+ *   window.attentionLessonStore  {read(key) -> text | null, write(key, text)}: set here
+ *                                when an LMS is there, read by lessons/player.js instead of
+ *                                the browser's localStorage.
  *
  * The adapter finds the LMS's API the standard way (the window's parents, then the
  * opener's, for `API_1484_11` (SCORM 2004) or `API` (SCORM 1.2), the package's own version
- * first), initialises it, and after every progress event writes the status and the score
- * and commits:
+ * first). With an LMS the LMS is the only store: the player's record (its step and the
+ * responses) goes to cmi.suspend_data (within 4,096 characters in 1.2, 64,000 in 2004);
+ * it comes back when the entry (cmi.core.entry / cmi.entry) is not "ab-initio", and a new
+ * attempt ("ab-initio") starts clean; the browser's storage is never read or written, so
+ * learners sharing a browser never see each other's answers. After every progress event
+ * it writes the status and the score of this attempt and commits:
  *   SCORM 1.2   cmi.core.lesson_status incomplete | completed | passed | failed (against the
  *               mastery score: the LMS's cmi.student_data.mastery_score, else the package's),
  *               cmi.core.score.raw/min/max;
  *   SCORM 2004  cmi.completion_status, cmi.success_status (against cmi.scaled_passing_score,
  *               else the package's), cmi.score.raw/min/max/scaled, cmi.progress_measure.
- * On `pagehide` it writes the session time and exit, commits and finishes. With no LMS
- * (the page opened from a file or a web server) it does nothing at all.
+ * Every checked question becomes one cmi.interactions.n entry (id "step-N", type, the
+ * learner's response, result, latency, time; 2004 also the prompt as description).
+ * On `pagehide` it writes the session time and exit ("suspend" while unfinished, "" or
+ * "normal" when done), commits and finishes. With no LMS it does nothing at all.
  *
  * Configuration: the <script> element's data-scorm-version ("1.2" | "2004") and
  * data-mastery-score (0..100). The score is the share of questions answered right, in
@@ -33,6 +45,9 @@
       set: "LMSSetValue",
       commit: "LMSCommit",
       finish: "LMSFinish",
+      entry: "cmi.core.entry",
+      status: "cmi.core.lesson_status",
+      suspendMax: 4096,
     },
     2004: {
       api: "API_1484_11",
@@ -41,11 +56,22 @@
       set: "SetValue",
       commit: "Commit",
       finish: "Terminate",
+      entry: "cmi.entry",
+      status: "cmi.completion_status",
+      suspendMax: 64000,
     },
   };
   // The ADL search gives up after this many parents (a runaway frame chain).
   const MAX_PARENTS = 500;
   const DONE_12 = ["completed", "passed", "failed"];
+  // Each lesson question kind as a SCORM interaction type (the same words in 1.2 and 2004).
+  const TYPES = {
+    attends_most: "choice",
+    direction: "choice",
+    click_cell: "choice",
+    order: "sequencing",
+    cell_value: "numeric",
+  };
 
   const script = document.currentScript;
   const wanted = script?.dataset.scormVersion === "2004" ? "2004" : "1.2";
@@ -87,7 +113,8 @@
   }
 
   const lms = findApi();
-  if (!lms) return; // no LMS: the lesson works as a plain page
+  if (!lms) return; // no LMS: the lesson works as a plain page, its record in the browser
+  const v12 = lms.version === "1.2";
 
   /** One API call; an LMS that throws is treated as one that answered "false". */
   function call(method, ...args) {
@@ -98,15 +125,56 @@
     }
   }
 
+  // From here on the LMS is the record's only home. Until the LMS answers (or if it never
+  // does) the record lives as long as the page: never in the browser's shared storage.
+  let suspended = null;
+  let live = false;
+  window.attentionLessonStore = {
+    read: () => suspended,
+    write(_key, text) {
+      suspended = fitted(String(text));
+      if (live) call("set", "cmi.suspend_data", suspended);
+    },
+  };
+
+  /** The record within the version's suspend_data limit: the latest responses are
+   * dropped first should a long lesson ever pass it (40 steps fit in either). */
+  function fitted(text) {
+    if (text.length <= lms.calls.suspendMax) return text;
+    try {
+      const record = JSON.parse(text);
+      const keys = Object.keys(record.responses ?? {}).sort((a, b) => Number(b) - Number(a));
+      let out = text;
+      for (const key of keys) {
+        delete record.responses[key];
+        out = JSON.stringify(record);
+        if (out.length <= lms.calls.suspendMax) return out;
+      }
+      return out.length <= lms.calls.suspendMax ? out : "";
+    } catch {
+      return "";
+    }
+  }
+
   if (call("init", "") !== "true") return;
+  live = true;
   const started = Date.now();
   let finished = false;
   let complete = false; // latched: a learner going back a step does not undo completion
 
+  // "ab-initio": a new attempt, nothing of an earlier one is shown or counted. "resume"
+  // (and "", a later session of the same attempt): this learner's record, from the LMS.
+  const entry = call("get", lms.calls.entry);
+  const fresh = entry === "ab-initio";
+  if (!fresh) {
+    const saved = call("get", "cmi.suspend_data");
+    suspended = saved && saved !== "false" ? saved : null;
+  }
+
   /** The pass mark in percent: the LMS's (set from the manifest or by the teacher), else
    * the package's. */
   function mastery() {
-    if (lms.version === "1.2") {
+    if (v12) {
       const given = call("get", "cmi.student_data.mastery_score");
       return given !== "" && Number.isFinite(Number(given)) ? Number(given) : packageMastery;
     }
@@ -115,11 +183,10 @@
   }
   const passMark = mastery();
 
-  const prior =
-    lms.version === "1.2"
-      ? call("get", "cmi.core.lesson_status")
-      : call("get", "cmi.completion_status");
-  const wasComplete = lms.version === "1.2" ? DONE_12.includes(prior) : prior === "completed";
+  // A completion this attempt already reached (an earlier session of it) is not undone;
+  // a new attempt has none.
+  const prior = fresh ? "" : call("get", lms.calls.status);
+  const wasComplete = v12 ? DONE_12.includes(prior) : prior === "completed";
 
   /** [element, value] pairs for a progress report (SCORM's data model, as strings). */
   function report(progress) {
@@ -129,7 +196,7 @@
     complete = complete || progress.done === true;
     const passed = score !== null && score >= passMark;
     const pairs = [];
-    if (lms.version === "1.2") {
+    if (v12) {
       let status = "incomplete";
       if (complete) status = score === null ? "completed" : passed ? "passed" : "failed";
       if (complete || !wasComplete) pairs.push(["cmi.core.lesson_status", status]);
@@ -163,42 +230,87 @@
     call("commit", "");
   }
 
-  /** The session's length in the version's format: 1.2 HHHH:MM:SS.SS, 2004 ISO 8601. */
-  function sessionTime() {
-    const seconds = Math.max(0, Math.round((Date.now() - started) / 1000));
-    const h = Math.floor(seconds / 3600);
-    const m = Math.floor((seconds % 3600) / 60);
-    const s = seconds % 60;
-    if (lms.version === "2004") return `PT${h}H${m}M${s}S`;
+  /** A length of time in the version's format: 1.2 HHHH:MM:SS.SS, 2004 ISO 8601. */
+  function span(milliseconds) {
+    const hundredths = Math.max(0, Math.round(milliseconds / 10));
+    const h = Math.floor(hundredths / 360000);
+    const m = Math.floor((hundredths % 360000) / 6000);
+    const s = (hundredths % 6000) / 100;
+    if (!v12) return `PT${h}H${m}M${s.toFixed(2)}S`;
     const two = (n) => String(n).padStart(2, "0");
-    return `${two(h)}:${two(m)}:${two(s)}`;
+    return `${String(h).padStart(4, "0")}:${two(m)}:${s.toFixed(2).padStart(5, "0")}`;
+  }
+
+  /** A number as a SCORM decimal (no exponent, at most 10 places). */
+  function decimal(x) {
+    const n = Number(x);
+    if (!Number.isFinite(n)) return "0";
+    return n.toFixed(10).replace(/\.?0+$/, "") || "0";
+  }
+
+  /** The learner's response in the interaction type's format. */
+  function responseText(kind, response) {
+    const sep = v12 ? "," : "[,]";
+    if (kind === "cell_value") return decimal(response);
+    if (kind === "order") return (Array.isArray(response) ? response : []).map(String).join(sep);
+    if (kind === "click_cell" && Array.isArray(response))
+      return `row-${response[0]}-column-${response[1]}`;
+    return String(response);
+  }
+
+  /** [element, value] pairs of one checked question, appended as interaction n. */
+  function interaction(answer) {
+    const count = Number(call("get", "cmi.interactions._count"));
+    const n = Number.isInteger(count) && count >= 0 ? count : 0;
+    const at = `cmi.interactions.${n}.`;
+    const kind = String(answer.kind);
+    const when = new Date();
+    const pairs = [
+      [`${at}id`, `step-${Number(answer.step) + 1}`],
+      [`${at}type`, TYPES[kind] ?? (v12 ? "performance" : "other")],
+    ];
+    if (v12)
+      pairs.push(
+        [`${at}student_response`, responseText(kind, answer.response)],
+        [`${at}result`, answer.correct ? "correct" : "wrong"],
+        [`${at}latency`, span(Number(answer.latency) || 0)],
+        [`${at}time`, when.toTimeString().slice(0, 8)],
+      );
+    else
+      pairs.push(
+        [`${at}learner_response`, responseText(kind, answer.response)],
+        [`${at}result`, answer.correct ? "correct" : "incorrect"],
+        [`${at}latency`, span(Number(answer.latency) || 0)],
+        [`${at}timestamp`, when.toISOString().slice(0, 19)],
+        [`${at}description`, String(answer.prompt ?? "").slice(0, 250)],
+      );
+    return pairs;
   }
 
   function finish() {
     if (finished) return;
     finished = true;
-    if (lms.version === "1.2")
+    const time = span(Date.now() - started);
+    if (v12)
       write([
-        ["cmi.core.session_time", sessionTime()],
+        ["cmi.core.session_time", time],
         ["cmi.core.exit", complete ? "" : "suspend"],
       ]);
     else
       write([
-        ["cmi.session_time", sessionTime()],
+        ["cmi.session_time", time],
         ["cmi.exit", complete ? "normal" : "suspend"],
       ]);
     call("finish", "");
   }
 
-  if (!wasComplete)
-    write([
-      lms.version === "1.2"
-        ? ["cmi.core.lesson_status", "incomplete"]
-        : ["cmi.completion_status", "incomplete"],
-    ]);
+  if (!wasComplete) write([[lms.calls.status, "incomplete"]]);
 
   window.addEventListener("attention-lesson:progress", (event) => {
     if (!finished && event.detail) write(report(event.detail));
+  });
+  window.addEventListener("attention-lesson:answer", (event) => {
+    if (!finished && event.detail) write(interaction(event.detail));
   });
   window.addEventListener("pagehide", finish);
 })();

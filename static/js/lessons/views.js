@@ -13,6 +13,14 @@ import { drawStep } from "./figures.js";
 const idle = (fn) =>
   globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: 500 }) : setTimeout(fn, 50);
 
+/** The width inside `element`'s padding: the width its figures get (clientWidth counts the
+ * padding, and a chart drawn that wide sticks out of the step's box by it). */
+function contentWidth(element) {
+  const style = getComputedStyle(element);
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  return Math.max(0, element.clientWidth - (Number.isFinite(padding) ? padding : 0));
+}
+
 export class StepViews {
   /** `slot`: where the current step's figures show; `shelf`: the off-screen holder. */
   constructor(slot, shelf, source, steps) {
@@ -30,7 +38,7 @@ export class StepViews {
       const box = document.createElement("div");
       box.className = "lesson-step-figures";
       box.dataset.stepFigures = String(i);
-      this.shelf.style.width = `${this.slot.parentElement.clientWidth}px`;
+      this.shelf.style.width = `${contentWidth(this.slot.parentElement)}px`;
       this.shelf.append(box);
       const drawn = this.source
         .step(i)

@@ -14,6 +14,8 @@ import pytest
 from page_helpers import SOURCE_TEXT, source_text, source_texts, wait_idle
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+pytestmark = pytest.mark.browser
+
 AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 LABS = ("masks", "order", "heads", "cost")
 

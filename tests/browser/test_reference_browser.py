@@ -11,6 +11,8 @@ import pytest
 from page_helpers import open_page, wait_idle
 from playwright.sync_api import Page
 
+pytestmark = pytest.mark.browser
+
 AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 
 # Text outside <math> that still holds notation: the renderer missed a sink.

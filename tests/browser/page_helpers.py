@@ -125,3 +125,32 @@ def set_cell(page: Page, selector: str, text: str) -> None:
 
 def cell(matrix: str, row: int, col: int) -> str:
     return f'input[data-matrix="{matrix}"][data-row="{row}"][data-col="{col}"]'
+
+
+def wait_until(page: Page, predicate: str, arg: Any = None, timeout: float = 30_000) -> None:
+    """Wait until the JS function ``predicate`` (called with ``arg``) returns true. A
+    function, not an expression string: Playwright calls it without eval(), which the
+    pages' Content-Security-Policy refuses."""
+    page.wait_for_function(predicate, arg=arg, timeout=timeout)
+
+
+def after_layout(page: Page) -> None:
+    """Return once the page has laid out and painted two frames: what a style added or a
+    scroll made (resize observers, scroll handlers, a reflow) has run."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+# Opens every figure's "as tables" section and resolves once each has answered its toggle
+# event (the page builds a figure's tables in its own toggle listener, which runs first).
+OPEN_TABLES_JS = """() => Promise.all([...document.querySelectorAll('details.tables')]
+  .filter(d => !d.open)
+  .map(d => {
+    const toggled = new Promise(r => d.addEventListener('toggle', r, {once: true}));
+    d.open = true;
+    return toggled;
+  }))"""
+
+
+def open_all_tables(page: Page) -> None:
+    """Open every figure's tables and wait until the page has built them."""
+    page.evaluate(OPEN_TABLES_JS)

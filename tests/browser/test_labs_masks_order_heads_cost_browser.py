@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import SOURCE_TEXT, source_text, source_texts, wait_idle
+from page_helpers import SOURCE_TEXT, source_text, source_texts, wait_idle, wait_until
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 pytestmark = pytest.mark.browser
@@ -107,15 +107,19 @@ def _type(figure: str, name: str, text: str) -> Callable[[Page], None]:
     return act
 
 
+HAS_TEXT_JS = (
+    "([sel, text]) => { "
+    + SOURCE_TEXT
+    + " const el = document.querySelector(sel); return !!el && sourceText(el).includes(text); }"
+)
+
+
 def _has(figure: str, role: str, text: str) -> Callable[[Page], None]:
     """Wait until the part's text, its notation read as typed (d_k, W^O), contains ``text``."""
 
     def check(page: Page) -> None:
         selector = f'[data-figure="{figure}"] [data-role="{role}"]'
-        for _ in range(200):
-            if text in source_text(page, selector):
-                return
-            page.wait_for_timeout(50)
+        wait_until(page, HAS_TEXT_JS, [selector, text], timeout=10_000)
         assert text in source_text(page, selector)
 
     return check

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 from page_helpers import (
+    after_layout,
     cell,
     element_source_text,
     figure_tables,
@@ -55,7 +56,7 @@ def test_hostile_token_label_is_text_and_runs_nothing(page: Page) -> None:
         page.fill('input[data-token="0"]', PAYLOAD)
         page.press('input[data-token="0"]', "Enter")
         wait_idle(page)
-        page.wait_for_timeout(300)
+        after_layout(page)  # drawn and painted: a script in the label would have run
         assert dialogs == []
         assert page.evaluate("document.querySelectorAll('img').length") == 0
         options = page.locator("#focus option").all_inner_texts()
@@ -218,8 +219,8 @@ def test_figure_3_plays_once_unless_motion_is_reduced(browser: Browser, server_u
             play = page.locator("#fig-3 [data-step=play]")
             # it plays when it comes into view (Figures 1 and 2 sit above it)
             page.locator("#fig-3 .plot").scroll_into_view_if_needed()
-            page.wait_for_timeout(400)
-            assert play.get_attribute("aria-pressed") == str(plays).lower(), motion
+            after_layout(page)  # its IntersectionObserver has seen it in view
+            expect(play).to_have_attribute("aria-pressed", str(plays).lower())
             count = page.locator("#fig-3 [data-role=step-count]").inner_text()
             assert count.startswith("Frame 1 of") == plays, count
         finally:

@@ -140,9 +140,10 @@ def after_layout(page: Page) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-# Opens every figure's "as tables" section and resolves once each has answered its toggle
-# event (the page builds a figure's tables in its own toggle listener, which runs first).
-OPEN_TABLES_JS = """() => Promise.all([...document.querySelectorAll('details.tables')]
+# Opens every <details> matching the selector and resolves once each has answered its
+# toggle event (the page builds a figure's tables in its own toggle listener, which runs
+# first).
+OPEN_DETAILS_JS = """sel => Promise.all([...document.querySelectorAll(sel)]
   .filter(d => !d.open)
   .map(d => {
     const toggled = new Promise(r => d.addEventListener('toggle', r, {once: true}));
@@ -151,6 +152,7 @@ OPEN_TABLES_JS = """() => Promise.all([...document.querySelectorAll('details.tab
   }))"""
 
 
-def open_all_tables(page: Page) -> None:
-    """Open every figure's tables and wait until the page has built them."""
-    page.evaluate(OPEN_TABLES_JS)
+def open_all_tables(page: Page, selector: str = "details.tables") -> None:
+    """Open every figure's tables (every ``selector``) and wait until the page has built
+    them."""
+    page.evaluate(OPEN_DETAILS_JS, selector)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from page_helpers import (
     element_source_text,
+    open_all_tables,
     open_page,
     source_text,
     wait_idle,
@@ -527,10 +528,7 @@ def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, fig
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate(
-        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
-                         await new Promise(r => setTimeout(r, 100)); }"""
-    )
+    open_all_tables(page, "details")  # every <details>, once each has toggled
     assert page.locator("details.tables table.data-table").count() >= 1  # built when opened
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]

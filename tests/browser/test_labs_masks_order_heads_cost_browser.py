@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import SOURCE_TEXT, source_text, source_texts, wait_idle, wait_until
+from page_helpers import (
+    SOURCE_TEXT,
+    open_all_tables,
+    source_text,
+    source_texts,
+    wait_idle,
+    wait_until,
+)
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 pytestmark = pytest.mark.browser
@@ -236,10 +243,7 @@ def test_embeds_draw_one_figure_each(
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate(
-        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
-                         await new Promise(r => setTimeout(r, 100)); }"""
-    )
+    open_all_tables(page, "details")  # every <details>, once each has toggled
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
 

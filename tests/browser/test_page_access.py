@@ -17,6 +17,7 @@ from page_helpers import (
     element_source_text,
     figure_tables,
     grid_values,
+    open_all_tables,
     open_page,
     wait_idle,
 )
@@ -171,10 +172,7 @@ def test_stepper_and_no_console_errors(context: BrowserContext, server_url: str)
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate(
-        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
-                         await new Promise(r => setTimeout(r, 100)); }"""
-    )
+    open_all_tables(page, "details")  # every <details>, once each has toggled
     assert page.locator("table.data-table").count() >= 10
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]

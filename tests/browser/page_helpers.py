@@ -13,11 +13,13 @@ def open_page(page: Page, url: str) -> None:
     wait_idle(page)
 
 
-def wait_idle(page: Page, timeout: float = 15_000) -> None:
+def wait_idle(page: Page, timeout: float = 60_000) -> None:
     """Wait until <main aria-busy="false">: every figure shows the latest state.
 
     A selector, not ``wait_for_function``: that evaluates a string with eval(), which the
-    site's Content-Security-Policy (script-src 'self') rightly refuses."""
+    site's Content-Security-Policy (script-src 'self') rightly refuses. 60 s: a condition
+    costs nothing to wait for when it comes, and a shared two-core machine (load 28) took
+    more than 15 s to draw the first page."""
     selector = "main[aria-busy='false']:not([data-url='pending'])"  # the URL follows too
     page.locator(selector).wait_for(state="attached", timeout=timeout)
 

@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 from app import __version__
 
 if TYPE_CHECKING:
+    from wsgiref.simple_server import WSGIServer
+
     from app.settings import Settings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+WORKER_START_SECONDS = 30
 # Every line names the request it was written for ("-" outside a request).
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
 
@@ -157,15 +160,35 @@ def log_config(level: str, fmt: str = "text") -> dict[str, Any]:
     return config
 
 
-def share_metrics_between(workers: int) -> None:
-    """Several workers: give them one directory for Prometheus' multiprocess mode (unless
-    the operator named one), set before any worker starts, so a scrape of any worker
-    reports them all (``app.http.metrics``). A new directory per start: old files would
-    count the last run's requests again."""
-    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+def share_metrics_between(processes: int) -> None:
+    """Requests served by other processes than this one (several workers, or --reload's
+    child): give them one directory for Prometheus' multiprocess mode (unless the
+    operator named one), set before any worker starts, so a scrape of any of them, or of
+    the metrics port this process serves, reports them all (``app.http.scrape``). A new
+    directory per start: old files would count the last run's requests again."""
+    if processes > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         import tempfile
 
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="attention-lab-metrics-")
+
+
+def start_metrics_port(settings: Settings, host: str, port: int) -> WSGIServer | None:
+    """``ATTENTION_LAB_METRICS_PORT``: answer scrapes there from this (the main) process
+    (the server, or None without the setting); SettingsError naming the variable if it
+    cannot listen."""
+    metrics_port = settings.metrics_port
+    if not settings.metrics or metrics_port is None:
+        return None
+    name = f"ATTENTION_LAB_METRICS_PORT={metrics_port}"
+    if metrics_port == port:
+        raise SettingsError(f"{name}: must differ from the app's port ({port})")
+    from app.http.scrape import serve_metrics
+
+    try:
+        server, _ = serve_metrics(host, metrics_port)
+    except OSError as exc:
+        raise SettingsError(f"{name}: cannot listen on {host}:{metrics_port}: {exc}") from None
+    return server
 
 
 def _watched_dirs() -> list[str]:
@@ -215,10 +238,14 @@ def serve(args: argparse.Namespace) -> int:
     workers = getattr(args, "workers", None) or settings.workers
     if reload and workers > 1:
         print("attention-lab: --reload runs one worker; ignoring --workers", file=sys.stderr)
-    share_metrics_between(1 if reload else workers)
+    # --reload serves from a child: the metrics port of this process must read its files.
+    share_metrics_between((2 if settings.metrics_port else 1) if reload else workers)
+    start_metrics_port(settings, host, port)
     root = getattr(args, "root_path", None)
     root = (settings.root_path or "") if root is None else root
     print(f"Attention Lab {__version__}: {where_to_open(host, port, root)}", flush=True)
+    from app.server import HeadTimeoutH11
+
     uvicorn.run(
         "app.main:app",
         host=host,
@@ -233,12 +260,17 @@ def serve(args: argparse.Namespace) -> int:
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
         root_path=root,  # the scope's root_path (app.http.mount): every URL starts with it
         # Past this many connections and running requests uvicorn answers 503 itself;
-        # idle keep-alive connections close after keep_alive seconds.
+        # idle keep-alive connections close after keep_alive seconds, and connections
+        # slow to send a request head after header_timeout (app.server).
+        http=HeadTimeoutH11,
         limit_concurrency=settings.limit_concurrency,
         timeout_keep_alive=settings.keep_alive,
         # After SIGTERM running requests get this long, then uvicorn cancels them: a slow
         # streaming client cannot hold the worker past the pod's grace period.
         timeout_graceful_shutdown=settings.shutdown_timeout,
+        # A new worker imports numpy and the app before it can answer the supervisor's
+        # first ping; uvicorn's 5 s killed every worker on a busy machine, in a loop.
+        timeout_worker_healthcheck=WORKER_START_SECONDS,
     )
     return 0
 

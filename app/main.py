@@ -18,7 +18,13 @@ from app.paths import static_dir
 from app.settings import Settings, get_settings
 from app.web.assets import HashedStaticFiles
 from app.web.errors import install_error_handlers
-from app.web.middleware import HeadAsGet, RequestGuard, SelectiveGZip
+from app.web.middleware import (
+    HeadAsGet,
+    RequestGuard,
+    SelectiveGZip,
+    SlashRedirect,
+    UnbufferedStreams,
+)
 from app.web.security import SecurityHeaders
 from app.web.telemetry import Telemetry
 
@@ -55,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (*api.ROUTERS, *web.ROUTERS):
         app.include_router(router)
     app.mount("/static", HashedStaticFiles(directory=static_dir()), name="static")
+    SlashRedirect.install(app.router)  # its Location from the public URL, not the Host
     # Pages, assets and figure JSON compress 3-8× at about a millisecond's cost; the raw
     # numeric API is left alone: gzip would cost more than it saves on 50 MB of floats.
     # Experiments stream progress lines (NDJSON) that gzip would hold back.
@@ -66,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ETags, mark=(OPENAPI_URL,))
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes, router=app.router)
     app.add_middleware(HeadAsGet)
+    app.add_middleware(UnbufferedStreams)  # proxy buffering stays on for the rest
     # Outside the guard so its 413/415 answers carry the headers too.
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     # Outermost: counts and logs every answer, the middleware's own 413/415 included.

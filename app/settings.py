@@ -18,6 +18,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # /segment/segment of unreserved URL characters: nothing to escape in a link, an HTML
 # attribute or a JS string, and no "//", ".", "..", "?", "#" or space to change its meaning.
 _ROOT_PATH = re.compile(r"(/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)+")
+# What may not stand unescaped in a URL (RFC 3986): whitespace, controls, and these.
+_UNSAFE_IN_URL = re.compile(r'[\s\x00-\x1f\x7f-\x9f"<>\\^`{|}]')
 
 
 class Settings(BaseSettings):
@@ -67,7 +69,17 @@ class Settings(BaseSettings):
         description="Log lines as text, or as one JSON object per line (for log collectors).",
     )
     metrics: bool = Field(
-        True, description="Serve Prometheus metrics at GET /metrics (false: 404 there)."
+        True,
+        description="Serve Prometheus metrics at /metrics (false: none anywhere, 404 there).",
+    )
+    metrics_port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="A port of their own for the metrics: `attention-lab` answers scrapes "
+        "of /metrics there (on the same --host) and the app's port answers 404 at "
+        "/metrics, so a proxy or Ingress of the app's port cannot expose them. Unset: "
+        "/metrics on the app's port.",
     )
     workers: int = Field(
         1, ge=1, le=64, description="Worker processes when served by `attention-lab` (Docker)."
@@ -97,10 +109,22 @@ class Settings(BaseSettings):
         "worker runs at once, in threads; past it requests get 503 with Retry-After.",
     )
     limit_concurrency: int = Field(
-        100,
+        # A browser opens up to six connections, so a class of 30 holds 180; each idle
+        # connection costs a few kB, and heavy work has its own bound (max_heavy).
+        1000,
         ge=1,
         description="Connections plus running requests one worker accepts (uvicorn's "
         "--limit-concurrency); past it uvicorn answers 503.",
+    )
+    header_timeout: float = Field(
+        # Kubernetes' readiness probe gives up after 2 s; a browser sends its whole
+        # request head in one packet, so a honest client never comes near 10 s.
+        10,
+        gt=0,
+        le=600,
+        description="Seconds a connection may take to send a complete request head (from "
+        "its opening, or from the end of the previous answer); then it is closed, so "
+        "slow-header clients cannot hold connections without a buffering proxy.",
     )
     keep_alive: int = Field(
         5, ge=1, le=600, description="Seconds an idle keep-alive connection stays open."
@@ -131,22 +155,40 @@ class Settings(BaseSettings):
     @field_validator("public_url")
     @classmethod
     def _public_url(cls, value: str | None) -> str | None:
-        if not value:
-            return None
-        parts = urlsplit(value)
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.netloc
-            or parts.query
-            or (parts.fragment)
-        ):
-            raise ValueError("must be an http(s) address such as https://lab.example.edu")
-        return value.rstrip("/")
+        return check_public_url(value or "") or None
 
     @field_validator("root_path")
     @classmethod
     def _root_path(cls, value: str | None) -> str | None:
         return check_root_path(value or "") or None
+
+
+def check_public_url(value: str) -> str:
+    """A public URL is empty or ``http(s)://host[:port][/path]`` with nothing that could
+    change what a link means where it is written: no user name or password, no spaces or
+    control characters, no query or fragment (ValueError saying which). Trailing "/" dropped."""
+    if value == "":
+        return value
+    if _UNSAFE_IN_URL.search(value):
+        raise ValueError(
+            'must not contain spaces, control characters or any of " < > \\ ^ ` { | }: '
+            "write them percent-encoded"
+        )
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http(s) address such as https://lab.example.edu")
+    if "@" in parts.netloc:
+        raise ValueError(
+            "must not contain a user name or password (user:password@): every link the "
+            "app writes would carry it"
+        )
+    if parts.query or parts.fragment or value.endswith(("?", "#")):
+        raise ValueError("must not have a query (?) or fragment (#)")
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port only when asked
+    except ValueError:
+        raise ValueError("must have a port number 0-65535 after the host, if any") from None
+    return value.rstrip("/")
 
 
 def check_root_path(value: str) -> str:

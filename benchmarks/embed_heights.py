@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.figures.labs import LABS  # noqa: E402
-from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS  # noqa: E402
+from app.figures.registry import BUILT_FIGURES, BY_NUMBER  # noqa: E402
 from benchmarks.browser import ARGS, chromium, start_server  # noqa: E402
 
 WIDTHS = (375, 720, 1600)
@@ -40,7 +40,7 @@ DRAWN = "#embed[data-drawn='true'], #main[aria-busy='false']"
 def embeds() -> list[tuple[str, str]]:
     """(row label, path) of every figure embed and every ready lab section."""
     rows = [(f"Figure {n}: {BY_NUMBER[n].title}", f"/embed/{n}?preset=i-love-llms")
-            for n in FIGURE_NUMBERS]  # fmt: skip
+            for n in BUILT_FIGURES]  # fmt: skip
     for lab in LABS:
         if lab.status == "ready":
             rows += [(f"{lab.title} · {f.entry} {f.title}", f"/embed/labs/{lab.id}/{f.name}")

@@ -24,8 +24,7 @@ from app.export import grid_layout as gl
 from app.export.svg_canvas import Box, Canvas, label_width
 from app.export.text_metrics import LINE, text_width, wrap
 from app.figures import fmt
-from app.figures.grid import SCALES
-from app.figures.palette import PAGE
+from app.figures.palette import PAGE, SCALES
 
 Json = dict[str, Any]
 

@@ -18,10 +18,11 @@ from typing import Any
 from app.attention import Stages
 from app.figures import fmt, to_plotly
 from app.figures.context import Ctx, View, resolve_tables
-from app.figures.registry import BUILDERS, FIGURE_NUMBERS, FIGURES, headings
+from app.figures.registry import ALL_FIGURES, BUILDERS, BUILT_FIGURES, FIGURES, headings
 
 __all__ = [
-    "BUILDERS", "FIGURES", "FIGURE_NUMBERS", "View", "build_figures", "check_view", "view_problem",
+    "ALL_FIGURES", "BUILDERS", "BUILT_FIGURES", "FIGURES", "View", "build_figures", "check_view",
+    "view_problem",
 ]  # fmt: skip
 
 
@@ -70,7 +71,8 @@ def build_figures(
     if problem:
         raise ValueError(f"{problem[0]}: {problem[1]}")
     c = Ctx(stages, view, headings(view.head, len(stages.heads)))
-    wanted = [n for n in view.figures if n in BUILDERS]
+    asked = BUILT_FIGURES if view.figures is None else view.figures
+    wanted = [n for n in asked if n in BUILDERS]
     warnings = list(stages.warnings)
     defer = defer_tables and not plotly
     figures = {str(n): _finish(BUILDERS[n](c), view, plotly, defer) for n in wanted}

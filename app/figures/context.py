@@ -7,7 +7,7 @@ same strings and derivations instead of recomputing them; that matters at 64 tok
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -17,7 +17,8 @@ from app.attention import HeadStages, Stages
 from app.attention.ops import Matrix
 from app.figures import derive, fmt
 from app.figures import grid as gridmod
-from app.figures.style import MAX_TEXT_CELLS, Json, Theme, numbered, theme
+from app.figures.grid import MAX_TEXT_CELLS
+from app.figures.style import CONFIG, Json, Theme, numbered, small, theme
 from app.figures.view_fields import (
     DRAWN_THEMES,
     FOCUS,
@@ -42,14 +43,6 @@ def label_text(label: str) -> str:
     return label.translate(_LABEL_TEXT)
 
 
-def _built_figures() -> tuple[int, ...]:
-    """Every figure the server builds, from the registry (imported late: it imports the
-    builders, which import this module)."""
-    from app.figures.registry import FIGURE_NUMBERS
-
-    return FIGURE_NUMBERS
-
-
 def head_note(head: int, heads: int) -> str:
     """'' for one head, else ' (head 2 of 2)': what a single-head figure adds to its title
     and captions (the page's placeholder titles too, through the registry)."""
@@ -67,7 +60,9 @@ class View:
     stretch: float = STRETCH.default
     softmax_row: Row = ROW.default
     theme: DrawnTheme = DRAWN_THEMES[0]
-    figures: tuple[int, ...] = field(default_factory=_built_figures)
+    # Which figures to build; None: every figure the server builds (the registry's
+    # BUILT_FIGURES, read by ``build_figures``: this module is below the registry).
+    figures: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         for declared in VIEW_FIELDS:
@@ -191,17 +186,6 @@ class Ctx:
             out = derive.dot_grid(self.factors(src), fmt.factors(w.T), text, which)
         self.__dict__[key] = out
         return out
-
-    def projection_row(self, which: str, i: int) -> list[str]:
-        """Row ``i`` of ``projection_derivation(which)``, without the whole grid when big."""
-        key = f"_deriv_{which}"
-        m = {"q": self.h.q, "k": self.h.k, "v": self.h.v}[which]
-        w = self.head_weight(which)
-        src = self.stages.source_x if which != "q" and self.stages.cross else self.stages.x
-        if key in self.__dict__ or m.size <= MAX_TEXT_CELLS or w is None or src is None:
-            return self.projection_derivation(which)[i]
-        text = [fmt.grid(m[i : i + 1])[0]]
-        return derive.dot_grid(fmt.factors(src[i : i + 1]), fmt.factors(w.T), text, which, i)[0]
 
     def output_row(self, i: int) -> list[str]:
         """Row ``i`` of ``output_deriv``, without the whole grid when big."""
@@ -364,8 +348,6 @@ def figure(
     **extra: Any,
 ) -> dict[str, Any]:
     """The response entry of one figure (POST /api/v1/figures): every key present, in one order."""
-    from app.figures.style import CONFIG, small
-
     # Keyboard derivations only for grids that print their numbers; for bigger grids the
     # same strings are in the trace's customdata (hover), and doubling them costs megabytes.
     extra["derivations"] = {k: v for k, v in extra.get("derivations", {}).items() if small(v)}

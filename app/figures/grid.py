@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from app.figures.palette import SCALES
+
 Json = dict[str, Any]
 
 # Grids with more cells (or columns) than this are drawn without text, one block per cell.
@@ -54,27 +56,6 @@ MAX_TEXT_COLS = 16
 STEPS = 33
 LADDER = (1.0, 2.0, 5.0)
 
-# (negative pole, middle, positive pole) per role and theme; weights: (0, middle, 1).
-SCALES: dict[str, dict[str, tuple[str, str, str]]] = {
-    "light": {
-        "x": ("#7b3294", "#f7f7f7", "#3d3d3d"),
-        "q": ("#5a5a5a", "#f7f7f7", "#0072b2"),
-        "k": ("#5a5a5a", "#f7f7f7", "#d55e00"),
-        "v": ("#5a5a5a", "#f7f7f7", "#008060"),
-        "z": ("#5a5a5a", "#f7f7f7", "#a8447f"),
-        "scores": ("#2166ac", "#f7f7f7", "#b2182b"),
-        "weights": ("#fff8ec", "#f2b84b", "#7a4200"),
-    },
-    "dark": {
-        "x": ("#c39bd3", "#262626", "#e0e0e0"),
-        "q": ("#a6a6a6", "#262626", "#5fb0e8"),
-        "k": ("#a6a6a6", "#262626", "#ff8a4c"),
-        "v": ("#a6a6a6", "#262626", "#3ccf9f"),
-        "z": ("#a6a6a6", "#262626", "#e8a3c8"),
-        "scores": ("#6aaee8", "#262626", "#f08080"),
-        "weights": ("#241c10", "#a86f00", "#ffd27a"),
-    },
-}
 SEQUENTIAL = frozenset({"weights"})
 # Stage API names -> colour role.
 ROLE_OF = {

@@ -10,15 +10,17 @@ background is the panel it sits on. One dark background, one light background:
 ``PAGE[theme].surface``, behind every panel, embed, figure and export.
 
 Colour roles of the figures (FIGURES.md Conventions), from the Okabe–Ito colour-blind-safe
-set: X neutral grey; Q blue; K vermillion; V bluish green; Z reddish purple; raw and scaled
-scores a diverging sky-blue / neutral / grey scale centred on 0; weights a single-hue
-orange sequential scale on a fixed 0 … 1 range so colours compare across edits.
+set: X neutral grey; Q blue; K vermillion; V bluish green; Z reddish purple (``ROLES``: lines,
+bars, arrows). The grids' scales (``SCALES``, the one copy: ``app.figures.grid`` builds each
+grid's palette from it, the SVG export and the Plotly converter read it too) diverge from a
+neutral middle at 0: the role's hue above it and grey below (X: grey above, purple below);
+scores blue / neutral / red; weights a single-hue orange sequential scale on a fixed 0 … 1
+range so colours compare across edits.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 OKABE_ITO = {
     "orange": "#E69F00",
@@ -76,12 +78,7 @@ class Theme:
     paper: str
     box: str
     outline: str
-    scales: dict[str, list[list[Any]]]
     roles: dict[str, str]
-
-
-def _ramp(lo: str, hi: str) -> list[list[Any]]:
-    return [[0.0, lo], [1.0, hi]]
 
 
 ROLES = {
@@ -103,15 +100,6 @@ LIGHT = Theme(
     paper="rgba(0,0,0,0)",
     box="#f4f4f4",
     outline="#000000",
-    scales={
-        "x": _ramp("#f7f7f7", "#525252"),
-        "q": _ramp("#eef5fb", "#0072B2"),
-        "k": _ramp("#fcf0e8", "#D55E00"),
-        "v": _ramp("#e8f6f1", "#007a58"),
-        "z": _ramp("#faf0f5", "#a8447f"),
-        "weights": [[0.0, "#fff8ec"], [0.5, "#f2b84b"], [1.0, "#8a4b00"]],
-        "scores": [[0.0, "#1f6f99"], [0.5, "#f5f5f5"], [1.0, "#4d4d4d"]],
-    },
     roles=ROLES,
 )
 
@@ -124,16 +112,31 @@ DARK = Theme(
     paper="rgba(0,0,0,0)",
     box="#2b2b2b",
     outline="#ffffff",
-    scales={
-        "x": _ramp("#262626", "#cfcfcf"),
-        "q": _ramp("#13222e", "#5fb0e8"),
-        "k": _ramp("#2e1a10", "#ff8a4c"),
-        "v": _ramp("#0f2620", "#3ccf9f"),
-        "z": _ramp("#2a1722", "#e8a3c8"),
-        "weights": [[0.0, "#241c10"], [0.5, "#a86f00"], [1.0, "#ffcf66"]],
-        "scores": [[0.0, "#56B4E9"], [0.5, "#262626"], [1.0, "#d9d9d9"]],
-    },
     roles=ROLES,
 )
 
 THEMES = {"light": LIGHT, "dark": DARK}
+
+# The figures' colour scales, one per role and theme (the grids' palettes, their legends,
+# the SVG export and the Plotly converter all read this): (negative pole, middle,
+# positive pole); weights, sequential on 0 … 1: (0, middle, 1).
+SCALES: dict[str, dict[str, tuple[str, str, str]]] = {
+    "light": {
+        "x": ("#7b3294", "#f7f7f7", "#3d3d3d"),
+        "q": ("#5a5a5a", "#f7f7f7", "#0072b2"),
+        "k": ("#5a5a5a", "#f7f7f7", "#d55e00"),
+        "v": ("#5a5a5a", "#f7f7f7", "#008060"),
+        "z": ("#5a5a5a", "#f7f7f7", "#a8447f"),
+        "scores": ("#2166ac", "#f7f7f7", "#b2182b"),
+        "weights": ("#fff8ec", "#f2b84b", "#7a4200"),
+    },
+    "dark": {
+        "x": ("#c39bd3", "#262626", "#e0e0e0"),
+        "q": ("#a6a6a6", "#262626", "#5fb0e8"),
+        "k": ("#a6a6a6", "#262626", "#ff8a4c"),
+        "v": ("#a6a6a6", "#262626", "#3ccf9f"),
+        "z": ("#a6a6a6", "#262626", "#e8a3c8"),
+        "scores": ("#6aaee8", "#262626", "#f08080"),
+        "weights": ("#241c10", "#a86f00", "#ffd27a"),
+    },
+}

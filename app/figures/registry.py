@@ -130,8 +130,10 @@ LAB_LINKS: dict[int, tuple[tuple[str, str], ...]] = {
 }
 
 BY_NUMBER: dict[int, FigureEntry] = {f.number: f for f in FIGURES}
+# Every figure of the page (1 … 13, static ones included): what a lesson step may show.
+ALL_FIGURES: tuple[int, ...] = tuple(f.number for f in FIGURES)
 # The figures the server builds (3 … 13), in order: the default of every request.
-FIGURE_NUMBERS: tuple[int, ...] = tuple(f.number for f in FIGURES if f.builder is not None)
+BUILT_FIGURES: tuple[int, ...] = tuple(f.number for f in FIGURES if f.builder is not None)
 BUILDERS: dict[int, Builder] = {f.number: f.builder for f in FIGURES if f.builder is not None}
 
 
@@ -148,7 +150,7 @@ def headings(head: int = 0, heads: int = 1) -> dict[int, str]:
 
 def known_figures() -> str:
     """'3, 4, …, 13': the built figures, for error messages that list the choices."""
-    return ", ".join(str(n) for n in FIGURE_NUMBERS)
+    return ", ".join(str(n) for n in BUILT_FIGURES)
 
 
 def page_lists() -> dict[str, Any]:

@@ -1,22 +1,17 @@
-"""Fonts and trace/layout helpers shared by every figure, light and dark.
+"""Fonts, the one Plotly config and the layout helpers of every Plotly figure (charts,
+diagrams, the converter's layouts), light and dark: base layout, axes and ticks, outlines,
+annotations, arrows, matrix labels.
 
-The colours are ``app.figures.palette``'s (the page's and the figures' one palette),
-re-exported here for the figure modules. Numbers are printed in every cell (colour never
-carries a value alone); plotly.js picks the text colour per cell for contrast when
-``textfont.color`` is left unset ("auto").
+The colours are ``app.figures.palette``'s (the page's and the figures' one palette):
+``Theme`` is re-exported for the figure modules and ``theme`` picks one by name.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from app.figures.palette import DARK as DARK
-from app.figures.palette import LIGHT as LIGHT
-from app.figures.palette import OKABE_ITO as OKABE_ITO
-from app.figures.palette import ROLES as ROLES
-from app.figures.palette import THEMES as THEMES
+from app.figures.grid import MAX_TEXT_CELLS
+from app.figures.palette import LIGHT, THEMES
 from app.figures.palette import Theme as Theme
 
 Json = dict[str, Any]
@@ -24,8 +19,6 @@ Json = dict[str, Any]
 FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', sans-serif"
 MONO_FAMILY = "ui-monospace, 'SFMono-Regular', Menlo, Consolas, 'Noto Sans Mono', monospace"
 
-# Grids with more cells than this hide the printed numbers (hover and tables keep them).
-MAX_TEXT_CELLS = 400
 # Rows or columns beyond this get thinned tick labels.
 MAX_TICKS = 12
 
@@ -111,66 +104,9 @@ def hidden_axis(lo: float, hi: float) -> Json:
     return {"type": "linear", "visible": False, "range": [lo, hi], "fixedrange": True}
 
 
-def heatmap(
-    z: Any,
-    text: list[list[str]],
-    hover: list[list[str]] | None,
-    scale: list[list[Any]],
-    *,
-    zmin: float | None = None,
-    zmax: float | None = None,
-    zmid: float | None = None,
-    xaxis: str = "x",
-    yaxis: str = "y",
-    name: str = "",
-) -> Json:
-    """A heatmap trace with printed numbers and the derivation of each cell on hover.
-
-    Grids over MAX_TEXT_CELLS cells print no numbers and send no ``text`` (hover keeps
-    the derivation); ``hover=None`` (animation frames of big grids) hovers the value only.
-    """
-    rows = len(text)
-    cols = len(text[0]) if rows else 0
-    if isinstance(z, np.ndarray):  # head slices are views; orjson needs C-contiguous arrays
-        z = np.ascontiguousarray(z)
-    trace: Json = {
-        "type": "heatmap",
-        "z": z,
-        "x": list(range(cols)),
-        "y": list(range(rows)),
-        "colorscale": scale,
-        "showscale": False,
-        # cell borders help read small grids; on big ones they would wash out the colours
-        "xgap": 1 if cols <= 24 else 0,
-        "ygap": 1 if rows <= 24 else 0,
-        "xaxis": xaxis,
-        "yaxis": yaxis,
-        "name": name,
-        "hoverongaps": False,
-    }
-    if hover is None:
-        trace["hovertemplate"] = "%{z}<extra>" + name + "</extra>"
-    else:
-        trace["customdata"] = hover
-        trace["hovertemplate"] = "%{customdata}<extra>" + name + "</extra>"
-    if rows * cols <= MAX_TEXT_CELLS:
-        trace["text"] = text
-        trace["texttemplate"] = "%{text}"
-        trace["textfont"] = {"family": MONO_FAMILY, "size": _text_size(rows, cols)}
-    for key, val in (("zmin", zmin), ("zmax", zmax), ("zmid", zmid)):
-        if val is not None:
-            trace[key] = val
-    return trace
-
-
 def small(grid: list[list[str]]) -> bool:
     """True when a grid prints its numbers (and so carries keyboard derivations)."""
     return len(grid) * (len(grid[0]) if grid else 0) <= MAX_TEXT_CELLS
-
-
-def _text_size(rows: int, cols: int) -> int:
-    big = max(rows, cols)
-    return 14 if big <= 4 else 12 if big <= 8 else 10 if big <= 14 else 8
 
 
 def outline(
@@ -216,39 +152,6 @@ def arrow(
     }  # fmt: skip
 
 
-def symmetric_range(values: Any) -> float:
-    """Half-width of a colour range centred on 0 that covers every finite value."""
-    a = np.abs(np.asarray(values, dtype=np.float64))
-    finite = a[np.isfinite(a)]
-    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-
-
-def subplot_axes(
-    t: Theme,
-    n: int,
-    xdom: list[float],
-    ydom: list[float],
-    xlabels: list[str],
-    ylabels: list[str],
-    xtitle: str = "",
-) -> Json:
-    """Axis pair number ``n`` (1 = 'x'/'y') over the given domains, rows top to bottom."""
-    sfx = "" if n == 1 else str(n)
-    x = axis(t, xlabels, xtitle)
-    x.update(domain=xdom, anchor=f"y{sfx}")
-    y = axis(t, ylabels, reverse=True)
-    y.update(domain=ydom, anchor=f"x{sfx}")
-    return {f"xaxis{sfx}": x, f"yaxis{sfx}": y}
-
-
 def numbered(n: int) -> list[str]:
     """Matrix row/column labels from 1 (FIGURES.md Conventions)."""
     return [str(i + 1) for i in range(n)]
-
-
-def value_range(values: Any) -> tuple[float, float]:
-    """(lo, hi) of the finite values of an array, widened when they are all equal."""
-    a = np.asarray(values, dtype=np.float64)
-    finite = a[np.isfinite(a)]
-    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    return (lo, hi) if hi > lo else (lo - 1.0, hi + 1.0)

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.figures.context import label_text
-from app.figures.grid import SCALES
+from app.figures.palette import SCALES
 from app.figures.style import (
     FONT_FAMILY,
     MONO_FAMILY,

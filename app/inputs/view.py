@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.attention import Stages
-from app.figures import FIGURE_NUMBERS, View, view_problem
+from app.figures import BUILT_FIGURES, View, view_problem
 from app.figures.registry import readers_text
 from app.figures.view_fields import (
     DRAWN_THEMES,
@@ -50,7 +50,7 @@ from app.settings import Settings
 if TYPE_CHECKING:
     FigureNumber = int
 else:  # the registry's figures, as an enum in the schema
-    FigureNumber = Literal[FIGURE_NUMBERS]
+    FigureNumber = Literal[BUILT_FIGURES]
 
 
 def default_focus(n_tokens: int) -> int:
@@ -139,7 +139,7 @@ class ViewState:
         """The focus once resolved (``for_tokens``); 1 before."""
         return FOCUS.default if self.focus is None else self.focus
 
-    def figure_view(self, theme: DrawnTheme, figures: tuple[int, ...] = FIGURE_NUMBERS) -> View:
+    def figure_view(self, theme: DrawnTheme, figures: tuple[int, ...] = BUILT_FIGURES) -> View:
         """The figures' ``View`` (which calls the row ``softmax_row``, as JSON does)."""
         return View(focus=self.focus_row, head=self.head, stretch=self.stretch,
                     softmax_row=self.row, theme=theme, figures=figures)  # fmt: skip
@@ -171,8 +171,8 @@ class ViewRequest(BaseModel):
     figures: list[FigureNumber] | None = Field(
         None,
         max_length=32,
-        description=f"Which figures to build (default all of {FIGURE_NUMBERS[0]} … "
-        f"{FIGURE_NUMBERS[-1]}).",
+        description=f"Which figures to build (default all of {BUILT_FIGURES[0]} … "
+        f"{BUILT_FIGURES[-1]}).",
         examples=[[6, 7]],
     )
 
@@ -182,7 +182,7 @@ class ViewRequest(BaseModel):
 
     def to_view(self, l_q: int) -> View:
         """The figures' View; the default focus is ``default_focus(l_q)``."""
-        wanted = tuple(sorted(set(self.figures))) if self.figures else FIGURE_NUMBERS
+        wanted = tuple(sorted(set(self.figures))) if self.figures else BUILT_FIGURES
         return self.state().for_tokens(l_q).figure_view(self.theme, wanted)
 
 

@@ -1,7 +1,8 @@
 """The lesson JSON, version 1: parsed and validated into a ``Lesson``, or a ``LessonError``
 naming the field path (``steps[2].question.row``) and what was expected.
 
-The tables at the top (limits, keys, kinds, stages) are the one description of the format:
+The tables at the top (limits, keys) and the kinds' declaration (``app.lessons.kinds``: their
+keys, stages, choices) are the one description of the format:
 this validator reads them, and ``app.lessons.schema`` builds the JSON Schema from them, so
 the two cannot drift (``tests/unit/test_lesson_schema.py`` also runs both on the same
 lessons). Text (titles, texts, prompts) is plain text: it is kept exactly as written,
@@ -19,9 +20,20 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
+from app.figures.registry import ALL_FIGURES
 from app.figures.view_fields import VIEW_FIELDS
 from app.inputs.errors import FieldError
 from app.inputs.fields import CONTROL_CLASS
+from app.lessons.kinds import (
+    COMMON_KEYS,
+    KIND_KEYS,
+    KINDS,
+    MAX_TOLERANCE,
+    QUANTITIES,
+    STAGES,
+    WHICH,
+    Kind,
+)
 
 VERSION = 1
 MAX_LESSON_BYTES = 64 * 1024  # the whole lesson JSON, UTF-8
@@ -32,7 +44,6 @@ MAX_TEXT = 2000
 MAX_PROMPT = 300
 MAX_QUERY = 20_000  # a state's query: an s= body of a few hundred numbers fits
 MAX_FIGURES = 6
-FIGURE_NUMBERS = range(1, 14)
 MAX_INDEX = 4096  # rows, columns and heads count from 1; the state bounds them next
 ID_PATTERN = "^[a-z0-9-]{1,40}$"
 # One line of plain text (titles, prompts) and a text that may break lines (a step's text).
@@ -45,21 +56,6 @@ MAIN_STATE_KEYS = {"page": True, "query": True, "figures": True}
 LAB_STATE_KEYS = {"page": True, "lab": True, "section": True, "query": False}
 # The main page's query keys: the state (preset or s) and the view.
 MAIN_QUERY_KEYS = ("preset", "s", *(f.name for f in VIEW_FIELDS))
-
-Kind = Literal["attends_most", "order", "cell_value", "click_cell", "direction"]
-STAGES = ("Q", "K", "V", "scores", "scaled", "weights", "Z")
-WHICH = ("max", "min")
-QUANTITIES = ("entropy", "max_weight", "weight")
-# Each kind's keys besides kind, prompt and head: True when required.
-COMMON_KEYS = {"kind": True, "prompt": True, "head": False}
-KIND_KEYS: dict[str, dict[str, bool]] = {
-    "attends_most": {"row": True},
-    "order": {"row": True},
-    "cell_value": {"stage": True, "row": True, "col": True, "tolerance": False},
-    "click_cell": {"stage": True, "which": True, "row": False},
-    "direction": {"quantity": True, "row": True, "col": False, "change": True},
-}
-MAX_TOLERANCE = 1e6
 
 
 class LessonError(FieldError):
@@ -200,7 +196,7 @@ def _main_state(raw: Mapping[str, Any], path: str) -> MainState:
     fpath = _at(path, "figures")
     if not isinstance(figures, list) or not 1 <= len(figures) <= MAX_FIGURES:
         raise LessonError(fpath, f"must be a list of 1 to {MAX_FIGURES} figure numbers")
-    numbers = tuple(_index(n, f"{fpath}[{i}]", FIGURE_NUMBERS[-1]) for i, n in enumerate(figures))
+    numbers = tuple(_index(n, f"{fpath}[{i}]", max(ALL_FIGURES)) for i, n in enumerate(figures))
     if len(set(numbers)) != len(numbers):
         raise LessonError(fpath, "lists a figure twice")
     return MainState(query, numbers)
@@ -248,8 +244,11 @@ def _question(raw: Any, path: str) -> Question:
     if "change" in raw:
         fields["change"] = _text(raw["change"], _at(path, "change"), 0, MAX_QUERY)
         query_params(fields["change"], _at(path, "change"), MAIN_QUERY_KEYS)
-    if kind == "direction" and (fields["quantity"] == "weight") != ("col" in raw):
-        raise LessonError(_at(path, "col"), "is required for the quantity weight, and only there")
+    for key, (other, value) in KINDS[kind].only_when.items():
+        if (fields.get(other) == value) != (key in raw):
+            raise LessonError(
+                _at(path, key), f"is required for the {other} {value}, and only there"
+            )
     return Question(kind=kind, **fields)  # type: ignore[arg-type]
 
 

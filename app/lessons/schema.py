@@ -1,6 +1,7 @@
 """The lesson JSON Schema (draft 2020-12), built from ``app.lessons.format``'s own tables
-(keys, limits, kinds, stages, patterns), so the published schema and the validator say
-the same thing; ``tests/unit/test_lesson_schema.py`` runs both on the same lessons.
+(keys, limits, patterns) and the kinds' declaration (``app.lessons.kinds``), so the
+published schema and the validator say the same thing; ``tests/unit/test_lesson_schema.py``
+runs both on the same lessons.
 
 The schema checks the form. What only a run can tell (a query that resolves, a row
 within the state, a price within the budget) is checked by ``POST /api/v1/lessons/answers``.
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.figures.registry import ALL_FIGURES
 from app.lessons import format as f
+from app.lessons import kinds
 
 SCHEMA_ID = "https://attention-lab.invalid/api/v1/lessons/schema.json"
 
@@ -38,22 +41,22 @@ TARGETS: dict[str, dict[str, Any]] = {
     "head": _index() | {"description": "The head asked about, from 1 (default 1)."},
     "row": _index() | {"description": "A query row of the state, from 1 like the page."},
     "col": _index() | {"description": "A column of the stage (a key for grids), from 1."},
-    "stage": {"enum": list(f.STAGES)},
-    "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": f.MAX_TOLERANCE},
-    "which": {"enum": list(f.WHICH)},
-    "quantity": {"enum": list(f.QUANTITIES)},
+    "stage": {"enum": list(kinds.STAGES)},
+    "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": kinds.MAX_TOLERANCE},
+    "which": {"enum": list(kinds.WHICH)},
+    "quantity": {"enum": list(kinds.QUANTITIES)},
     "change": _text(0, f.MAX_QUERY) | {"description": "The changed main-page query."},
 }
 
 
 def question_schema(kind: str) -> dict[str, Any]:
-    keys = f.COMMON_KEYS | f.KIND_KEYS[kind]
+    keys = kinds.COMMON_KEYS | kinds.KIND_KEYS[kind]
     props = {"kind": {"const": kind}} | {k: TARGETS[k] for k in keys if k != "kind"}
     out = _object(keys, props)
-    if kind == "direction":  # col exactly when the quantity is one weight
-        out["if"] = {"properties": {"quantity": {"const": "weight"}}}
-        out["then"] = {"required": ["col"]}
-        out["else"] = {"not": {"required": ["col"]}}
+    for key, (other, value) in kinds.KINDS[kind].only_when.items():  # one such key a kind
+        out["if"] = {"properties": {other: {"const": value}}}
+        out["then"] = {"required": [key]}
+        out["else"] = {"not": {"required": [key]}}
     return out
 
 
@@ -64,7 +67,7 @@ def lesson_schema() -> dict[str, Any]:
         "query": _text(0, f.MAX_QUERY) | {"description": "What follows ? on the main page: "
                                           f"the keys {', '.join(f.MAIN_QUERY_KEYS)}."},
         "figures": {"type": "array", "minItems": 1, "maxItems": f.MAX_FIGURES,
-                    "uniqueItems": True, "items": _index(f.FIGURE_NUMBERS[-1])},
+                    "uniqueItems": True, "items": _index(max(ALL_FIGURES))},
     })  # fmt: skip
     lab = _object(f.LAB_STATE_KEYS, {
         "page": {"const": "lab"},
@@ -72,7 +75,7 @@ def lesson_schema() -> dict[str, Any]:
         "section": _text(1, 40) | {"description": "One of the lab's section (figure) ids."},
         "query": _text(0, f.MAX_QUERY) | {"description": "That section's controls."},
     })  # fmt: skip
-    question = {"oneOf": [question_schema(kind) for kind in f.KIND_KEYS]}
+    question = {"oneOf": [question_schema(kind) for kind in kinds.KIND_KEYS]}
     step = _object(f.STEP_KEYS, {
         "title": _text(1, f.MAX_TITLE),
         "text": _text(0, f.MAX_TEXT, f.TEXT_PATTERN) | {

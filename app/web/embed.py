@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from markupsafe import Markup
 
 from app.figures import build_figures
-from app.figures.registry import BY_NUMBER, FIGURE_NUMBERS, known_figures
+from app.figures.registry import BUILT_FIGURES, BY_NUMBER, known_figures
 from app.figures.view_fields import DRAWN_THEMES, DrawnTheme
 from app.http.params import embed_params, link_params
 from app.http.pipeline import compute, computes, priced
@@ -148,7 +148,7 @@ async def embed(
 ) -> Response:
     """One figure for an iframe; see the module docstring for the parameters."""
     number = path_int(figure)
-    if number not in FIGURE_NUMBERS:
+    if number not in BUILT_FIGURES:
         shown = figure[:20]
         return embed_error_page(request, 404, "figure", f"there is no Figure {shown}; "
                           f"embeddable figures: {known_figures()}")  # fmt: skip
@@ -246,7 +246,7 @@ async def oembed(
         if lab_target is not None:  # a lab page or lab embed: app/web/lab_oembed.py answers
             return lab_oembed(request, *lab_target, base=base, bounds=bounds)
         number, params = parse_url(url, base)
-        if number not in FIGURE_NUMBERS:
+        if number not in BUILT_FIGURES:
             raise OEmbedError(404, "url", f"there is no Figure {number} to embed")
         try:
             plan = plan_link(params, settings, figures=True)

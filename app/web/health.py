@@ -1,6 +1,7 @@
 """``GET /healthz``: liveness and readiness for Docker, Kubernetes and load balancers;
 ``GET /metrics``: Prometheus metrics (``app.http.metrics``) unless
-``ATTENTION_LAB_METRICS=false``."""
+``ATTENTION_LAB_METRICS=false``, or ``ATTENTION_LAB_METRICS_PORT`` serves them on a port of
+their own (``app.http.scrape``), which a proxy of the app's port cannot expose."""
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
@@ -23,6 +24,9 @@ async def metrics_text(request: Request) -> Response:
     """Request counts and latency by route and status, admission rejections and heavy
     work in flight, in Prometheus' text format. A few kilobytes, built in well under a
     millisecond: answered on the event loop, like the health probe."""
-    if not settings_of(request).metrics:
+    settings = settings_of(request)
+    if not settings.metrics:
         raise HTTPException(404, "metrics are switched off (ATTENTION_LAB_METRICS=false)")
+    if settings.metrics_port is not None:
+        raise HTTPException(404, "metrics have a port of their own (ATTENTION_LAB_METRICS_PORT)")
     return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)

@@ -1,5 +1,6 @@
-"""Pure ASGI middleware: request guard (body size, content type), HEAD as GET and
-compression (the request id, access log and metrics are ``app.web.telemetry``).
+"""Pure ASGI middleware: request guard (body size, content type), HEAD as GET,
+compression, streams marked unbuffered for a proxy, and the trailing-slash redirect (the
+request id, access log and metrics are ``app.web.telemetry``).
 
 The guard refuses an oversized body with 413 *before* it is read, from Content-Length
 when given and by counting streamed bytes otherwise, and refuses a body that is not JSON
@@ -12,12 +13,16 @@ from __future__ import annotations
 
 import json
 import logging
+from urllib.parse import quote
 
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.http.mount import path_in_app
+from app.http.responses import site_base
 from app.inputs.errors import error_detail
 
 log = logging.getLogger("attention_lab.access")
@@ -148,3 +153,73 @@ class SelectiveGZip:
             await self.gzip(scope, receive, send)
         else:
             await self.app(scope, receive, send)
+
+
+# What a path keeps unescaped in a Location (RFC 3986 pchar and "/"); "%" is not among
+# them, so a decoded "%" goes back out as "%25".
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+
+
+class SlashRedirect:
+    """Starlette's trailing-slash redirect (``/lessons/`` -> ``/lessons``, 307), with the
+    address from ``site_base``: ``ATTENTION_LAB_PUBLIC_URL`` when set, never a Host
+    header a client chose. The app's router calls it for a path no route matches
+    (``install``); any other path goes on to ``fallback`` (the 404)."""
+
+    def __init__(self, router: Router, fallback: ASGIApp) -> None:
+        self.router = router
+        self.fallback = fallback
+
+    @classmethod
+    def install(cls, router: Router) -> None:
+        """Replaces the router's own slash redirect (which reads the Host header)."""
+        router.redirect_slashes = False
+        router.default = cls(router, router.default)
+
+    def other_form(self, scope: Scope) -> Scope | None:
+        """The scope of the same path with its trailing slash added or removed, if a
+        route takes that one."""
+        path = path_in_app(scope)
+        if scope["type"] != "http" or path == "/":
+            return None
+        moved = path.rstrip("/") if path.endswith("/") else path + "/"
+        other = {**scope, "path": scope["path"][: len(scope["path"]) - len(path)] + moved}
+        found = any(route.matches(other)[0] is not Match.NONE for route in self.router.routes)
+        return other if found else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        other = self.other_form(scope)
+        if other is None:
+            await self.fallback(scope, receive, send)
+            return
+        location = site_base(Request(scope)) + quote(path_in_app(other), safe=_PATH_SAFE)
+        if scope.get("query_string"):
+            location += "?" + scope["query_string"].decode("latin-1")
+        await RedirectResponse(location, status_code=307)(scope, receive, send)
+
+
+STREAM_TYPES = (b"application/x-ndjson", b"text/event-stream")
+
+
+class UnbufferedStreams:
+    """``X-Accel-Buffering: no`` on every streamed answer (NDJSON progress lines): nginx
+    and ingress-nginx then pass its lines on as they come although buffering is on for
+    everything else (``deploy/kubernetes.yaml``), whatever path the stream has."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_marked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = message.get("headers", ())
+                if any(n == b"content-type" and v.startswith(STREAM_TYPES) for n, v in headers):
+                    headers = [*headers, (b"x-accel-buffering", b"no")]
+                    message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_marked)

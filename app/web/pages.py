@@ -19,7 +19,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from app.figures.registry import (
-    FIGURE_NUMBERS,
+    BUILT_FIGURES,
     FIGURES,
     focus_figures_text,
     headings,
@@ -57,7 +57,7 @@ def load_state(params: dict[str, str], settings: Settings) -> tuple[LinkState, s
     from its shapes. A focus past the tokens opens on the first token, with a note.
     """
     try:
-        plan = plan_link(params, settings, figures=len(FIGURE_NUMBERS))
+        plan = plan_link(params, settings, figures=len(BUILT_FIGURES))
     except StateError as exc:
         message = (
             f"This link could not be opened ({exc.param}: {exc.message}), so the page "
@@ -77,7 +77,7 @@ async def _model_state(
     """A model's head as the page's state, or the running example and what was wrong."""
     try:
         state, head = await model_link.open_head(
-            request, query, settings_of(request), len(FIGURE_NUMBERS)
+            request, query, settings_of(request), len(BUILT_FIGURES)
         )
     except StateError as exc:
         message = (

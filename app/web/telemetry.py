@@ -11,7 +11,9 @@ answer (a 413 from the guard, a 503, a 500) is counted and logged once:
   would let a client forge log lines.
 * **Access line.** ``client method path status duration`` on ``attention_lab.access``,
   with the client address as uvicorn saw it (behind a proxy, the forwarded address when
-  ``FORWARDED_ALLOW_IPS`` trusts that proxy).
+  ``FORWARDED_ALLOW_IPS`` trusts that proxy). The path is the decoded one, so a ``%0a``
+  in the URL is a real line feed there: ``printable`` writes every control character
+  (and ``\\``) as an escape such as ``\\x0a``, so no URL can forge a second line.
 * **Metrics.** ``app.http.metrics.observe`` by route template.
 
 ``JsonFormatter`` writes one JSON object per line (``ATTENTION_LAB_LOG_FORMAT=json``) for
@@ -63,6 +65,24 @@ def route_template(scope: Scope) -> str:
     return "unmatched"
 
 
+# C0 and C1 controls, DEL, and the line and paragraph separators some log viewers break
+# lines at; the backslash too, so an escape in the log means the same thing each time.
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\\]")
+
+
+def _escape(found: re.Match[str]) -> str:
+    char = found.group()
+    if char == "\\":
+        return "\\\\"
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` for a log line: control characters as ``\\xNN``, ``\\`` as ``\\\\``."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
 def client_address(scope: Scope) -> str:
     client = scope.get("client")
     return f"{client[0]}:{client[1]}" if client else NO_REQUEST
@@ -99,9 +119,9 @@ class Telemetry:
             if log.isEnabledFor(logging.INFO):  # the arguments cost more than the check
                 log.info(
                     "%s %s %s %s %.1fms",
-                    client_address(scope),
-                    scope["method"],
-                    scope["path"],
+                    printable(client_address(scope)),  # a forwarded address too
+                    scope["method"],  # a token: h11 refuses any other method
+                    printable(scope["path"]),
                     status,
                     seconds * 1000,
                 )

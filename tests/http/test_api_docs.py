@@ -154,3 +154,15 @@ def test_vendored_swagger_ui_has_its_licence_beside_it() -> None:
     assert {"swagger-ui-bundle.js", "swagger-ui.css", "LICENSE", "NOTICE"} <= names
     assert "Apache License" in (vendor / "LICENSE").read_text(encoding="utf-8")
     assert not any(n.endswith(".map") for n in names)
+
+
+@pytest.mark.parametrize("path", ["/", "/labs", "/lessons", "/models", "/sources"])
+def test_the_footer_links_the_readable_docs_not_the_raw_document(
+    client: TestClient, path: str
+) -> None:
+    """A reader who follows "API" gets the interactive docs (which link the JSON)."""
+    page = client.get(path)
+    assert page.status_code == 200
+    footer = page.text[page.text.index('<footer class="site-footer">') :]
+    footer = footer[: footer.index("</footer>")]
+    assert re.findall(r'href="([^"]+)"', footer) == ["/api/v1/docs"]

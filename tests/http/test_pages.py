@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 import pytest
 from fastapi.testclient import TestClient
 
-from app.figures import FIGURE_NUMBERS
+from app.figures import BUILT_FIGURES
 from app.figures.registry import FIGURES, focus_figures_text, page_lists
 from app.inputs.body import MAX_LABEL_CHARS
 from app.inputs.link import LinkState, encode_body, to_query
@@ -56,7 +56,7 @@ def test_page_figures_are_exactly_the_registrys(client: TestClient) -> None:
     static = re.findall(r'id="fig-(\d+)"[^>]*data-static', html)
     assert [int(n) for n in static] == [f.number for f in FIGURES if f.kind == "static"]
     assert initial_state(html)["figures"] == page_lists()
-    assert initial_state(html)["figures"]["live"] == list(FIGURE_NUMBERS)
+    assert initial_state(html)["figures"]["live"] == list(BUILT_FIGURES)
 
 
 def test_a_two_head_link_shows_the_titles_its_figures_will_have(client: TestClient) -> None:

@@ -105,7 +105,7 @@ def test_every_url_a_page_names_starts_with_the_root_path_and_answers(
 def test_the_pages_link_to_each_other_under_the_prefix(site: Prefixed) -> None:
     html = site.get("/", headers=HTML).text
     hrefs = {url for attribute, url in site_urls(html) if attribute == "href"}
-    assert {f"{ROOT}/", f"{ROOT}/labs", f"{ROOT}/api/v1/openapi.json"} <= hrefs
+    assert {f"{ROOT}/", f"{ROOT}/labs", f"{ROOT}/api/v1/docs"} <= hrefs
     labs = site.get("/labs", headers=HTML).text
     assert {f"{ROOT}/labs/{lab}" for lab in READY} <= {url for _, url in site_urls(labs)}
     embed = site.get("/embed/6", headers=HTML).text

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 
 import pytest
 from api_helpers import MakeClient
 from fastapi.testclient import TestClient
 
-from app.http import admission
-from app.web.telemetry import incoming_id
+from app.http import admission, metrics
+from app.web.telemetry import incoming_id, printable
 
 HEX_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -124,3 +125,63 @@ def test_metrics_can_be_switched_off(make_client: MakeClient) -> None:
     r = make_client(metrics=False).get("/metrics", headers={"accept": "application/json"})
     assert r.status_code == 404
     assert "ATTENTION_LAB_METRICS" in r.text
+
+
+def test_made_up_methods_fold_into_one_label_and_the_scrape_stays_bounded(
+    client: TestClient,
+) -> None:
+    """20,000 made-up method tokens once grew /metrics to 38 MB (issue 25): any method
+    outside the standard ones is counted as ``other``, so the series cannot grow."""
+
+    def flood(count: int) -> None:
+        for _ in range(count):
+            client.request("X" + secrets.token_hex(6).upper(), "/healthz")
+
+    flood(20)
+    before = client.get("/metrics").text
+    flood(300)
+    after = client.get("/metrics").text
+    name = "attention_lab_requests_total"
+    other = {"route": "/healthz", "method": "other", "status": "405"}
+    assert sample(after, name, **other) - sample(before, name, **other) == 300
+    assert not re.search(r'method="X[0-9A-F]{12}"', after)
+    assert len(after.splitlines()) == len(before.splitlines())  # no new series at all
+    assert metrics.method_label("PATCH") == "PATCH"
+    assert metrics.method_label("patch") == "other"  # methods are case-sensitive tokens
+
+
+def test_the_access_line_escapes_control_characters(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A %0a in the path is a line feed once decoded; written raw it would forge a second
+    access line."""
+    forged = "/x%0a127.0.0.1:1%20GET%20/admin%20200%201.0ms%0d%00%e2%80%a8%5c"
+    with caplog.at_level(logging.INFO, logger="attention_lab.access"):
+        client.get(forged, headers={"accept": "*/*"})
+    (record,) = [r for r in caplog.records if r.name == "attention_lab.access"]
+    line = record.getMessage()
+    for raw in ("\n", "\r", "\x00", "\u2028"):
+        assert raw not in line
+    assert re.fullmatch(
+        r"testclient:\d+ GET /x\\x0a127\.0\.0\.1:1 GET /admin 200 1\.0ms\\x0d\\x00\\u2028"
+        r"\\\\ 404 \d+\.\dms",
+        line,
+    ), line
+    assert printable("/lessons/é") == "/lessons/é"  # printable text is left alone
+
+
+def test_with_a_metrics_port_the_apps_port_answers_404_at_metrics(
+    make_client: MakeClient,
+) -> None:
+    r = make_client(metrics_port=9464).get("/metrics", headers={"accept": "application/json"})
+    assert r.status_code == 404
+    assert "ATTENTION_LAB_METRICS_PORT" in r.text
+    assert "attention_lab_requests_total" not in r.text
+
+
+def test_streamed_answers_tell_a_proxy_not_to_buffer_them(client: TestClient) -> None:
+    url = "/api/v1/labs/one-query/figures.ndjson?figures=two-maps"
+    with client.stream("GET", url) as r:
+        assert r.headers["content-type"].startswith("application/x-ndjson")
+        assert r.headers["x-accel-buffering"] == "no"
+    assert "x-accel-buffering" not in client.get("/api/v1/presets").headers

@@ -124,7 +124,10 @@ def test_server_limits_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize(
     ("variable", "value"),
     [("ATTENTION_LAB_MAX_TOKENS", "banana"), ("ATTENTION_LAB_FRAME_ANCESTORS", "a;b"),
-     ("ATTENTION_LAB_PUBLIC_URL", "lab.example.edu")],
+     ("ATTENTION_LAB_PUBLIC_URL", "lab.example.edu"),
+     ("ATTENTION_LAB_PUBLIC_URL", "https://user:pw@lab.example.edu"),
+     ("ATTENTION_LAB_PUBLIC_URL", "https://lab.example.edu/my course"),
+     ("ATTENTION_LAB_METRICS_PORT", "70000"), ("ATTENTION_LAB_HEADER_TIMEOUT", "0")],
 )  # fmt: skip
 @pytest.mark.parametrize("argv", [[], ["export", "--preset", "i-love-llms"]])
 def test_a_bad_setting_is_one_line_naming_the_variable(
@@ -144,6 +147,60 @@ def test_a_bad_setting_is_one_line_naming_the_variable(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith(f"attention-lab: bad setting {variable}")
+
+
+def test_the_metrics_port_must_differ_from_the_apps(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("uvicorn.run", lambda *a, **kw: pytest.fail("the server started"))
+    monkeypatch.setenv("ATTENTION_LAB_METRICS_PORT", "8123")
+    get_settings.cache_clear()
+    try:
+        assert cli.main(["--port", "8123"]) == 2
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert err == (
+        "attention-lab: bad setting ATTENTION_LAB_METRICS_PORT=8123: must differ from the "
+        "app's port (8123)\n"
+    )
+
+
+def test_the_metrics_port_answers_scrapes_and_a_taken_port_is_one_line() -> None:
+    import socket
+    import urllib.request
+
+    from app.http import metrics  # noqa: F401 - the series this process exports
+    from app.settings import Settings
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(cli.SettingsError, match=f"METRICS_PORT={port}: cannot listen"):
+            cli.start_metrics_port(Settings(metrics_port=port), "127.0.0.1", 8000)
+    server = cli.start_metrics_port(Settings(metrics_port=port), "127.0.0.1", 8000)
+    assert server is not None
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+            assert b"attention_lab_heavy_in_flight" in r.read()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert cli.start_metrics_port(Settings(metrics_port=port, metrics=False), "x", 1) is None
+    assert cli.start_metrics_port(Settings(), "127.0.0.1", 8000) is None
+
+
+def test_uvicorn_serves_with_the_header_timeout_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.server import HeadTimeoutH11
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr("uvicorn.run", lambda target, **kw: calls.append(kw))
+    cli.main([])
+    (call,) = calls
+    assert call["http"] is HeadTimeoutH11
+    # A worker that imports numpy and the app on a busy core needs more than uvicorn's 5 s.
+    assert call["timeout_worker_healthcheck"] >= 30
 
 
 def test_reload_runs_one_worker_and_watches_the_package_not_the_cwd(

@@ -1,5 +1,6 @@
 """The deployment files agree with each other and with the app: Dockerfile, compose.yaml
-and deploy/kubernetes.yaml (probes on /healthz, resources, non-root, one port)."""
+and deploy/kubernetes.yaml (probes on /healthz, resources, non-root, the app's port and
+the metrics port, the autoscaler on the app's own series, buffering in the Ingresses)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,22 @@ from app.web.health import router as health_router
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = 8000
+METRICS_PORT = 9464
+
+
+def all_documents() -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all((ROOT / "deploy" / "kubernetes.yaml").read_text()) if d]
 
 
 def documents() -> dict[str, dict[str, Any]]:
-    docs = list(yaml.safe_load_all((ROOT / "deploy" / "kubernetes.yaml").read_text()))
-    return {doc["kind"]: doc for doc in docs if doc}
+    """The manifest's documents by kind (of the Ingresses, the app's: ``ingresses``)."""
+    docs = {doc["kind"]: doc for doc in all_documents()}
+    docs["Ingress"] = ingresses()["attention-lab"]
+    return docs
+
+
+def ingresses() -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for d in all_documents() if d["kind"] == "Ingress"}
 
 
 def container() -> dict[str, Any]:
@@ -45,9 +57,11 @@ def test_deployment_and_service_are_present_and_select_the_same_pods() -> None:
     assert deployment["spec"]["replicas"] >= 2  # scaling out is the point
 
 
-def test_container_port_is_the_image_port() -> None:
-    ports = [p["containerPort"] for p in container()["ports"]]
-    assert ports == [PORT]
+def test_container_ports_are_the_image_port_and_the_metrics_port() -> None:
+    ports = {p["name"]: p["containerPort"] for p in container()["ports"]}
+    assert ports == {"http": PORT, "metrics": METRICS_PORT}
+    assert _env()["ATTENTION_LAB_METRICS_PORT"] == str(METRICS_PORT)
+    # The Service (and so the Ingress) forwards the app's port only, never the metrics.
     (service_port,) = documents()["Service"]["spec"]["ports"]
     assert named_port(service_port["targetPort"]) == PORT
 
@@ -118,11 +132,13 @@ def test_lock_pins_every_runtime_dependency() -> None:
         assert dep in normalised, dep
 
 
-def test_compose_builds_the_image_and_publishes_the_port() -> None:
+def test_compose_builds_the_image_and_publishes_the_port_but_not_the_metrics() -> None:
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
     (service,) = compose["services"].values()
     assert service["build"] == "."
     assert any(str(p).endswith(f":{PORT}") for p in service["ports"])
+    assert service["environment"]["ATTENTION_LAB_METRICS_PORT"] == str(METRICS_PORT)
+    assert not any(str(METRICS_PORT) in str(p) for p in service["ports"])
 
 
 def _env() -> dict[str, str]:
@@ -181,13 +197,62 @@ def test_the_ingress_sends_the_public_host_to_the_service() -> None:
     assert env["ATTENTION_LAB_PUBLIC_URL"] == f"https://{rule['host']}"
 
 
-def test_prometheus_scrapes_the_metrics_route_on_the_container_port() -> None:
+def test_prometheus_scrapes_the_metrics_port() -> None:
     from app.web.health import router
 
     notes = documents()["Deployment"]["spec"]["template"]["metadata"]["annotations"]
     assert notes["prometheus.io/scrape"] == "true"
-    assert int(notes["prometheus.io/port"]) == PORT
+    assert int(notes["prometheus.io/port"]) == METRICS_PORT == named_port("metrics")
     assert notes["prometheus.io/path"] in {getattr(r, "path", None) for r in router.routes}
+
+
+def test_no_ingress_reaches_the_metrics_port() -> None:
+    for ingress in ingresses().values():
+        for rule in ingress["spec"]["rules"]:
+            for path in rule["http"]["paths"]:
+                port = path["backend"]["service"]["port"]
+                assert port == {"name": "http"}, ingress["metadata"]["name"]
+
+
+def _ingress_annotation(name: str, key: str) -> str:
+    value: str = ingresses()[name]["metadata"]["annotations"][f"nginx.ingress.kubernetes.io/{key}"]
+    return value
+
+
+def test_buffering_is_on_for_everything_but_the_streams() -> None:
+    assert _ingress_annotation("attention-lab", "proxy-buffering") == "on"
+    assert _ingress_annotation("attention-lab", "proxy-request-buffering") == "on"
+    assert _ingress_annotation("attention-lab-streams", "proxy-buffering") == "off"
+    (rule,) = ingresses()["attention-lab-streams"]["spec"]["rules"]
+    assert rule["host"] == documents()["Ingress"]["spec"]["rules"][0]["host"]
+    paths = {(p["path"], p["pathType"]) for p in rule["http"]["paths"]}
+    assert paths == {("/api/v1/experiments", "Prefix")}
+    from app.api.experiments import router
+
+    assert router.prefix == "/api/v1/experiments"
+
+
+def test_keda_scales_on_the_queue_and_the_refusals_of_the_app() -> None:
+    from prometheus_client import REGISTRY
+
+    from app.http import metrics  # noqa: F401 - registers the series
+
+    docs = documents()
+    assert "HorizontalPodAutoscaler" not in docs  # KEDA makes its own; two would fight
+    scaled = docs["ScaledObject"]
+    assert scaled["apiVersion"] == "keda.sh/v1alpha1"
+    assert scaled["spec"]["scaleTargetRef"]["name"] == docs["Deployment"]["metadata"]["name"]
+    assert 2 <= scaled["spec"]["minReplicaCount"] < scaled["spec"]["maxReplicaCount"]
+    triggers = {t["name"] if "name" in t else t["type"]: t for t in scaled["spec"]["triggers"]}
+    assert triggers.keys() == {"queue", "refusals", "cpu"}
+    queries = [triggers[n]["metadata"]["query"] for n in ("queue", "refusals")]
+    named = [set(re.findall(r"attention_lab_\w+", q)) for q in queries]
+    assert named == [{"attention_lab_queue_length"}, {"attention_lab_admission_rejections_total"}]
+    exported = {s.name for m in REGISTRY.collect() for s in m.samples}
+    for series in set().union(*named):
+        assert series in exported, series  # the app really exports what KEDA reads
+    for name in ("queue", "refusals"):
+        assert float(triggers[name]["metadata"]["threshold"]) > 0
 
 
 def test_compose_publishes_on_loopback_unless_told_otherwise() -> None:

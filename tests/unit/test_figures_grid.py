@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from app.figures import grid as g
+from app.figures.palette import SCALES
 
 X = [[0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 1]]
 
@@ -19,7 +20,7 @@ def test_contrast_matches_wcag_reference_pairs() -> None:
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-@pytest.mark.parametrize("role", sorted(g.SCALES["light"]))
+@pytest.mark.parametrize("role", sorted(SCALES["light"]))
 def test_every_colour_of_every_scale_has_ink_at_least_4_5(theme: str, role: str) -> None:
     colours = g.palette(theme, role)
     assert len(colours) == g.STEPS
@@ -33,7 +34,7 @@ def test_diverging_scale_is_centred_on_zero() -> None:
     )
     assert d["domain"] == [-1.0, 1.0]
     lo, mid, hi = (d["palette"][i][0] for i in d["color"][0])
-    light = g.SCALES["light"]["q"]
+    light = SCALES["light"]["q"]
     assert (lo, mid, hi) == (light[0], light[1], light[2])
     # −1 is the darkest grey, not near-white: as far from the middle as +1
     assert g.luminance(lo) < 0.2

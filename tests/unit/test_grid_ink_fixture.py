@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from app.figures.grid import SCALES, palette
+from app.figures.grid import palette
+from app.figures.palette import SCALES
 
 FIXTURE = Path(__file__).parents[1] / "js" / "fixtures" / "grid_palettes.json"
 

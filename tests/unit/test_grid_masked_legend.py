@@ -10,6 +10,7 @@ import pytest
 from figures_support import figs, stages
 
 from app.figures import grid as g
+from app.figures.palette import SCALES
 
 ROWS, COLS = ["a", "b"], ["1", "2"]
 
@@ -46,10 +47,10 @@ def test_large_grids_keep_the_mask_as_an_array() -> None:
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-@pytest.mark.parametrize("role", sorted(g.SCALES["light"]))
+@pytest.mark.parametrize("role", sorted(SCALES["light"]))
 def test_scale_colors_are_the_scales_low_middle_and_high(theme: str, role: str) -> None:
     d = g.grid(role, "M", [[0.0]], rows=["a"], cols=["1"], theme=theme, role=role)
-    assert d["scale_colors"] == list(g.SCALES[theme][role])
+    assert d["scale_colors"] == list(SCALES[theme][role])
 
 
 @pytest.mark.parametrize(

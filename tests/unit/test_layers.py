@@ -6,8 +6,11 @@ may use (the standard library is always allowed). A failure names the file, the 
 what its package may import instead. Two more rules keep the surfaces apart: no route
 module (one that defines ``router``) is imported by another module of the app except its
 package's ``__init__`` and ``app.main``, and ``app.api`` and ``app.web`` never import each
-other: what both need is in ``app.http``. Finally the package-level import graph (an edge
-from a package to each other package one of its modules imports) has no cycle.
+other: what both need is in ``app.http``. Finally neither import graph has a cycle: the
+package-level one (an edge from a package to each other package one of its modules
+imports) nor the file-level one (an edge from a module to each module of the app it
+imports, at the top or inside a function: a late import hides a cycle, it does not break
+it).
 """
 
 from __future__ import annotations
@@ -87,7 +90,9 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
     "__init__": (set(), set()),
     "__main__": ({"cli"}, set()),
     "main": ({"api", "web", "http", "settings", "paths"}, {"fastapi"}),
-    "cli": ({"settings", "export", "http", "web", "models"}, {"pydantic", "uvicorn"}),
+    "cli": ({"settings", "export", "http", "web", "models", "server"}, {"pydantic", "uvicorn"}),
+    # uvicorn's h11 protocol with a header timeout, passed to uvicorn by the CLI.
+    "server": ({"settings"}, {"uvicorn"}),
 }
 
 
@@ -182,6 +187,41 @@ def cycles(graph: Edges) -> list[str]:
     return sorted(found.values())
 
 
+def module_of(path: Path) -> str:
+    """app/figures/grid.py -> 'app.figures.grid'; app/figures/__init__.py -> 'app.figures'."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_graph(sources: Mapping[Path, str]) -> Edges:
+    """Which module imports which (both among ``sources``), with where. ``from app.figures
+    import grid`` is an edge to ``app.figures.grid`` when that is a module, else to
+    ``app.figures`` (a name its ``__init__`` defines). The package ``__init__`` that
+    Python runs before a submodule is not an edge: it would make every package that
+    re-exports its modules a cycle."""
+    known = {module_of(path) for path in sources}
+    graph: Edges = {}
+    for path, source in sources.items():
+        here, where = module_of(path), str(path.relative_to(ROOT))
+        for line, target in _imported_modules(source):
+            resolved = next((m for m in target if m in known), None)
+            if resolved is not None and resolved != here:
+                graph.setdefault(here, {}).setdefault(resolved, []).append(f"{where}:{line}")
+    return graph
+
+
+def _imported_modules(source: str) -> list[tuple[int, tuple[str, ...]]]:
+    """(line, candidates) per imported name: ``from a.b import c`` is ``a.b.c`` if that is
+    a module, else ``a.b``; ``import a.b`` is ``a.b``."""
+    found: list[tuple[int, tuple[str, ...]]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, (a.name,)) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found += [(node.lineno, (f"{node.module}.{a.name}", node.module)) for a in node.names]
+    return found
+
+
 MODULES = sorted(APP.rglob("*.py"))
 
 
@@ -208,6 +248,33 @@ def test_the_package_import_graph_has_no_cycle() -> None:
     assert graph, "no package imports another: the graph was not read"
     found = cycles(graph)
     assert found == [], "import cycles between app packages:\n" + "\n".join(found)
+
+
+def test_the_module_import_graph_has_no_cycle() -> None:
+    """File by file: a builder imports the context, the registry imports the builders, so
+    the context may not import the registry (not even late, inside a function)."""
+    graph = module_graph({path: path.read_text(encoding="utf-8") for path in MODULES})
+    assert "app.figures.context" in graph.get("app.figures.registry", {}), "graph not read"
+    found = cycles(graph)
+    assert found == [], "import cycles between app modules:\n" + "\n".join(found)
+
+
+def test_the_module_cycle_check_catches_a_late_import_inside_one_package() -> None:
+    sources = {
+        ROOT / "app/figures/registry.py": "from app.figures import grids\n",
+        ROOT / "app/figures/grids.py": "import numpy\nfrom app.figures.context import Ctx\n",
+        ROOT / "app/figures/context.py": "def f():\n    from app.figures.registry import X\n",
+        ROOT / "app/figures/__init__.py": "from app.figures.registry import X\n",
+    }
+    assert cycles(module_graph(sources)) == [
+        "app.figures.context -> app.figures.registry -> app.figures.grids -> "
+        "app.figures.context (app.figures.context->app.figures.registry: "
+        "app/figures/context.py:2; app.figures.registry->app.figures.grids: "
+        "app/figures/registry.py:1; app.figures.grids->app.figures.context: "
+        "app/figures/grids.py:2)"
+    ]
+    del sources[ROOT / "app/figures/context.py"]
+    assert cycles(module_graph(sources)) == []  # the package's __init__ is no edge back
 
 
 def test_the_cycle_check_catches_a_synthetic_cycle() -> None:

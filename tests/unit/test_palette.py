@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.export.html import COLORS
+from app.figures import grid
 from app.figures.grid import contrast
-from app.figures.palette import DARK, LIGHT, PAGE, Page
+from app.figures.palette import DARK, LIGHT, PAGE, SCALES, Page, Theme
 
 ROOT = Path(__file__).resolve().parents[2]
 CSS = ROOT / "static" / "css"
@@ -120,3 +121,13 @@ def test_text_is_readable_on_every_background(name: str) -> None:
     assert contrast(p.error, p.error_bg) >= 4.5
     assert contrast(p.error, p.surface) >= 4.5
     assert contrast(p.focus, p.bg) >= 3.0  # a focus ring is a non-text element
+
+
+def test_the_scales_are_written_once() -> None:
+    """The grids' colour scales live in ``palette.SCALES`` alone: the figures' ``Theme``
+    has no copy of its own (one used to disagree with the grids), and every role a grid
+    takes has a scale in both themes."""
+    assert "scales" not in {f.name for f in fields(Theme)}
+    assert grid.SCALES is SCALES
+    for theme in ("light", "dark"):
+        assert set(SCALES[theme]) == set(grid.ROLE_OF.values()), theme

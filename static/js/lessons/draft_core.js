@@ -91,39 +91,43 @@ export function decodeParam(text) {
   }
 }
 
-// What each question kind reads, and the prompt it starts with (the teacher edits it).
-export const KINDS = {
-  attends_most: {
-    label: "Which key does a row weigh most?",
-    fields: ["row"],
-    prompt: (t) => `Which key does ${t.row} weigh most?`,
-  },
-  order: {
-    label: "Order a row's keys by weight",
-    fields: ["row"],
-    prompt: (t) => `Put the keys of ${t.row} in order, from the most weight to the least.`,
-  },
-  cell_value: {
-    label: "The value of one cell",
-    fields: ["stage", "row", "col", "tolerance"],
-    prompt: (t) => `What is the value in the ${t.stage} grid at ${t.row}, ${t.col}?`,
-  },
-  click_cell: {
-    label: "Click the largest or smallest cell",
-    fields: ["stage", "which", "rowOptional"],
-    prompt: (t) =>
-      `Click the ${t.which === "min" ? "smallest" : "largest"} cell of ${t.stage}${t.rowOptional ? ` in ${t.rowOptional}` : ""}.`,
-  },
-  direction: {
-    label: "Which way does a quantity move?",
-    fields: ["quantity", "row", "colWeight", "change"],
-    prompt: (t) =>
-      `When we ${t.change}, does the ${t.quantity} of ${t.row} go up, down or stay the same?`,
-  },
+// The prompt each question kind starts with (the teacher edits it). Which kinds there are,
+// what each reads and starts with come from the server: app/lessons/kinds.py, handed to
+// the editor as #lesson-kinds (`declared`: that JSON).
+export const PROMPTS = {
+  attends_most: (t) => `Which key does ${t.row} weigh most?`,
+  order: (t) => `Put the keys of ${t.row} in order, from the most weight to the least.`,
+  cell_value: (t) => `What is the value in the ${t.stage} grid at ${t.row}, ${t.col}?`,
+  click_cell: (t) =>
+    `Click the ${t.which === "min" ? "smallest" : "largest"} cell of ${t.stage}${t.row ? ` in ${t.row}` : ""}.`,
+  direction: (t) =>
+    `When we ${t.change}, does the ${t.quantity} of ${t.row} go up, down or stay the same?`,
 };
 
-export const STAGES = ["Q", "K", "V", "scores", "scaled", "weights", "Z"];
-export const QUANTITIES = { entropy: "entropy", max_weight: "largest weight", weight: "weight" };
+/** A new question of `kind`: the values the declaration starts it with, no prompt yet. */
+export function newQuestion(kind, declared) {
+  return settle({ kind, prompt: "", ...declared.kinds[kind].starts }, declared);
+}
+
+/** `question` with each key the declaration asks for only when another key has one value
+ * (direction's column, only about one weight) added or removed to agree with that key. */
+export function settle(question, declared) {
+  const kind = declared.kinds[question.kind];
+  for (const [key, [other, value]] of Object.entries(kind.only_when)) {
+    if (question[other] === value) question[key] ??= kind.starts[key];
+    else delete question[key];
+  }
+  return question;
+}
+
+/** Whether the editor shows the menu of `key` for `question` (its kind reads it, now). */
+export function shows(question, key, declared) {
+  const kind = declared.kinds[question.kind];
+  if (!kind || !(key in kind.keys)) return false;
+  const when = kind.only_when[key];
+  return !when || question[when[0]] === when[1];
+}
+
 export const CHANGES = {
   scale: "switch the division by √d_k",
   mask: "switch the causal mask",

@@ -15,16 +15,18 @@ import {
   decodeParam,
   DRAFT_KEY,
   emptyDraft,
-  KINDS,
   lessonParam,
   moveStep,
-  QUANTITIES,
+  newQuestion,
+  PROMPTS,
   readDraft,
   removeStep,
-  STAGES,
+  settle,
 } from "./draft_core.js";
 import { stepFields } from "./edit_step.js";
 
+// The question kinds as the server declares them (app/lessons/kinds.py, editor_kinds()).
+const declared = JSON.parse(document.getElementById("lesson-kinds").textContent);
 const root = document.getElementById("lesson-editor");
 const list = document.getElementById("editor-steps");
 const status = document.getElementById("editor-status");
@@ -72,12 +74,7 @@ function render(focusSelector = null) {
 }
 
 function stepItem(step, i) {
-  const item = stepFields(step, i, draft.steps.length, {
-    kinds: KINDS,
-    stages: STAGES,
-    quantities: QUANTITIES,
-    changes: CHANGES,
-  });
+  const item = stepFields(step, i, draft.steps.length, { declared, changes: CHANGES });
   if (step.state.page === "main") {
     bodyOf(step.state.query)
       .then((body) => item.fillTokens(body))
@@ -127,14 +124,6 @@ async function fieldChanged(target) {
   updateLinks();
 }
 
-const DEFAULTS = {
-  attends_most: { row: 1 },
-  order: { row: 1 },
-  cell_value: { stage: "weights", row: 1, col: 1 },
-  click_cell: { stage: "weights", which: "max" },
-  direction: { quantity: "entropy", row: 1 },
-};
-
 /** Step `step` asks a question of `kind` ("" for none), with default targets and prompt. */
 async function setKind(step, kind) {
   delete step._change;
@@ -143,7 +132,7 @@ async function setKind(step, kind) {
     delete step.question;
     return;
   }
-  step.question = { kind, prompt: "", ...DEFAULTS[kind] };
+  step.question = newQuestion(kind, declared);
   if (kind === "direction") await questionField(step, "change", "scale");
   step.question.prompt = await promptFor(step);
 }
@@ -157,14 +146,13 @@ async function promptFor(step) {
   const row = q.row ? `${tokens[q.row - 1] ?? "?"} (row ${q.row})` : "";
   const names = {
     row,
-    rowOptional: row,
     col: q.col ? `${keys[q.col - 1] ?? "?"} (column ${q.col})` : "",
     stage: q.stage ?? "",
     which: q.which,
-    quantity: QUANTITIES[q.quantity] ?? "",
+    quantity: declared.quantities[q.quantity] ?? "",
     change: CHANGES[step._change] ?? "",
   };
-  return KINDS[q.kind].prompt(names).slice(0, 300);
+  return PROMPTS[q.kind](names).slice(0, 300);
 }
 
 async function questionField(step, field, value) {
@@ -177,10 +165,9 @@ async function questionField(step, field, value) {
     q[field] = value;
   } else if (field === "quantity") {
     q.quantity = value;
-    if (value === "weight") q.col ??= 1;
-    else delete q.col;
   } else if (value === "") delete q[field];
   else q[field] = Number(value);
+  settle(q, declared);
 }
 
 function act(button) {

@@ -6,6 +6,8 @@
  * `fillTokens(body)` has them. Every control carries data-field; lessons/edit.js reads it.
  */
 
+import { shows } from "./draft_core.js";
+
 function el(tag, props = {}, children = []) {
   const node = Object.assign(document.createElement(tag), props);
   node.append(...children);
@@ -50,47 +52,36 @@ function button(act, text, label) {
   return node;
 }
 
-// The menus each kind shows (KINDS in draft_core.js says what the question reads).
-const SHOWN = {
-  attends_most: ["row"],
-  order: ["row"],
-  cell_value: ["stage", "row", "col", "tolerance"],
-  click_cell: ["stage", "which", "row"],
-  direction: ["quantity", "row", "col", "change"],
-};
+/** Whether the question's kind may leave its row out (click_cell: the whole grid). */
+function anyRow(q, declared) {
+  return declared.kinds[q.kind]?.keys.row === false;
+}
 
 function questionFields(step, menus) {
   const q = step.question ?? {};
-  const kinds = [["", "No question"], ...Object.entries(menus.kinds).map(([k, v]) => [k, v.label])];
+  const { declared } = menus;
+  const kinds = [
+    ["", "No question"],
+    ...Object.entries(declared.kinds).map(([k, v]) => [k, v.label]),
+  ];
   const kind = select("kind", kinds, q.kind ?? "");
   const fields = el("div", { className: "question-fields" });
   fields.hidden = !q.kind;
-  const rows = select("row", q.kind === "click_cell" ? [["", "the whole grid"]] : [], q.row);
+  const rows = select("row", anyRow(q, declared) ? [["", "the whole grid"]] : [], q.row);
   fields.append(
     labelled("Prompt", input("prompt", { type: "text", maxLength: 300, value: q.prompt ?? "" })),
     labelled(
       "Stage",
       select(
         "stage",
-        menus.stages.map((s) => [s, s]),
+        declared.stages.map((s) => [s, s]),
         q.stage,
       ),
       "stage",
     ),
     labelled("Row", rows, "row"),
     labelled("Column", select("col", [], q.col), "col"),
-    labelled(
-      "Cell",
-      select(
-        "which",
-        [
-          ["max", "the largest"],
-          ["min", "the smallest"],
-        ],
-        q.which,
-      ),
-      "which",
-    ),
+    labelled("Cell", select("which", Object.entries(declared.which), q.which), "which"),
     labelled(
       "Tolerance (optional)",
       input("tolerance", { type: "number", step: "any", min: "0", value: q.tolerance ?? "" }),
@@ -98,21 +89,19 @@ function questionFields(step, menus) {
     ),
     labelled(
       "Quantity",
-      select("quantity", Object.entries(menus.quantities), q.quantity),
+      select("quantity", Object.entries(declared.quantities), q.quantity),
       "quantity",
     ),
     labelled("When we", select("change", Object.entries(menus.changes), step._change), "change"),
   );
   for (const label of fields.querySelectorAll("[data-for]")) {
-    const shown = (SHOWN[q.kind] ?? []).includes(label.dataset.for);
-    // direction asks for a column only about one weight
-    const col = q.kind === "direction" && label.dataset.for === "col" && q.quantity !== "weight";
-    label.hidden = !shown || col;
+    label.hidden = !shows(q, label.dataset.for, declared);
   }
   return [labelled("Question", kind), fields];
 }
 
-/** The form of step `i` (of `count`); `menus`: kinds, stages, quantities, changes. */
+/** The form of step `i` (of `count`); `menus`: `declared` (the question kinds, their keys,
+ * stages and words: app/lessons/kinds.py) and `changes`. */
 export function stepFields(step, i, count, menus) {
   const head = el("h2", { id: `editor-step-${i}`, textContent: `Step ${i + 1}` });
   const item = el("li", { className: "editor-step" }, [
@@ -146,8 +135,9 @@ export function stepFields(step, i, count, menus) {
       const rowSelect = item.querySelector('[data-field="row"]');
       const colSelect = item.querySelector('[data-field="col"]');
       if (!rowSelect) return;
-      const whole =
-        q.kind === "click_cell" ? [el("option", { value: "", textContent: "the whole grid" })] : [];
+      const whole = anyRow(q, menus.declared)
+        ? [el("option", { value: "", textContent: "the whole grid" })]
+        : [];
       rowSelect.replaceChildren(
         ...whole,
         ...tokens.map((t, r) =>

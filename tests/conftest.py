@@ -12,6 +12,12 @@ the pretty JSON in tests/snapshots/{name}.json and fails with a diff. It never r
 file unless asked: ``pytest --update-snapshots`` (or ``UPDATE_SNAPSHOTS=1``); then review
 ``git diff tests/snapshots``.
 
+Markers say what a test needs (pyproject.toml: ``browser``, ``fuzz``, ``slow``), and are
+checked before each test's fixtures are set up: a test that would get Chromium (the
+``browser`` fixture, directly or through ``page``, ``context`` ...) without the ``browser``
+marker fails instead of starting it, so ``-m "not browser"`` never starts a browser; and
+every test under tests/browser and tests/slow carries its folder's marker.
+
 ``pinned(path, text)`` does the same for any file of the repository that pins a contract
 (``tests/contracts/openapi.json``): ``text`` must equal the file, and the same option
 rewrites it.
@@ -64,6 +70,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for name in _settings_variables():
         _hidden[name] = os.environ.pop(name)
+
+
+# The marker every test of a folder must carry (what the folder's tests start).
+FOLDER_MARKERS = {"browser": "browser", "slow": "slow"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fail a test whose markers do not say what it needs, before its fixtures start it."""
+    if "browser" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
+        pytest.fail(
+            f"{item.nodeid} uses Chromium (the browser fixture) without the browser marker: "
+            "add `pytestmark = pytest.mark.browser` to its module",
+            pytrace=False,
+        )
+    parts = item.path.relative_to(ROOT / "tests").parts
+    marker = FOLDER_MARKERS.get(parts[0]) if len(parts) > 1 else None
+    if marker and not item.get_closest_marker(marker):
+        pytest.fail(
+            f"{item.nodeid} is under tests/{parts[0]} without the {marker} marker: "
+            f"add `pytestmark = pytest.mark.{marker}` to its module",
+            pytrace=False,
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

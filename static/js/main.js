@@ -209,7 +209,7 @@ function showModelBanner(own) {
 function take(input, commit) {
   // A block the state does not have (X after a direct-mode link, Q after a preset) is
   // hidden; a change its input reports on blur is not an edit.
-  if (input.closest("[hidden]")) return;
+  if (input.closest("[hidden]") || input.dataset.discarded) return;
   const block = input.closest("[data-block]");
   const value = readCell(input.value, input.classList.contains("token"));
   if (value instanceof Error) {
@@ -245,6 +245,23 @@ function wireEditor() {
   });
 }
 
+/**
+ * Reset discards the cell being typed in, whatever the order of events: a click commits it
+ * first (its blur, at mousedown), a script's click or a shortcut does not. Blurred here,
+ * its change is ignored, and the typing timer is cancelled, so the reset state never gets
+ * the cell's value written back into it after Reset.
+ */
+function discardTypedCell() {
+  window.clearTimeout(app.timer);
+  app.timer = null;
+  const input = document.activeElement;
+  if (!input?.matches(".grid-editor input[type=text]") || !editorRoot.contains(input)) return;
+  input.dataset.discarded = "true";
+  input.blur(); // fires its change now (if the text changed), which take() ignores once
+  delete input.dataset.discarded;
+  input.value = input.dataset.pending ?? input.dataset.committed ?? input.value;
+}
+
 function revert(input) {
   input.value = input.dataset.committed ?? input.value;
   const block = input.closest("[data-block]");
@@ -256,6 +273,11 @@ function revert(input) {
 /* ---- presets, view, theme ---- */
 
 async function loadPreset(id) {
+  // The answers still on their way are for the state this preset replaces: dropped, so
+  // the page is not "idle" (aria-busy false) on them while the preset loads.
+  app.seq += 1;
+  window.clearTimeout(app.timer);
+  app.timer = null;
   setBusy(true);
   try {
     const preset = await getJSON(siteUrl(`/api/v1/presets/${encodeURIComponent(id)}`));
@@ -326,6 +348,7 @@ function start() {
     view: setView,
     preset: loadPreset,
     reset: () => {
+      discardTypedCell();
       if (app.resetPreset) return loadPreset(app.resetPreset);
       setBody(clone(app.resetBody), { structure: true });
       if (app.resetModel) enterModel(app.resetModel);

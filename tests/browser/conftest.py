@@ -15,8 +15,17 @@ from pathlib import Path
 
 import pytest
 from page_helpers import open_page
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    expect,
+    sync_playwright,
+)
 from server_support import free_port, serving
+
+expect.set_options(timeout=30_000)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -69,6 +78,9 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
         viewport={"width": 1280, "height": 900}, color_scheme="light", reduced_motion="reduce"
     )
     ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+    # Every wait is on a condition: a long bound costs nothing when it comes, and a loaded
+    # two-core machine needs more than Playwright's 30 s (locators) and 5 s (expect).
+    ctx.set_default_timeout(60_000)
     yield ctx
     ctx.close()
 

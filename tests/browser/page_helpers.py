@@ -13,11 +13,13 @@ def open_page(page: Page, url: str) -> None:
     wait_idle(page)
 
 
-def wait_idle(page: Page, timeout: float = 15_000) -> None:
+def wait_idle(page: Page, timeout: float = 60_000) -> None:
     """Wait until <main aria-busy="false">: every figure shows the latest state.
 
     A selector, not ``wait_for_function``: that evaluates a string with eval(), which the
-    site's Content-Security-Policy (script-src 'self') rightly refuses."""
+    site's Content-Security-Policy (script-src 'self') rightly refuses. 60 s: a condition
+    costs nothing to wait for when it comes, and a shared two-core machine (load 28) took
+    more than 15 s to draw the first page."""
     selector = "main[aria-busy='false']:not([data-url='pending'])"  # the URL follows too
     page.locator(selector).wait_for(state="attached", timeout=timeout)
 
@@ -125,3 +127,34 @@ def set_cell(page: Page, selector: str, text: str) -> None:
 
 def cell(matrix: str, row: int, col: int) -> str:
     return f'input[data-matrix="{matrix}"][data-row="{row}"][data-col="{col}"]'
+
+
+def wait_until(page: Page, predicate: str, arg: Any = None, timeout: float = 30_000) -> None:
+    """Wait until the JS function ``predicate`` (called with ``arg``) returns true. A
+    function, not an expression string: Playwright calls it without eval(), which the
+    pages' Content-Security-Policy refuses."""
+    page.wait_for_function(predicate, arg=arg, timeout=timeout)
+
+
+def after_layout(page: Page) -> None:
+    """Return once the page has laid out and painted two frames: what a style added or a
+    scroll made (resize observers, scroll handlers, a reflow) has run."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+# Opens every <details> matching the selector and resolves once each has answered its
+# toggle event (the page builds a figure's tables in its own toggle listener, which runs
+# first).
+OPEN_DETAILS_JS = """sel => Promise.all([...document.querySelectorAll(sel)]
+  .filter(d => !d.open)
+  .map(d => {
+    const toggled = new Promise(r => d.addEventListener('toggle', r, {once: true}));
+    d.open = true;
+    return toggled;
+  }))"""
+
+
+def open_all_tables(page: Page, selector: str = "details.tables") -> None:
+    """Open every figure's tables (every ``selector``) and wait until the page has built
+    them."""
+    page.evaluate(OPEN_DETAILS_JS, selector)

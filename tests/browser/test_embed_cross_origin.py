@@ -187,7 +187,7 @@ def test_csp_allows_plotly_and_the_pages(
     assert response.status == 200, f"{path} answered {response.status}"
     assert "unsafe-eval" not in (response.headers.get("content-security-policy") or "")
     page.locator(drawn).first.wait_for(timeout=20_000)
-    page.wait_for_timeout(300)  # let late style/script injections happen
+    page.wait_for_load_state("networkidle")  # every late style or script has been fetched
     assert page.evaluate("window.__cspViolations") == [], path
     assert errors == []
 

@@ -11,6 +11,7 @@ included) or when its element is narrower than its text (scrollWidth > clientWid
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from tests.browser.embed_support import (
     host_site,
     wait_for,
 )
+from tests.browser.page_helpers import after_layout
 from tests.browser.test_embed_cross_origin import host_snippet
 
 pytestmark = pytest.mark.browser
@@ -120,6 +122,15 @@ def page(embed_browser: Browser) -> Iterator[Page]:
     context.close()
 
 
+def heights_followed(page: Page, frames: dict[str, Frame]) -> bool:
+    """Each iframe's height is the one its document (scrollHeight) asks for."""
+    for name, frame in frames.items():
+        wanted = frame.evaluate("() => document.documentElement.scrollHeight")
+        if page.evaluate(f"() => document.getElementById('{name}').style.height") != f"{wanted}px":
+            return False
+    return True
+
+
 def open_host(page: Page, host: tuple[str, Path], app: str, width: int) -> dict[str, Frame]:
     """Load the host page with every embed at ``width``; its frames by name once drawn."""
     url, folder = host
@@ -131,13 +142,17 @@ def open_host(page: Page, host: tuple[str, Path], app: str, width: int) -> dict[
         frame.locator("#embed[data-drawn='true'], #main .plot, #main .lab-tables").first.wait_for()
     for name in EMBEDS:  # the snippet gave each iframe its content's height
         wait_for(page, f"document.getElementById('{name}').style.height !== '200px'")
-    page.wait_for_timeout(200)  # the last height messages and reflows
     frames = {}
     for name in EMBEDS:
         handle = page.locator(f"#{name}").element_handle()
         content = handle.content_frame() if handle else None
         assert content is not None
         frames[name] = content
+    # The last height message has arrived: each iframe is as tall as its document.
+    deadline = time.monotonic() + 15
+    while not heights_followed(page, frames):
+        assert time.monotonic() < deadline, "the iframes' heights never caught up"
+        after_layout(page)
     return frames
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from page_helpers import after_layout
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.embed_support import console_errors, embed_app_url, embed_browser
@@ -58,7 +59,7 @@ def test_figure_3_embed_waits_for_a_click_unless_autoplay(
         page.goto(f"{embed_app_url}/embed/3?preset=i-love-llms")
         page.locator("#embed[data-drawn='true'] table.grid").first.wait_for(timeout=20_000)
         total = count.inner_text().split(" of ")[1]
-        page.wait_for_timeout(1600)  # longer than one tick of the player
+        after_layout(page)  # in view for a frame: an autoplay would have started by now
         expect(count).to_have_text(f"Frame {total} of {total}")
         expect(page.locator("[data-step=play]")).to_have_attribute("aria-pressed", "false")
         assert page.locator("#plot .main-svg").count() == 0  # no Plotly in a grid embed

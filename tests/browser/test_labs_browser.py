@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import element_source_text, open_page, source_text, wait_idle
+from page_helpers import (
+    element_source_text,
+    open_all_tables,
+    open_page,
+    source_text,
+    wait_idle,
+    wait_until,
+)
 from playwright.sync_api import BrowserContext, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
@@ -521,10 +528,7 @@ def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, fig
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate(
-        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
-                         await new Promise(r => setTimeout(r, 100)); }"""
-    )
+    open_all_tables(page, "details")  # every <details>, once each has toggled
     assert page.locator("details.tables table.data-table").count() >= 1  # built when opened
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
@@ -583,6 +587,17 @@ PIXEL_JS = """([x, y]) => { const p = document.querySelector('#alignment .js-plo
   return [r.left + fl.xaxis._offset + fl.xaxis.l2p(x),
           r.top + fl.yaxis._offset + fl.yaxis.l2p(y)]; }"""
 
+# True once the point sits where it sat one animation frame ago (polled every frame).
+PIXEL_STILL_JS = (
+    "([x, y]) => { const at = JSON.stringify(("
+    + PIXEL_JS
+    + ")([x, y])); const still = at === window.__pixelAt; window.__pixelAt = at; return still; }"
+)
+Q_NEAR_JS = """([x, y]) => {
+  const at = (i) => Number(document.getElementById(`alignment--q-${i}`).value);
+  return Math.abs(at(0) - x) <= 0.1 && Math.abs(at(1) - y) <= 0.1;
+}"""
+
 
 def test_a2_drag_the_tip_of_q(lab: Any) -> None:
     page = lab("/labs/one-query#alignment")
@@ -592,18 +607,15 @@ def test_a2_drag_the_tip_of_q(lab: Any) -> None:
     # the chart, below the question, in view (the section is taller than the window)
     page.locator("#alignment .js-plotly-plot").scroll_into_view_if_needed()
     # the chart was drawn hidden and is fitted to its box once shown: wait until it stays
-    start, last = page.evaluate(PIXEL_JS, [1, 0]), None
-    while start != last:
-        page.wait_for_timeout(150)
-        start, last = page.evaluate(PIXEL_JS, [1, 0]), start
+    wait_until(page, PIXEL_STILL_JS, [1, 0])
+    start = page.evaluate(PIXEL_JS, [1, 0])
     end = page.evaluate(PIXEL_JS, [0, 1.5])
     page.mouse.move(start[0] - 1, start[1])
     page.mouse.down()
     page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=4)
     page.mouse.move(end[0], end[1], steps=4)
     page.mouse.up()
-    wait_idle(page)
-    page.wait_for_timeout(100)
+    wait_until(page, Q_NEAR_JS, [0, 1.5])  # the drag's last move has reached the inputs
     wait_idle(page)
     x, y = float(page.input_value("#alignment--q-0")), float(page.input_value("#alignment--q-1"))
     assert abs(x) <= 0.1

@@ -11,8 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import SOURCE_TEXT, source_text, source_texts, wait_idle
+from page_helpers import (
+    SOURCE_TEXT,
+    open_all_tables,
+    source_text,
+    source_texts,
+    wait_idle,
+    wait_until,
+)
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 LABS = ("masks", "order", "heads", "cost")
@@ -105,15 +114,19 @@ def _type(figure: str, name: str, text: str) -> Callable[[Page], None]:
     return act
 
 
+HAS_TEXT_JS = (
+    "([sel, text]) => { "
+    + SOURCE_TEXT
+    + " const el = document.querySelector(sel); return !!el && sourceText(el).includes(text); }"
+)
+
+
 def _has(figure: str, role: str, text: str) -> Callable[[Page], None]:
     """Wait until the part's text, its notation read as typed (d_k, W^O), contains ``text``."""
 
     def check(page: Page) -> None:
         selector = f'[data-figure="{figure}"] [data-role="{role}"]'
-        for _ in range(200):
-            if text in source_text(page, selector):
-                return
-            page.wait_for_timeout(50)
+        wait_until(page, HAS_TEXT_JS, [selector, text], timeout=10_000)
         assert text in source_text(page, selector)
 
     return check
@@ -230,10 +243,7 @@ def test_embeds_draw_one_figure_each(
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate(
-        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
-                         await new Promise(r => setTimeout(r, 100)); }"""
-    )
+    open_all_tables(page, "details")  # every <details>, once each has toggled
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
 

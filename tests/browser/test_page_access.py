@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 import pytest
 from page_helpers import (
+    after_layout,
     cell,
     element_source_text,
     figure_tables,
     grid_values,
+    open_all_tables,
     open_page,
     wait_idle,
 )
@@ -55,7 +57,7 @@ def test_hostile_token_label_is_text_and_runs_nothing(page: Page) -> None:
         page.fill('input[data-token="0"]', PAYLOAD)
         page.press('input[data-token="0"]', "Enter")
         wait_idle(page)
-        page.wait_for_timeout(300)
+        after_layout(page)  # drawn and painted: a script in the label would have run
         assert dialogs == []
         assert page.evaluate("document.querySelectorAll('img').length") == 0
         options = page.locator("#focus option").all_inner_texts()
@@ -170,10 +172,7 @@ def test_stepper_and_no_console_errors(context: BrowserContext, server_url: str)
 
 def _axe(page: Page) -> list[dict[str, Any]]:
     page.evaluate(AXE.read_text())
-    page.evaluate(
-        """async () => { document.querySelectorAll('details').forEach(d => d.open = true);
-                         await new Promise(r => setTimeout(r, 100)); }"""
-    )
+    open_all_tables(page, "details")  # every <details>, once each has toggled
     assert page.locator("table.data-table").count() >= 10
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
@@ -218,8 +217,8 @@ def test_figure_3_plays_once_unless_motion_is_reduced(browser: Browser, server_u
             play = page.locator("#fig-3 [data-step=play]")
             # it plays when it comes into view (Figures 1 and 2 sit above it)
             page.locator("#fig-3 .plot").scroll_into_view_if_needed()
-            page.wait_for_timeout(400)
-            assert play.get_attribute("aria-pressed") == str(plays).lower(), motion
+            after_layout(page)  # its IntersectionObserver has seen it in view
+            expect(play).to_have_attribute("aria-pressed", str(plays).lower())
             count = page.locator("#fig-3 [data-role=step-count]").inner_text()
             assert count.startswith("Frame 1 of") == plays, count
         finally:

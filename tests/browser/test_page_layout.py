@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import cell, open_page, set_cell
+from page_helpers import cell, open_page, set_cell, wait_until
 from playwright.sync_api import Page
 
 from app.figures.grid import contrast
@@ -78,6 +78,12 @@ BOXES_JS = """n => {
   return [plot.layout.height, texts, plot.getBoundingClientRect().width];
 }"""
 
+WIDE_AGAIN_JS = (
+    "n => { try { const [h, , w] = ("
+    + BOXES_JS
+    + ")(n); return h != null && h < w; } catch { return false; } }"
+)
+
 
 @pytest.mark.parametrize("n", [5, 10])
 def test_at_375_px_figures_5_and_10_run_top_to_bottom(
@@ -93,13 +99,10 @@ def test_at_375_px_figures_5_and_10_run_top_to_bottom(
         assert any(step in t for t in texts), (step, texts)
     # Back at a desktop width the wide diagram returns (the breakpoint redraws it).
     page.set_viewport_size({"width": 1280, "height": 900})
-    # Poll for up to 30 s: on a loaded CI machine the redraw took longer than 5 s, and
-    # while Plotly redraws the layout has no height yet.
-    for _ in range(600):
-        height, _, width = page.evaluate(BOXES_JS, n)
-        if height is not None and height < width:
-            break
-        page.wait_for_timeout(50)
+    # Up to 30 s: on a loaded CI machine the redraw took longer than 5 s, and while Plotly
+    # redraws the layout has no height yet (or no plot at all).
+    wait_until(page, WIDE_AGAIN_JS, n, timeout=30_000)
+    height, _, width = page.evaluate(BOXES_JS, n)
     assert height is not None
     assert height < width, (height, width)
 

@@ -27,11 +27,8 @@ def test_titles_are_the_registrys_before_and_after_the_figures_load(
 
     page.route("**/api/v1/figures*", hold)
     try:
-        page.goto(server_url + "/")
-        for _ in range(200):  # until main.js has asked (wait_for_function needs eval: CSP)
-            if held:
-                break
-            page.wait_for_timeout(25)
+        with page.expect_request("**/api/v1/figures*", timeout=30_000):  # main.js has asked
+            page.goto(server_url + "/")
         assert held, "the page never asked for its figures"
         assert page.get_attribute("#main", "aria-busy") == "true"  # nothing drawn yet
         assert page.evaluate(TITLES_JS) == expected

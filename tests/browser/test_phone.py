@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import wait_idle
-from playwright.sync_api import Browser, Page
+from page_helpers import after_layout, wait_idle, wait_until
+from playwright.sync_api import Browser, Page, expect
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +32,13 @@ def phone(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     yield page
     context.close()
     assert errors == []
+
+
+TITLE_BELOW_BAR_JS = """() => {
+  const bar = document.querySelector('.toolbar').getBoundingClientRect();
+  const title = document.getElementById('fig-6-title').getBoundingClientRect();
+  return bar.bottom <= title.top && title.top <= bar.bottom + 40;
+}"""
 
 
 def open_at(page: Page, url: str) -> None:
@@ -141,7 +148,7 @@ def test_the_page_on_a_phone(phone: Page, server_url: str) -> None:
     assert not page.locator('input[data-matrix="x"]').first.is_visible()
 
     page.add_style_tag(content=SHOW_ALL)
-    page.wait_for_timeout(300)
+    after_layout(page)
     assert page.evaluate(CLIPPED_JS) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     legends = page.evaluate(LEGENDS_JS)
@@ -161,7 +168,9 @@ def test_a_link_to_figure_6_shows_its_title_below_the_bar_and_the_mask_hatched(
 ) -> None:
     page = phone
     open_at(page, server_url + "/?preset=causal#fig-6")
-    page.wait_for_timeout(1500)  # the figures above are drawn (Figure 5 changes height)
+    # The figures above are drawn (Figure 5 changes height) and the page holds the anchor:
+    # wait until the title sits just below the bar (asserted with numbers below).
+    wait_until(page, TITLE_BELOW_BAR_JS)
     title = page.locator("#fig-6-title").bounding_box()
     bar = page.locator(".toolbar").bounding_box()
     assert title
@@ -203,7 +212,7 @@ def test_wide_lab_grids_and_tables_scroll_inside_labelled_boxes_with_a_cue(
     page = phone
     open_at(page, server_url + "/labs/heads")
     page.add_style_tag(content=SHOW_ALL)
-    page.wait_for_timeout(300)
+    after_layout(page)
     boxes = page.evaluate(SCROLLERS_JS, "#four-heads .lab-grid-item")
     assert len(boxes) == 4, boxes
     for n, (label, more, tabindex, role) in enumerate(boxes, start=1):
@@ -213,8 +222,7 @@ def test_wide_lab_grids_and_tables_scroll_inside_labelled_boxes_with_a_cue(
     # Scrolled to its end, "tired" shows and the cue moves to the left edge.
     first = page.locator("#four-heads .lab-grid-item").first
     first.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
-    page.wait_for_timeout(100)
-    assert first.get_attribute("data-more") == "left"
+    expect(first).to_have_attribute("data-more", "left")
     header = first.locator("thead th").last
     assert header.inner_text() == "tired"
     inner, outer = header.bounding_box(), first.bounding_box()
@@ -226,7 +234,7 @@ def test_wide_lab_grids_and_tables_scroll_inside_labelled_boxes_with_a_cue(
 
     open_at(page, server_url + "/labs/order")
     page.add_style_tag(content=SHOW_ALL)
-    page.wait_for_timeout(300)
+    after_layout(page)
     tables = page.evaluate(SCROLLERS_JS, '#shuffle [data-role="primary-tables"]')
     assert len(tables) == 1, tables
     label, more, tabindex, role = tables[0]

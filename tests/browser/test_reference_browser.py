@@ -8,8 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from page_helpers import open_page, wait_idle
+from page_helpers import open_all_tables, open_page, wait_idle
 from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 
@@ -28,8 +30,7 @@ RAW_NOTATION_JS = """() => {
 
 
 def test_the_page_draws_its_notation_as_mathml(page: Page) -> None:
-    page.evaluate("document.querySelectorAll('details.tables').forEach(d => d.open = true)")
-    page.wait_for_timeout(300)
+    open_all_tables(page)
     assert page.evaluate(RAW_NOTATION_JS) == []
     # Grid titles (Figure 4's W^Q, W^K, W^V) and the readouts carry MathML with a name.
     titles = page.locator("#fig-4 caption .grid-label math")

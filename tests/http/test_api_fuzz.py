@@ -5,7 +5,7 @@ documented status codes, content types and schemas, and no response may carry Na
 Infinity. A schema-valid body may be refused only for a rule JSON Schema cannot say (and
 the schema's descriptions do): shapes that must chain, heads dividing a width, the work
 and size limits, rows of equal length. The number of examples is bounded so the whole
-module runs in seconds.
+module runs in seconds. Marked ``fuzz``: the fast loop leaves it out.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 import schemathesis
 from api_helpers import strict_json
 from hypothesis import HealthCheck, settings
@@ -45,9 +46,19 @@ def refused_only_for_rules_the_schema_cannot_say(ctx: Any, response: Any, case: 
         )
 
 
-# Built at import (schemathesis parametrizes from it), so not through make_client; the
-# default Settings() still ignore the shell: tests/conftest.py hides ATTENTION_LAB_*.
-schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", create_app(Settings()))
+pytestmark = pytest.mark.fuzz
+
+
+@pytest.fixture(scope="module")
+def api_schema() -> Any:
+    """The app's own OpenAPI document, loaded when the test runs, not when it is collected:
+    schemathesis builds its cases for every operation then (about 60 s of a two-core
+    machine's collection when it was built at import). Not through make_client: the
+    default Settings() still ignore the shell, as tests/conftest.py hides ATTENTION_LAB_*."""
+    return schemathesis.openapi.from_asgi("/api/v1/openapi.json", create_app(Settings()))
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 # 20 random cases per operation, on top of schemathesis' coverage phase (its boundary and

@@ -139,6 +139,7 @@ def _concurrently(
     return run_async(run)
 
 
+@pytest.mark.slow  # eight heavy computations, one after the other
 @pytest.mark.parametrize(
     "url",
     ["/embed/labs/why-scale/saturation?dk=1024&keys=512&trials=10000&sweep=1",

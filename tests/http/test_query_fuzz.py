@@ -10,9 +10,12 @@ import json
 from typing import Any
 from urllib.parse import quote, urlencode
 
+import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+pytestmark = pytest.mark.fuzz
 
 PARAMS = ("preset", "s", "focus", "head", "stretch", "row", "theme", "editable", "controls",
           "format", "url", "maxwidth", "maxheight")  # fmt: skip

@@ -20,6 +20,8 @@ import uvicorn
 from app.server import HeadTimeoutH11
 from app.settings import Settings, get_settings
 
+pytestmark = pytest.mark.slow
+
 HEADER_TIMEOUT = 1.0
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
 

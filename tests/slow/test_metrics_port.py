@@ -22,6 +22,8 @@ import pytest
 
 from app.http import scrape
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 # Generous: on the shared 2-core machine (load average above 20) a worker took a minute
 # to start; a healthy run takes seconds.

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PLOTLY = "static/vendor/plotly-cartesian-4.1.1.min.js"
 

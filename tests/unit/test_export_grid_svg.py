@@ -56,6 +56,7 @@ def check(picture: Picture) -> None:
     assert float(root.get("width", 0)) == pytest.approx(picture.width, abs=0.1)
 
 
+@pytest.mark.slow  # every state's every grid drawn and measured: 35 s of the fast loop
 @pytest.mark.parametrize("state", sorted(STATES))
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_grid_figures_have_no_overlapping_or_clipped_text(state: str, theme: str) -> None:

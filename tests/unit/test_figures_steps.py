@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from figures_support import big, cross, figs, grids, no_nan, stages, validate
 
 
@@ -104,6 +105,7 @@ def test_figure_10_11_13_follow_the_sizes() -> None:
     assert self_out["13"]["readout"][3] == "Output Z: L_Q × d_v = 3 × 4."
 
 
+@pytest.mark.slow  # every figure of every state: the fast loop's slowest test
 def test_every_figure_in_every_state_validates_without_nan() -> None:
     allowed = np.array([[False] * 3, [True] * 3, [True] * 3])
     cases = [

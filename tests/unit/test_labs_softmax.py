@@ -274,6 +274,7 @@ def cases(draw: Any) -> tuple[Any, Any, Any, float]:
     return scores, allowed, values, stretch
 
 
+@pytest.mark.slow  # 150 examples
 @settings(max_examples=150, deadline=None)
 @given(cases())
 def test_before_rows_sum_to_one_over_allowed_keys(case: tuple[Any, Any, Any, float]) -> None:
@@ -290,6 +291,7 @@ def test_before_rows_sum_to_one_over_allowed_keys(case: tuple[Any, Any, Any, flo
     assert len(s.warnings) == int((~live).sum())
 
 
+@pytest.mark.slow  # 150 examples
 @settings(max_examples=150, deadline=None)
 @given(cases())
 def test_after_discards_blocked_weight(case: tuple[Any, Any, Any, float]) -> None:

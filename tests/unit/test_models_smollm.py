@@ -127,10 +127,10 @@ def reference() -> Any:
 
 def _reference_run(text: str) -> dict[str, Any]:
     """transformers' weights, logits, layer inputs and q, k, v (rotated by its own RoPE)."""
+    hf, ids = reference(), model().ids(text)  # first: it skips without transformers
     import torch
     from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
-    hf, ids = reference(), model().ids(text)
     caught: dict[str, list[Any]] = {"h": [], "q": [], "k": [], "v": []}
     hooks = []
     for layer in hf.model.layers:

@@ -12,7 +12,8 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import uvicorn
@@ -162,8 +163,12 @@ async def _crowd(
     return list(await asyncio.gather(*slow)), probes
 
 
-def test_healthz_answers_while_120_slow_header_connections_are_open(port: int) -> None:
-    closed, probes = asyncio.run(_crowd(port, clients=120, seconds=HEADER_TIMEOUT + 3))
+def test_healthz_answers_while_120_slow_header_connections_are_open(
+    port: int, run_async: Callable[..., Any]
+) -> None:
+    # run_async, not asyncio.run: after a browser test in the same worker, Playwright's
+    # loop is running on this thread and asyncio.run would refuse to start.
+    closed, probes = run_async(_crowd, port, 120, HEADER_TIMEOUT + 3)
     statuses = {status for status, _ in probes}
     assert statuses == {b"HTTP/1.1 200 OK"}, statuses
     times = sorted(t for _, t in probes)

@@ -12,7 +12,7 @@ is the step's path (``steps[3].state.query``) and whose message names the parame
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -33,6 +33,7 @@ from app.lessons.format import (
     Lesson,
     LessonError,
     MainState,
+    Question,
     query_params,
 )
 from app.settings import Settings
@@ -69,6 +70,26 @@ def plan_main(query: str, path: str, settings: Settings, figures: int) -> Plan:
         return plan_link(params, settings, figures=figures)
     except StateError as exc:  # every failure of a link, its price included
         raise LessonError(path, f"{exc.param}: {exc.message}") from None
+
+
+# Stages whose rows are keys, not queries: the outline (the focus) is a query row.
+KEY_ROW_STAGES = ("K", "V")
+
+
+def outline_asked_row(plan: Plan, question: Question | None) -> Plan:
+    """``plan`` with its figures' outline (the view's focus) on the query row ``question``
+    asks about, when it asks about one the state has. The question wins over the state's
+    own focus: a step asking for q_1 under the default outline of row 2 (love) had the
+    learner read the wrong row."""
+    if question is None or question.row is None or question.stage in KEY_ROW_STAGES:
+        return plan
+    i = question.row - 1
+    view = plan.link.view
+    if i >= plan.shape.l_q or view.focus == i:
+        return plan  # a row outside the state is the question's error, named by its kind
+    if view.focus is not None and view.focus >= plan.shape.l_q:
+        return plan  # and a focus outside it the state's (named when the state runs)
+    return replace(plan, link=replace(plan.link, view=replace(view, focus=i)))
 
 
 def _section(state: LabState, path: str) -> tuple[Any, LabFigure]:
@@ -127,11 +148,13 @@ def plan_step(step: Any, path: str, settings: Settings) -> StepPlan:
     if isinstance(state, LabState):
         return StepPlan(price_lab(state, f"{path}.state", settings))
     assert isinstance(state, MainState)
-    plan = plan_main(state.query, f"{path}.state.query", settings, len(state.figures))
-    change = None
     question = step.question
+    plan = plan_main(state.query, f"{path}.state.query", settings, len(state.figures))
+    plan = outline_asked_row(plan, question)
+    change = None
     if question is not None and question.change is not None:
         change = plan_main(question.change, f"{path}.question.change", settings, 1)
+        change = outline_asked_row(change, question)
     cost = plan.cost + (change.cost if change is not None else Cost(0, 0))
     return StepPlan(cost, plan, change)
 

@@ -96,11 +96,11 @@ def test_every_step_inside_its_box(narrow: Page, server_url: str, lesson_id: str
             page.locator("[data-next]").click()
     assert clipped == []
     # Steps are drawn ahead on the shelf at the width the slot gives them (the step's
-    # content width, not its padded clientWidth: the 40 px a chart stuck out by).
+    # content width, not its padded clientWidth: the 40 px a chart stuck out by; on a wide
+    # presenter screen, the figures' column beside the words).
     widths = page.evaluate("""() => {
-      const article = document.querySelector("[data-role=step]");
-      const s = getComputedStyle(article);
-      const inner = article.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
-      return [document.querySelector("[data-role=shelf]").getBoundingClientRect().width, inner];
+      const slot = document.querySelector("[data-role=figures]");
+      return [document.querySelector("[data-role=shelf]").getBoundingClientRect().width,
+              slot.getBoundingClientRect().width];
     }""")
     assert abs(widths[0] - widths[1]) <= 1

@@ -45,6 +45,21 @@ def answers(lesson_id: str) -> list[Any]:
     return list(answer_lesson(lesson))
 
 
+# The focused reveal's outline colour and the accent's, both resolved in the page's theme.
+RING = """async () => {
+  const box = document.activeElement;
+  if (!box || !box.matches("[data-reveal]")) return ["(the reveal is not focused)", ""];
+  // Reduced motion gives every property a 0.01 ms transition: read after it has run.
+  await new Promise((done) => setTimeout(done, 50));
+  const probe = document.createElement("span");
+  probe.style.color = "var(--accent)";
+  document.body.append(probe);
+  const accent = getComputedStyle(probe).color;
+  probe.remove();
+  return [getComputedStyle(box).outlineColor, accent];
+}"""
+
+
 def rendered(page: Page, step: int) -> None:
     page.locator(f"#lesson-player[data-rendered='{step}']").wait_for(state="attached")
 
@@ -138,6 +153,13 @@ def test_student_plays_a_builtin_by_keyboard(page: Page, server_url: str) -> Non
     verdict = page.locator("[data-reveal] .lesson-verdict").text_content() or ""
     assert f"You predicted row {row} (" in verdict  # one order, the answer's: row, then column
     assert f"It is row {row} (" in verdict
+    # A right answer's focus ring is the palette's accent, in both themes (the focus orange
+    # round "Right." read as wrong).
+    for theme in ("light", "dark"):
+        page.evaluate("t => { document.documentElement.dataset.theme = t; }", theme)
+        ring, accent = page.evaluate(RING)
+        assert ring == accent, f"{theme}: the ring of a right reveal is {ring}, not the accent"
+    page.evaluate("() => { delete document.documentElement.dataset.theme; }")
     expect(page.locator("td.lesson-answer")).to_have_count(len(expected[7]["accept"]["cells"]))
 
     # To the end: the summary names the questions missed or left.
@@ -178,6 +200,33 @@ def test_presenter_mode_is_keyboard_driven(page: Page, server_url: str) -> None:
     rendered(page, 0)
     size = page.eval_on_selector(".lesson-step h2", "h => parseFloat(getComputedStyle(h).fontSize)")
     assert size >= 28  # large type for a projector
+
+
+def test_presenter_shows_the_answer_beside_its_figure_at_1440_by_900(
+    context: BrowserContext, server_url: str, artifacts: Path
+) -> None:
+    # At 1440 × 900 the answer sat on the screen's bottom edge and the figure below the fold.
+    page = context.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{server_url}/lessons/why-scale?mode=present")
+    rendered(page, 0)
+    page.locator("body").focus()
+    page.keyboard.press("r")
+    expect(page.locator("[data-reveal]")).to_contain_text("It is ")
+    page.wait_for_timeout(300)  # the scroll to the step
+    box = page.evaluate("""() => {
+      const rect = (el) => el.getBoundingClientRect().toJSON();
+      const fig = document.querySelector(".lesson-step-figures:not(.lesson-away) .lesson-figure");
+      return { reveal: rect(document.querySelector("[data-reveal]")), figure: rect(fig),
+               nav: rect(document.querySelector(".lesson-nav")), height: innerHeight };
+    }""")
+    reveal, figure, nav = box["reveal"], box["figure"], box["nav"]
+    assert reveal["top"] >= 0, box  # the answer whole, above the nav
+    assert reveal["bottom"] <= nav["top"], box
+    assert figure["left"] >= reveal["right"], box  # beside the answer, not below it
+    assert 0 <= figure["top"] < box["height"] / 2, box  # its top half of the screen
+    page.screenshot(path=str(artifacts / "lesson-present-1440x900.png"))
+    page.close()
 
 
 def test_editor_builds_shares_and_plays(page: Page, server_url: str) -> None:

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import jsonschema_rs
 import pytest
 from lesson_helpers import asking, lesson, step
 
+from app.inputs.resolve import resolve_plan
 from app.lessons.answers import answer_lesson
 from app.lessons.builtin import ORDER, builtin_json, get_builtin, summaries
 from app.lessons.format import LabState, LessonError, lesson_json, parse_lesson
 from app.lessons.schema import lesson_schema
+from app.lessons.states import KEY_ROW_STAGES, plan_lesson
+from app.settings import get_settings
+from app.web.lesson_player import player_steps
 
 # jsonschema_rs: the validator schemathesis itself uses (ECMA-style patterns).
 VALIDATOR = jsonschema_rs.Draft202012Validator(lesson_schema())
@@ -209,3 +214,53 @@ def test_a_lesson_of_every_kind_is_schema_valid() -> None:
     )
     VALIDATOR.validate(raw)
     assert len([a for a in answer_lesson(raw) if a is not None]) == 5
+
+
+@pytest.mark.parametrize("lesson_id", ORDER)
+def test_the_figures_outline_the_row_each_question_asks_about(lesson_id: str) -> None:
+    # "Attention by hand" step 2 asked for q_1 while Figure 4 outlined row 2 (love).
+    parsed = get_builtin(lesson_id)
+    assert parsed is not None
+    steps = player_steps(plan_lesson(parsed, get_settings()))
+    asked = 0
+    for s, shown in zip(parsed.steps, steps, strict=True):
+        q = s.question
+        if q is None or q.row is None or q.stage in KEY_ROW_STAGES or shown["kind"] != "main":
+            continue
+        asked += 1
+        assert shown["view"]["focus"] == q.row - 1, s.title
+        assert f"focus={q.row - 1}" in shown["open"] or q.row - 1 == 1  # 1: the default
+    assert lesson_id != "attention-by-hand" or asked >= 3
+
+
+def test_a_question_on_row_1_outlines_row_1_whatever_the_state_says() -> None:
+    raw = asking({"kind": "cell_value", "stage": "Q", "row": 1, "col": 1},
+                 q="preset=i-love-llms&focus=2")  # fmt: skip
+    steps = player_steps(plan_lesson(parse_lesson(raw), get_settings()))
+    assert steps[0]["view"]["focus"] == 0
+    keys = asking({"kind": "cell_value", "stage": "K", "row": 3, "col": 1})
+    steps = player_steps(plan_lesson(parse_lesson(keys), get_settings()))
+    assert steps[0]["view"]["focus"] == 1  # a key row is not a query row: the default stays
+
+
+@pytest.mark.parametrize("lesson_id", ORDER)
+def test_no_step_gives_its_answer_away(lesson_id: str) -> None:
+    # "Masks and order" step 1 asked which key the first token weighs most, under a causal
+    # mask that leaves it one key: the text's hint ("it can see only one key") was the answer.
+    parsed = get_builtin(lesson_id)
+    assert parsed is not None
+    plan = plan_lesson(parsed, get_settings())
+    answers = answer_lesson(parsed)
+    for s, step_plan, a in zip(parsed.steps, plan.steps, answers, strict=True):
+        if a is None:
+            continue
+        printed = a["answer"].split(":")[0]  # "up: 0.76 bits → 1.31 bits" says "up"
+        # (a whole number such as 3 is a figure's number or an index as often as an answer)
+        alone = rf"(?<![\w.]){re.escape(printed)}(?![\w.])"
+        said = None if printed.isdigit() else re.search(alone, s.text)
+        assert said is None, f"{s.title}: the text says {printed!r}"
+        q = s.question
+        assert q is not None
+        if q.kind in ("attends_most", "order") and step_plan.plan is not None:
+            allowed = resolve_plan(step_plan.plan).stages.allowed[q.row - 1]  # type: ignore[operator]
+            assert allowed.sum() > 1, f"{s.title}: the mask leaves one key to choose"

@@ -190,7 +190,9 @@ export class LessonPlayer {
     const figures = part(this.root, "figures");
     const committed = this.record[i] !== undefined || this.revealed.has(i);
     const hideFigure = answer && answer.kind !== "click_cell" && !committed;
-    figures.hidden = Boolean(hideFigure);
+    // Waiting, not hidden: a projector's wide layout keeps the figures' column (and its
+    // width, which views.js draws the charts at) while the answer is hidden.
+    figures.toggleAttribute("data-waiting", Boolean(hideFigure));
     part(this.root, "figure-note").hidden = !hideFigure;
     figures.setAttribute("aria-busy", "true");
     part(this.root, "question").replaceChildren();
@@ -330,7 +332,7 @@ export class LessonPlayer {
     lock(form);
     form.querySelector("[data-commit]").disabled = true;
     const figures = part(this.root, "figures");
-    figures.hidden = false;
+    figures.toggleAttribute("data-waiting", false);
     part(this.root, "figure-note").hidden = true;
     for (const [row, col] of answer.accept.cells ?? []) {
       for (const grid of this.gridsOf(i))
@@ -340,6 +342,14 @@ export class LessonPlayer {
     }
     const box = revealBox(answer, response, name);
     part(this.root, "reveal").replaceChildren(box);
+    // A projector shows the answer in view: on a wide screen (the step laid out in two
+    // columns) the whole step from its top, the figure beside the answer; in one column
+    // the answer at the top, its figure following.
+    if (this.mode === "present") {
+      const step = part(this.root, "step");
+      const beside = getComputedStyle(step).display === "grid";
+      (beside ? step : box).scrollIntoView({ block: "start" });
+    }
   }
 
   showSummary() {

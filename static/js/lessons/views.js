@@ -38,7 +38,10 @@ export class StepViews {
       const box = document.createElement("div");
       box.className = "lesson-step-figures";
       box.dataset.stepFigures = String(i);
-      this.shelf.style.width = `${contentWidth(this.slot.parentElement)}px`;
+      // The slot's own width where it is laid out (presenter mode's figure column),
+      // else the step's, which a hidden slot gets when shown (one column).
+      const width = this.slot.clientWidth || contentWidth(this.slot.parentElement);
+      this.shelf.style.width = `${width}px`;
       this.shelf.append(box);
       const drawn = this.source
         .step(i)

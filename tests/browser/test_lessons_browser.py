@@ -202,13 +202,14 @@ def test_presenter_mode_is_keyboard_driven(page: Page, server_url: str) -> None:
     assert size >= 28  # large type for a projector
 
 
+@pytest.mark.parametrize("lesson_id", ["why-scale", "masks-and-order"])  # short, long answer
 def test_presenter_shows_the_answer_beside_its_figure_at_1440_by_900(
-    context: BrowserContext, server_url: str, artifacts: Path
+    context: BrowserContext, server_url: str, artifacts: Path, lesson_id: str
 ) -> None:
     # At 1440 × 900 the answer sat on the screen's bottom edge and the figure below the fold.
     page = context.new_page()
     page.set_viewport_size({"width": 1440, "height": 900})
-    page.goto(f"{server_url}/lessons/why-scale?mode=present")
+    page.goto(f"{server_url}/lessons/{lesson_id}?mode=present")
     rendered(page, 0)
     page.locator("body").focus()
     page.keyboard.press("r")
@@ -225,7 +226,7 @@ def test_presenter_shows_the_answer_beside_its_figure_at_1440_by_900(
     assert reveal["bottom"] <= nav["top"], box
     assert figure["left"] >= reveal["right"], box  # beside the answer, not below it
     assert 0 <= figure["top"] < box["height"] / 2, box  # its top half of the screen
-    page.screenshot(path=str(artifacts / "lesson-present-1440x900.png"))
+    page.screenshot(path=str(artifacts / f"lesson-present-{lesson_id}-1440x900.png"))
     page.close()
 
 

@@ -349,6 +349,11 @@ export class LessonPlayer {
       const step = part(this.root, "step");
       const beside = getComputedStyle(step).display === "grid";
       (beside ? step : box).scrollIntoView({ block: "start" });
+      // A long answer would end under the sticky Previous / Next bar: lift it above.
+      const under =
+        box.getBoundingClientRect().bottom -
+        this.root.querySelector(".lesson-nav").getBoundingClientRect().top;
+      if (beside && under > 0) window.scrollBy(0, under + 8);
     }
   }
 

@@ -94,7 +94,13 @@ def lesson_data(lesson: Lesson, settings: Settings, lab_figure: LabFigure | None
         if isinstance(step.state, LabState):
             steps.append(_lab_step(step.state, dict(parse_qsl(step.state.query)), lab_figure))
         else:
-            steps.append(_main_step(step_plan, step.state.figures, settings))
+            shown = _main_step(step_plan, step.state.figures, settings)
+            if step_plan.change is not None:  # a direction reveal draws the changed state
+                after = _main_step(StepPlan(step_plan.cost, step_plan.change), step.state.figures,
+                                   settings)  # fmt: skip
+                for theme, data in shown.items():
+                    data["after"] = after[theme]
+            steps.append(shown)
     return {"lesson": lesson_json(lesson), "answers": answer_plan(plan), "steps": steps}
 
 

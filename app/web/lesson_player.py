@@ -1,8 +1,9 @@
 """What the lesson player is handed, shared by the lesson pages (``app.web.lessons``) and the
 lesson embeds (``app.web.lesson_embed``): the context of
 ``lessons/player.html`` with each step's state as the player asks the API for it (a main
-step as the body and view ``POST /api/v1/figures`` takes, a lab step as its section and
-query). Both surfaces show one player from one description; nothing runs here."""
+step as the body and view ``POST /api/v1/figures`` takes, with ``after``, the changed
+state a direction question's reveal draws with it; a lab step as its section and query).
+Both surfaces show one player from one description; nothing runs here."""
 
 from __future__ import annotations
 
@@ -53,7 +54,10 @@ def player_steps(plan: LessonPlan) -> list[dict[str, Any]]:
         if isinstance(state, LabState):
             out.append(_lab_step(state, dict(parse_qsl(state.query))))
         else:
-            out.append(_main_step(step_plan.plan, state.figures))
+            shown = _main_step(step_plan.plan, state.figures)
+            if step_plan.change is not None:  # a direction question: its changed state too,
+                shown["after"] = _main_step(step_plan.change, state.figures)  # for the reveal
+            out.append(shown)
     return out
 
 

@@ -264,3 +264,19 @@ def test_no_step_gives_its_answer_away(lesson_id: str) -> None:
         if q.kind in ("attends_most", "order") and step_plan.plan is not None:
             allowed = resolve_plan(step_plan.plan).stages.allowed[q.row - 1]  # type: ignore[operator]
             assert allowed.sum() > 1, f"{s.title}: the mask leaves one key to choose"
+
+
+def test_a_direction_step_carries_its_changed_state_for_the_reveal() -> None:
+    parsed = get_builtin("why-scale")
+    assert parsed is not None
+    steps = player_steps(plan_lesson(parsed, get_settings()))
+    for s, shown in zip(parsed.steps, steps, strict=True):
+        q = s.question
+        if q is None or q.kind != "direction":
+            assert "after" not in shown, s.title
+            continue
+        after = shown["after"]
+        assert after["body"] != shown["body"], s.title  # the change, drawn from the server
+        assert after["figures"] == shown["figures"]
+        assert q.row is not None
+        assert after["view"]["focus"] == shown["view"]["focus"] == q.row - 1

@@ -133,6 +133,7 @@ async function labFigure(host, fig, prefix) {
 export async function drawStep(host, data, source, prefix = "lesson") {
   host.replaceChildren();
   if (data.kind === "lab") return labFigure(host, data.figure, prefix);
+  if (data.after) return beforeAndAfter(host, data, source, prefix);
   const drawn = [];
   for (const n of data.numbers) {
     const fig = data.figures[String(n)];
@@ -140,6 +141,31 @@ export async function drawStep(host, data, source, prefix = "lesson") {
     else staticFigure(host, n, source);
   }
   return Promise.all(drawn);
+}
+
+/** A direction question's step: its state ("Before") and under it the changed state
+ * ("After the change", `data-after`), which stays out of sight until the reveal marks the
+ * slot `data-revealed` (player.js; laid out meanwhile, so its charts get their width).
+ * Both are the server's figures, each outlining the row the question asks about. */
+function beforeAndAfter(host, data, source, prefix) {
+  const half = (name, heading) => {
+    const inner = el("div");
+    const box = el("div", { className: "lesson-state" }, [
+      el("p", { className: "lesson-state-name", textContent: heading }),
+      inner,
+    ]);
+    box.dataset.state = name;
+    host.append(box);
+    return [box, inner];
+  };
+  const [, before] = half("before", "Before");
+  const [afterBox, after] = half("after", "After the change");
+  afterBox.dataset.after = "";
+  const { after: changed, ...own } = data;
+  return Promise.all([
+    drawStep(before, own, source, prefix),
+    drawStep(after, changed, source, `${prefix}-after`),
+  ]);
 }
 
 /** The grid elements of stage grids named `names` inside `host`, first match first. */

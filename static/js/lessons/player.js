@@ -193,6 +193,7 @@ export class LessonPlayer {
     // Waiting, not hidden: a projector's wide layout keeps the figures' column (and its
     // width, which views.js draws the charts at) while the answer is hidden.
     figures.toggleAttribute("data-waiting", Boolean(hideFigure));
+    figures.toggleAttribute("data-revealed", Boolean(answer && committed));
     part(this.root, "figure-note").hidden = !hideFigure;
     figures.setAttribute("aria-busy", "true");
     part(this.root, "question").replaceChildren();
@@ -333,6 +334,7 @@ export class LessonPlayer {
     form.querySelector("[data-commit]").disabled = true;
     const figures = part(this.root, "figures");
     figures.toggleAttribute("data-waiting", false);
+    figures.toggleAttribute("data-revealed", true); // a direction step's after state shows
     part(this.root, "figure-note").hidden = true;
     for (const [row, col] of answer.accept.cells ?? []) {
       for (const grid of this.gridsOf(i))

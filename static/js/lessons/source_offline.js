@@ -21,6 +21,7 @@ export function offlineSource(data) {
       if (!step) return Promise.reject(new Error("this step has no figures in the file"));
       if (step.kind === "main" && step.grids && !step.resolved) {
         resolveRefs(step.figures, step.grids);
+        if (step.after) resolveRefs(step.after.figures, step.after.grids ?? {});
         step.resolved = true;
       }
       return Promise.resolve(step);

@@ -23,12 +23,17 @@ async function fetchStep(step, theme) {
   const live = step.figures.filter((n) => !step.static.includes(n));
   if (!live.length) return { kind: "main", numbers: step.figures, figures: {} };
   const view = { ...step.view, theme, figures: live };
-  const data = await postJSON(siteUrl("/api/v1/figures?draw=tables"), { ...step.body, view });
-  return {
+  const [data, after] = await Promise.all([
+    postJSON(siteUrl("/api/v1/figures?draw=tables"), { ...step.body, view }),
+    // A direction question's changed state, computed by the server like the step's own.
+    step.after ? fetchStep(step.after, theme) : null,
+  ]);
+  const out = {
     kind: "main",
     numbers: step.figures,
     figures: resolveRefs(data.figures, data.grids ?? {}),
   };
+  return after ? { ...out, after } : out;
 }
 
 /** The source of a lesson page: `state` is #lesson-state (app/web/lessons.py). */

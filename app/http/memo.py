@@ -48,14 +48,14 @@ class AnswerCache:
         return found
 
     def put(self, key: Hashable, answer: Answer) -> None:
-        size = len(answer.body)
+        size = answer.size
         if answer.status != 200 or size > self.max_bytes // 4 or key in self.entries:
             return
         self.entries[key] = answer
         self.size += size
         while self.size > self.max_bytes:
             _, old = self.entries.popitem(last=False)
-            self.size -= len(old.body)
+            self.size -= old.size
 
     async def shared(
         self, key: Hashable, make: Callable[[], Awaitable[tuple[Answer, Any]]]

@@ -93,8 +93,10 @@ def _softmax(_: Request, plan: Plan) -> Answer:
     responses=POST_ERRORS,
     openapi_extra=body_doc(AttentionOptionsRequest, _preset_examples()),
 )
+# cache=False: a usual answer takes ~0.1 ms and its canonical key ~10 µs more
+# (issue 27's hot path); a heavy one is still shared with its identical requests.
 @declare("json", plan=plan_attention, work=_stages, body=APP_BODY_LIMIT,
-         model=AttentionOptionsRequest, budget=input_cost)  # fmt: skip
+         model=AttentionOptionsRequest, budget=input_cost, cache=False)  # fmt: skip
 async def attention(request: Request) -> Response:
     """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
     masked scores, the weights, the output and per-row statistics. Blocked cells of

@@ -80,6 +80,7 @@ class Declared:
     model: type[BaseModel] | Literal["json"] | None = None
     budget: Callable[[int], Cost] | None = None
     budget_reduce: str = "the body"
+    cache: bool = True
 
 
 def declare(
@@ -94,6 +95,7 @@ def declare(
     model: type[BaseModel] | Literal["json"] | None = None,
     budget: Callable[[int], Cost] | None = None,
     budget_reduce: str = "the body",
+    cache: bool = True,
 ) -> Callable[[F], F]:
     """Declare the endpoint under it as run by this module (its body is not called).
     With ``model`` the body is parsed strictly as that pydantic model (the API's 422
@@ -101,18 +103,18 @@ def declare(
     with ``"json"`` it is any JSON value (``orjson``; 422 ``json_invalid`` otherwise).
     A large body (over ``INLINE_BODY_BYTES``, or chunked) takes its heavy slot before it
     is read and keeps it for the work; ``budget(numbers)`` prices it by its number count
-    before it is parsed (an over-budget answer says to reduce ``budget_reduce``)."""
+    before it is parsed (an over-budget answer says to reduce ``budget_reduce``).
+    ``cache=False``: small answers are computed afresh, never keyed (a route whose usual
+    answer costs less than its key; heavy work is still shared)."""
     declared = Declared(
-        surface, plan, work, body, off_loop, check, errors, model, budget, budget_reduce
+        surface, plan, work, body, off_loop, check, errors, model, budget, budget_reduce, cache
     )
 
     def wrap(endpoint: F) -> F:
         @functools.wraps(endpoint)
         async def runs(*args: Any, **kwargs: Any) -> Response:
-            request = kwargs.get("request")
-            if request is None:
-                request = next(a for a in args if isinstance(a, Request))
-            return await run(request, declared)
+            # LeanRoute passes the request alone; FastAPI's handler by name.
+            return await run(args[0] if args else kwargs["request"], declared)
 
         setattr(runs, MARK, True)
         setattr(runs, DECLARED, declared)
@@ -143,11 +145,11 @@ async def run(request: Request, declared: Declared) -> Response:
         return refusal
     app = request.app
     gate = gate_of(request)
-    gzip = "gzip" in request.headers.get("accept-encoding", "")
+    gzip = _takes_gzip(request)
     held = await _body_slot(request, declared)
     try:
         raw = await read_limited(request, _limit(request, declared)) if declared.body else b""
-        query = dict(request.query_params)
+        query = dict(request.query_params) if request.scope["query_string"] else {}
         data = await _data(request, declared, raw, held)
         ask = Ask(request.path_params, query, raw, app.state.settings, gzip, data)
         if declared.off_loop:  # planning is work: keyed by the ask, planned once admitted
@@ -155,9 +157,16 @@ async def run(request: Request, declared: Declared) -> Response:
             what = digest((query, data))
         else:
             plan = _priced(request, declared.plan(ask))
+            if held is None and not is_heavy(plan.cost):
+                # Small work runs inline: no await between the lookup and the answer, so
+                # no identical one can be in flight to wait for.
+                if not declared.cache:  # the hot path of POST /api/v1/attention
+                    return _sent(declared.work(request, plan), None, gate.send_seconds)
+                key = _key(request, declared, digest(plan.args), gzip)
+                answer = cache_of(request).inline(key, lambda: declared.work(request, plan))
+                return _sent(answer, None, gate.send_seconds)
             what = digest(plan.args)
-        cache: AnswerCache = app.state.answers
-        answer, computed = await cache.shared(
+        answer, computed = await cache_of(request).shared(
             _key(request, declared, what, gzip),
             lambda: _compute(request, declared, ask, plan, held),
         )
@@ -188,6 +197,19 @@ def _sent(answer: Answer, slot: Slot | None, seconds: float) -> Response:
         headers = dict(answer.headers) if answer.headers else None
         return Response(answer.body, answer.status, headers, answer.media_type)
     return Sent(answer, slot, seconds)
+
+
+def _takes_gzip(request: Request) -> bool:
+    # The raw headers: building ``request.headers`` costs more than this scan.
+    for name, value in request.scope["headers"]:
+        if name == b"accept-encoding":
+            return b"gzip" in value
+    return False
+
+
+def cache_of(request: Request) -> AnswerCache:
+    cache: AnswerCache = request.app.state.answers
+    return cache
 
 
 def _limit(request: Request, declared: Declared) -> int:
@@ -248,16 +270,15 @@ def _plan_and_work(request: Request, declared: Declared, ask: Ask) -> Answer:
 async def _compute(
     request: Request, declared: Declared, ask: Ask, plan: Plan | None, held: Slot | None
 ) -> tuple[Answer, tuple[Slot | None]]:
-    """The answer and (the slot it was computed under,) (None when it was small);
-    ``held``, the body's slot, is used rather than taking another."""
+    """The answer and (the slot it was computed under,), in a worker thread (small work
+    is answered inline by ``run``); ``held``, the body's slot, is used rather than taking
+    another."""
     gate = gate_of(request)
     if plan is None:
         slot = held or await gate.acquire(NO_COST)
         call: Callable[..., Answer] = _plan_and_work
         args: tuple[Any, ...] = (request, declared, ask)
     else:
-        if not is_heavy(plan.cost) and held is None:
-            return declared.work(request, plan), (None,)
         slot = held or await gate.acquire(plan.cost)
         call, args = declared.work, (request, plan)
     try:

@@ -267,14 +267,15 @@ def test_requests_that_mean_the_same_share_one_computation(make_client: MakeClie
         json.dumps({k: [[float(v) for v in row] for row in m] for k, m in first.items()}),
         json.dumps({**first, "scale": True, "mask": "none", "heads": 1}),  # defaults given
     ]
+    url = "/api/v1/figures?draw=grids"
     before = {k: cache_count(k) for k in ("miss", "hit")}
-    answers = [client.post("/api/v1/attention", json=first)]
-    answers += [client.post("/api/v1/attention", content=s, headers=JSON) for s in same]
+    answers = [client.post(url, json=first)]
+    answers += [client.post(url, content=s, headers=JSON) for s in same]
     assert [a.status_code for a in answers] == [200] * 5
     assert len({a.content for a in answers}) == 1
     assert cache_count("miss") - before["miss"] == 1  # computed once
     assert cache_count("hit") - before["hit"] == 4
-    other = client.post("/api/v1/attention", json={**first, "scale": False})
+    other = client.post(url, json={**first, "scale": False})
     assert other.status_code == 200
     assert cache_count("miss") - before["miss"] == 2  # a different meaning is computed
 

@@ -1,10 +1,10 @@
-"""API v1 under ``/api/v1``: attention, softmax and presets. Validate, call, serialise.
+"""API v1 under ``/api/v1``: attention, softmax and presets.
 
-Every computing route asks the cost model (``app.inputs.limits``) first, from the shapes
-alone, and runs heavy work off the event loop under the per-worker admission limit
-(``app.http.admission``); bodies are read with ``app.http.body.read_body``. Responses are
-encoded by ``app.wire`` (orjson: fast, and −inf becomes null); the response models
-only document the shape in OpenAPI.
+The two computing routes are declared to the one runner (``app.http.runner``): the body
+read within the app's limit (a large one under its slot, priced by its number count
+before parsing), planned and priced from the shapes alone (``app.inputs.attention_plan``),
+then computed and encoded by ``app.wire`` (orjson: fast, and −inf becomes null), off the
+event loop when heavy; the response models only document the shape in OpenAPI.
 """
 
 from __future__ import annotations
@@ -23,24 +23,17 @@ from app.api.models import (
 )
 from app.attention import run, softmax_stage
 from app.attention.softmax import mask_allowed
-from app.http.admission import admitted, gate_of, until_sent
-from app.http.body import body_doc, content_length, read_body
+from app.http.body import body_doc
 from app.http.caching import cacheable
-from app.http.pipeline import compute, computes, price
-from app.http.responses import POST_ERRORS, JSONBytes, JSONChunks, error_doc, settings_of
+from app.http.responses import POST_ERRORS, error_doc
 from app.http.routing import LeanRoute
-from app.inputs.body import AttentionOptionsRequest, check_limits
+from app.http.runner import APP_BODY_LIMIT, declare
+from app.http.sending import Answer
+from app.inputs.attention_plan import plan_attention, plan_softmax, softmax_budget
+from app.inputs.body import AttentionOptionsRequest
 from app.inputs.errors import problem
-from app.inputs.limits import (
-    BYTES_PER_NUMBER,
-    Cost,
-    attention_cost,
-    body_cost,
-    input_cost,
-    is_heavy,
-    request_shape,
-    softmax_cost,
-)
+from app.inputs.limits import input_cost
+from app.inputs.plan import Plan
 from app.inputs.softmax import SoftmaxRequest
 from app.wire import encode, softmax_to_dict, stages_to_chunks
 
@@ -74,6 +67,25 @@ SOFTMAX_EXAMPLES = {
 }  # fmt: skip
 
 
+def _stages(_: Request, plan: Plan) -> Answer:
+    """Every stage as JSON: one chunk for a small answer, else chunks written in turn (a
+    48 MB answer is never copied into one buffer)."""
+    body: AttentionOptionsRequest = plan.args
+    chunks = stages_to_chunks(run(body.to_input()))
+    return Answer(chunks[0]) if len(chunks) == 1 else Answer(b"", chunks=tuple(chunks))
+
+
+def _softmax(_: Request, plan: Plan) -> Answer:
+    body: SoftmaxRequest = plan.args
+    masked = body.mask != "none" or body.allowed is not None
+    allowed = mask_allowed(body.shape(), body.mask, body.allowed_array()) if masked else None
+    scores, values = body.scores_array(), body.values_array()
+    stage = softmax_stage(scores, body.stretch, allowed=allowed,
+                          mask_order=body.mask_order, values=values)  # fmt: skip
+    vector_values = values is not None and values.ndim == 1
+    return Answer(encode(softmax_to_dict(stage, scores.ndim == 1, vector_values)))
+
+
 @router.post(
     "/attention",
     response_model=AttentionResponse,
@@ -81,23 +93,15 @@ SOFTMAX_EXAMPLES = {
     responses=POST_ERRORS,
     openapi_extra=body_doc(AttentionOptionsRequest, _preset_examples()),
 )
-@computes
+# cache=False: a usual answer takes ~0.1 ms and its canonical key ~10 µs more
+# (issue 27's hot path); a heavy one is still shared with its identical requests.
+@declare("json", plan=plan_attention, work=_stages, body=APP_BODY_LIMIT,
+         model=AttentionOptionsRequest, budget=input_cost, cache=False)  # fmt: skip
 async def attention(request: Request) -> Response:
     """softmax(Q Kᵀ / √d_k) V for the given inputs, with Q, K, V, the raw, scaled and
     masked scores, the weights, the output and per-row statistics. Blocked cells of
     `masked` are null."""
-    settings = settings_of(request)
-    async with admitted(gate_of(request), body_cost(content_length(request))) as held:
-        body = await read_body(request, AttentionOptionsRequest, settings, input_cost)
-        check_limits(body, settings)
-        shape = request_shape(body)
-        cost = price(request, attention_cost(shape), shape.reduce, field=shape.field)
-        if held or is_heavy(cost):
-            chunks = await compute(request, cost, lambda: stages_to_chunks(run(body.to_input())))
-            return until_sent(JSONChunks(chunks))
-        # Small (the usual edit): inline, as offload would; one chunk is sent as it is.
-        chunks = stages_to_chunks(run(body.to_input()))
-        return JSONBytes(chunks[0]) if len(chunks) == 1 else JSONChunks(chunks)
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.post(
@@ -107,7 +111,8 @@ async def attention(request: Request) -> Response:
     responses=POST_ERRORS,
     openapi_extra=body_doc(SoftmaxRequest, SOFTMAX_EXAMPLES),
 )
-@computes
+@declare("json", plan=plan_softmax, work=_softmax, body=APP_BODY_LIMIT, model=SoftmaxRequest,
+         budget=softmax_budget, budget_reduce="scores")  # fmt: skip
 async def softmax(request: Request) -> Response:
     """Weights, exponentials, their sum, entropy, and p(1 − p) for the largest weight p,
     after multiplying the scores by `stretch` (Figure 12); with `values`, the output
@@ -115,32 +120,7 @@ async def softmax(request: Request) -> Response:
     scores become −∞) or after it (`mask_order`: the unmasked weights with blocked cells
     set to 0, so rows may sum to less than 1). A row with no allowed key is all zeros,
     with a warning naming the row (0-based)."""
-    settings = settings_of(request)
-    async with admitted(gate_of(request), body_cost(content_length(request))):
-        body = await read_body(
-            request, SoftmaxRequest, settings, lambda n: softmax_cost(1, n), "scores"
-        )
-        cost, field = softmax_cost(*body.shape()), "scores"
-        values = body.values_array()
-        if values is not None:  # the values, and an output of d_v numbers per row
-            rows, n = body.shape()
-            out = rows * (values.size // n)
-            extra = Cost(values.size + out, out * BYTES_PER_NUMBER)
-            field = "values" if extra.cells > cost.cells else field
-            cost = cost + extra
-        price(request, cost, field)
-        masked = body.mask != "none" or body.allowed is not None
-        allowed = mask_allowed(body.shape(), body.mask, body.allowed_array()) if masked else None
-
-        def encoded() -> bytes:
-            scores = body.scores_array()
-            stage = softmax_stage(scores, body.stretch, allowed=allowed,
-                                  mask_order=body.mask_order, values=values)  # fmt: skip
-            vector_values = values is not None and values.ndim == 1
-            return encode(softmax_to_dict(stage, scores.ndim == 1, vector_values))
-
-        payload = await compute(request, cost, encoded)
-        return until_sent(JSONBytes(payload))
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.get("/presets", response_model=list[PresetSummary], summary="Named examples")

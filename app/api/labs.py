@@ -1,8 +1,8 @@
 """API v1 for the labs "Order and position", "Many heads" and "Cost" (LABS.md §2):
 ``POST /api/v1/positional-encoding`` and ``POST /api/v1/cost``. Validate, call, serialise.
 
-Bodies are read like every API body (``app.http.body.read_body``: a large one is parsed
-off the event loop under admission); both answers are priced before any work.
+Both are declared to the one runner (``app.http.runner``): a body of a few numbers read
+within ``SMALL_BODY_BYTES``, planned and priced in ``app.inputs.position_cost``.
 """
 
 from __future__ import annotations
@@ -10,18 +10,21 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.http.body import body_doc, read_body_admitted
-from app.http.pipeline import compute, computes, price, priced
-from app.http.responses import POST_ERRORS, JSONBytes, settings_of
+from app.http.body import body_doc
+from app.http.responses import POST_ERRORS
 from app.http.routing import LeanRoute
-from app.inputs.limits import Cost
+from app.http.runner import declare
+from app.http.sending import Answer
+from app.inputs.plan import Plan
 from app.inputs.position_cost import (
+    SMALL_BODY_BYTES,
     CostRequest,
     CostResponse,
     PositionalRequest,
     PositionalResponse,
     cost_to_dict,
-    positional_cost,
+    plan_cost,
+    plan_positional,
 )
 from app.labs.cost import cost
 from app.labs.positional import sinusoidal
@@ -43,6 +46,15 @@ COST_EXAMPLES = {
 }  # fmt: skip
 
 
+def _encoding(_: Request, plan: Plan) -> Answer:
+    body: PositionalRequest = plan.args
+    return Answer(encode({"pe": sinusoidal(body.positions, body.d_model, body.base)}))
+
+
+def _cost(_: Request, plan: Plan) -> Answer:
+    return Answer(encode(cost_to_dict(cost(plan.args))))
+
+
 @router.post(
     "/positional-encoding",
     response_model=PositionalResponse,
@@ -50,20 +62,13 @@ COST_EXAMPLES = {
     responses=POST_ERRORS,
     openapi_extra=body_doc(PositionalRequest, PE_EXAMPLES),
 )
-@computes
+@declare("json", plan=plan_positional, work=_encoding, body=SMALL_BODY_BYTES,
+         model=PositionalRequest)  # fmt: skip
 async def positional_encoding(request: Request) -> Response:
     """PE(pos, 2i) = sin(pos / base^(2i/d_model)) and PE(pos, 2i+1) = cos(pos /
     base^(2i/d_model)) for pos = 0 … positions − 1: interleaved sines and cosines, the
     encoding the original transformer adds to X before the projections."""
-    settings = settings_of(request)
-    body = await read_body_admitted(request, PositionalRequest, settings)
-    body.check_limits(settings)
-    cost = price(request, positional_cost(body.positions, body.d_model), "positions")
-
-    def encoded() -> bytes:
-        return encode({"pe": sinusoidal(body.positions, body.d_model, body.base)})
-
-    return JSONBytes(await compute(request, cost, encoded))
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.post(
@@ -73,12 +78,9 @@ async def positional_encoding(request: Request) -> Response:
     responses=POST_ERRORS,
     openapi_extra=body_doc(CostRequest, COST_EXAMPLES),
 )
-@computes
+@declare("json", plan=plan_cost, work=_cost, body=SMALL_BODY_BYTES, model=CostRequest)
 async def cost_of(request: Request) -> Response:
     """Multiply-adds of one multi-head attention layer by term (linear 4·N·d², quadratic
     2·N²·d, crossover at N = 2·d_model), the score table's size, and the parameters of
     one layer and the whole model. Exact integers, computed in constant time."""
-    body = await read_body_admitted(request, CostRequest, settings_of(request))
-    # Exact integers in constant time: a few dozen multiplications whatever the sizes.
-    priced(request, Cost(0, 0))
-    return JSONBytes(encode(cost_to_dict(cost(body.config()))))
+    raise NotImplementedError  # run by app.http.runner

@@ -22,6 +22,9 @@ import anyio
 from app.http import metrics
 from app.http.sending import Answer
 
+# The series' children, looked up once (a label lookup takes a lock on every call).
+HIT, SHARED, MISS = (metrics.ANSWER_CACHE.labels(r) for r in ("hit", "shared", "miss"))
+
 
 class Flight:
     """An answer being computed: sharers wait on ``done``."""
@@ -48,14 +51,26 @@ class AnswerCache:
         return found
 
     def put(self, key: Hashable, answer: Answer) -> None:
-        size = len(answer.body)
+        size = answer.size
         if answer.status != 200 or size > self.max_bytes // 4 or key in self.entries:
             return
         self.entries[key] = answer
         self.size += size
         while self.size > self.max_bytes:
             _, old = self.entries.popitem(last=False)
-            self.size -= len(old.body)
+            self.size -= old.size
+
+    def inline(self, key: Hashable, make: Callable[[], Answer]) -> Answer:
+        """``make()``'s answer, or the cached one: for small work computed on the event
+        loop, which no identical request can be computing meanwhile."""
+        found = self.get(key)
+        if found is not None:
+            HIT.inc()
+            return found
+        MISS.inc()
+        answer = make()
+        self.put(key, answer)
+        return answer
 
     async def shared(
         self, key: Hashable, make: Callable[[], Awaitable[tuple[Answer, Any]]]
@@ -65,18 +80,18 @@ class AnswerCache:
         while True:
             found = self.get(key)
             if found is not None:
-                metrics.ANSWER_CACHE.labels("hit").inc()
+                HIT.inc()
                 return found, None
             flight = self.flights.get(key)
             if flight is None:
                 break
             await flight.done.wait()
             if flight.answer is not None:
-                metrics.ANSWER_CACHE.labels("shared").inc()
+                SHARED.inc()
                 return flight.answer, None
             if flight.error is not None:
                 raise flight.error
-        metrics.ANSWER_CACHE.labels("miss").inc()
+        MISS.inc()
         flight = self.flights[key] = Flight()
         try:
             answer, extra = await make()

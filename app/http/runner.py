@@ -19,10 +19,12 @@ Every declared request then goes, in this order:
 
 1. **bounded body read**: Content-Length over the route's limit is a 413 before a byte
    is read; a chunked body is counted as it arrives (``app.http.body.read_limited``);
-2. **shared**: the answer cache (``app.http.memo``) keyed by what was asked answers an
-   identical request at once, or lets it wait for the identical one in flight;
-3. **plan** (inline, or off the loop after admission) and **price** (``CostError``, a 4xx
-   naming what to reduce; ``Gate.priced`` counts it for the route walk);
+2. **plan** and **price** (``CostError``, a 4xx naming what to reduce; ``Gate.priced``
+   counts it for the route walk), inline; an ``off_loop`` plan waits for step 4;
+3. **shared**: the answer cache (``app.http.memo``), keyed by the canonical plan
+   (``app.inputs.plan.digest`` of its arguments: key order, spacing, ``1`` vs ``1.0``
+   and omitted defaults do not matter; an off-loop plan by the canonical query and body),
+   answers an identical request at once, or lets it wait for the identical one in flight;
 4. **admit**: heavy work waits in the gate's short queue for a slot
    (``Gate.acquire``; past ``queue_seconds`` a 503 with ``Retry-After`` from the queue);
 5. **compute and encode** off the event loop, in a worker thread under the slot;
@@ -33,7 +35,6 @@ Every declared request then goes, in this order:
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -54,10 +55,10 @@ from app.http.body import (
 )
 from app.http.memo import AnswerCache
 from app.http.pipeline import MARK
-from app.http.sending import Answer, Sent
+from app.http.sending import PIECE_BYTES, Answer, Sent
 from app.inputs.errors import FieldError
 from app.inputs.limits import INLINE_BODY_BYTES, Cost, body_cost, check_cost, is_heavy
-from app.inputs.plan import Ask, Plan
+from app.inputs.plan import Ask, Plan, digest
 
 Surface = Literal["json", "page", "embed", "stream", "file"]
 APP_BODY_LIMIT = -1  # ``body=``: the app's own limit, ``Settings.max_body_bytes``
@@ -78,6 +79,8 @@ class Declared:
     errors: Callable[[Request, FieldError], Response] | None = None
     model: type[BaseModel] | Literal["json"] | None = None
     budget: Callable[[int], Cost] | None = None
+    budget_reduce: str = "the body"
+    cache: bool = True
 
 
 def declare(
@@ -91,6 +94,8 @@ def declare(
     errors: Callable[[Request, FieldError], Response] | None = None,
     model: type[BaseModel] | Literal["json"] | None = None,
     budget: Callable[[int], Cost] | None = None,
+    budget_reduce: str = "the body",
+    cache: bool = True,
 ) -> Callable[[F], F]:
     """Declare the endpoint under it as run by this module (its body is not called).
     With ``model`` the body is parsed strictly as that pydantic model (the API's 422
@@ -98,16 +103,18 @@ def declare(
     with ``"json"`` it is any JSON value (``orjson``; 422 ``json_invalid`` otherwise).
     A large body (over ``INLINE_BODY_BYTES``, or chunked) takes its heavy slot before it
     is read and keeps it for the work; ``budget(numbers)`` prices it by its number count
-    before it is parsed."""
-    declared = Declared(surface, plan, work, body, off_loop, check, errors, model, budget)
+    before it is parsed (an over-budget answer says to reduce ``budget_reduce``).
+    ``cache=False``: small answers are computed afresh, never keyed (a route whose usual
+    answer costs less than its key; heavy work is still shared)."""
+    declared = Declared(
+        surface, plan, work, body, off_loop, check, errors, model, budget, budget_reduce, cache
+    )
 
     def wrap(endpoint: F) -> F:
         @functools.wraps(endpoint)
         async def runs(*args: Any, **kwargs: Any) -> Response:
-            request = kwargs.get("request")
-            if request is None:
-                request = next(a for a in args if isinstance(a, Request))
-            return await run(request, declared)
+            # LeanRoute passes the request alone; FastAPI's handler by name.
+            return await run(args[0] if args else kwargs["request"], declared)
 
         setattr(runs, MARK, True)
         setattr(runs, DECLARED, declared)
@@ -122,14 +129,14 @@ def declaration(endpoint: Callable[..., Any]) -> Declared | None:
     return found
 
 
-def _key(request: Request, declared: Declared | None, raw: bytes, gzip: bool) -> tuple[Any, ...]:
-    """What was asked, as the cache's key: the method, path, query and body (a digest),
-    gzip, and for pages the Host their absolute links are written from."""
-    page = declared is not None and declared.surface in ("page", "embed")
+def _key(request: Request, declared: Declared, what: bytes, gzip: bool) -> tuple[Any, ...]:
+    """The cache's key: the method, path, ``what`` (the canonical plan's digest, or for an
+    off-loop plan the canonical ask's), gzip, and for pages the Host their absolute links
+    are written from."""
+    page = declared.surface in ("page", "embed")
     host = request.headers.get("host", "") if page else ""
-    digest = hashlib.blake2b(raw, digest_size=16).digest() if raw else b""
     scope = request.scope
-    return (scope["method"], scope["path"], scope["query_string"], digest, gzip, host)
+    return (scope["method"], scope["path"], what, gzip, host)
 
 
 async def run(request: Request, declared: Declared) -> Response:
@@ -138,16 +145,30 @@ async def run(request: Request, declared: Declared) -> Response:
         return refusal
     app = request.app
     gate = gate_of(request)
-    gzip = "gzip" in request.headers.get("accept-encoding", "")
+    gzip = _takes_gzip(request)
     held = await _body_slot(request, declared)
     try:
         raw = await read_limited(request, _limit(request, declared)) if declared.body else b""
-        query = dict(request.query_params)
+        query = dict(request.query_params) if request.scope["query_string"] else {}
         data = await _data(request, declared, raw, held)
         ask = Ask(request.path_params, query, raw, app.state.settings, gzip, data)
-        cache: AnswerCache = app.state.answers
-        answer, computed = await cache.shared(
-            _key(request, declared, raw, gzip), lambda: _compute(request, declared, ask, held)
+        if declared.off_loop:  # planning is work: keyed by the ask, planned once admitted
+            plan = None
+            what = digest((query, data))
+        else:
+            plan = _priced(request, declared.plan(ask))
+            if held is None and not is_heavy(plan.cost):
+                # Small work runs inline: no await between the lookup and the answer, so
+                # no identical one can be in flight to wait for.
+                if not declared.cache:  # the hot path of POST /api/v1/attention
+                    return _sent(declared.work(request, plan), None, gate.send_seconds)
+                key = _key(request, declared, digest(plan.args), gzip)
+                answer = cache_of(request).inline(key, lambda: declared.work(request, plan))
+                return _sent(answer, None, gate.send_seconds)
+            what = digest(plan.args)
+        answer, computed = await cache_of(request).shared(
+            _key(request, declared, what, gzip),
+            lambda: _compute(request, declared, ask, plan, held),
         )
     except FieldError as exc:
         if held is not None:
@@ -159,12 +180,36 @@ async def run(request: Request, declared: Declared) -> Response:
         if held is not None:
             held.release()
         raise
-    if computed is None:  # shared with an identical request, priced when it was computed
-        gate.priced += 1
+    if computed is None:  # shared with an identical request
+        if plan is None:  # priced when it was computed
+            gate.priced += 1
         if held is not None:  # the body's slot is not needed for any work
             held.release()
-        return Sent(answer, None, gate.send_seconds)
-    return Sent(answer, computed[0], gate.send_seconds)
+        return _sent(answer, None, gate.send_seconds)
+    return _sent(answer, computed[0], gate.send_seconds)
+
+
+def _sent(answer: Answer, slot: Slot | None, seconds: float) -> Response:
+    """``Sent`` under its deadline; a small answer with no slot is one plain response: it
+    fits the transport's buffer in one write (never waits on a slow reader, so there is
+    no deadline to keep) and the usual edit skips the deadline's cancel scope."""
+    if slot is None and not answer.chunks and len(answer.body) <= PIECE_BYTES:
+        headers = dict(answer.headers) if answer.headers else None
+        return Response(answer.body, answer.status, headers, answer.media_type)
+    return Sent(answer, slot, seconds)
+
+
+def _takes_gzip(request: Request) -> bool:
+    # The raw headers: building ``request.headers`` costs more than this scan.
+    for name, value in request.scope["headers"]:
+        if name == b"accept-encoding":
+            return b"gzip" in value
+    return False
+
+
+def cache_of(request: Request) -> AnswerCache:
+    cache: AnswerCache = request.app.state.answers
+    return cache
 
 
 def _limit(request: Request, declared: Declared) -> int:
@@ -191,7 +236,7 @@ async def _data(request: Request, declared: Declared, raw: bytes, held: Slot | N
         return json_body(raw)
     if declared.budget is not None and len(raw) > INLINE_BODY_BYTES:
         numbers = number_bound(raw)
-        check_cost(declared.budget(numbers), request.app.state.settings, "the body")
+        check_cost(declared.budget(numbers), request.app.state.settings, declared.budget_reduce)
     if held is not None:  # parsed under the body's slot, off the loop
         gate = gate_of(request)
         return await anyio.to_thread.run_sync(parse, model, raw, limiter=gate.threads)
@@ -200,13 +245,15 @@ async def _data(request: Request, declared: Declared, raw: bytes, held: Slot | N
 
 async def shared(request: Request, make: Callable[[], Awaitable[Answer]]) -> Answer:
     """``make()``'s answer shared through the answer cache, keyed by the request (method,
-    path, query; no body): for routes that still sequence the pipeline themselves."""
+    path, canonical query; no body): for routes that still sequence the pipeline themselves."""
     cache: AnswerCache = request.app.state.answers
 
     async def made() -> tuple[Answer, None]:
         return await make(), None
 
-    answer, _ = await cache.shared(_key(request, None, b"", False), made)
+    scope = request.scope
+    key = (scope["method"], scope["path"], digest(dict(request.query_params)), False, "")
+    answer, _ = await cache.shared(key, made)
     return answer
 
 
@@ -221,19 +268,17 @@ def _plan_and_work(request: Request, declared: Declared, ask: Ask) -> Answer:
 
 
 async def _compute(
-    request: Request, declared: Declared, ask: Ask, held: Slot | None
+    request: Request, declared: Declared, ask: Ask, plan: Plan | None, held: Slot | None
 ) -> tuple[Answer, tuple[Slot | None]]:
-    """The answer and (the slot it was computed under,) (None when it was small);
-    ``held``, the body's slot, is used rather than taking another."""
+    """The answer and (the slot it was computed under,), in a worker thread (small work
+    is answered inline by ``run``); ``held``, the body's slot, is used rather than taking
+    another."""
     gate = gate_of(request)
-    if declared.off_loop:
+    if plan is None:
         slot = held or await gate.acquire(NO_COST)
         call: Callable[..., Answer] = _plan_and_work
         args: tuple[Any, ...] = (request, declared, ask)
     else:
-        plan = _priced(request, declared.plan(ask))
-        if not is_heavy(plan.cost) and held is None:
-            return declared.work(request, plan), (None,)
         slot = held or await gate.acquire(plan.cost)
         call, args = declared.work, (request, plan)
     try:

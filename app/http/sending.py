@@ -34,12 +34,20 @@ class Held(Protocol):
 
 
 class Answer(NamedTuple):
-    """A computed answer: its bytes, media type, extra headers and status."""
+    """A computed answer: its bytes, media type, extra headers and status; a large JSON
+    answer may be ``chunks`` written one after another (``app.wire.stages_to_chunks``:
+    a repeated array is one bytes object), then ``body`` is empty."""
 
     body: bytes
     media_type: str = "application/json"
     headers: tuple[tuple[str, str], ...] = ()
     status: int = 200
+    chunks: tuple[bytes, ...] = ()
+
+    @property
+    def size(self) -> int:
+        """The bytes sent (a chunk repeated counts each time)."""
+        return len(self.body) + sum(len(c) for c in self.chunks)
 
 
 def in_pieces(send: Send) -> Send:
@@ -79,6 +87,9 @@ class Sent(Response):
 
     def __init__(self, answer: Answer, slot: Held | None, seconds: float) -> None:
         super().__init__(answer.body, answer.status, dict(answer.headers), answer.media_type)
+        self.chunks = answer.chunks
+        if answer.chunks:
+            self.headers["content-length"] = str(answer.size)
         self.slot = slot
         self.seconds = seconds
 
@@ -93,8 +104,16 @@ class Sent(Response):
 class _Plain:
     """The response's own ``__call__`` (``Sent`` overrides it to add the deadline)."""
 
-    def __init__(self, response: Response) -> None:
+    def __init__(self, response: Sent) -> None:
         self.response = response
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await Response.__call__(self.response, scope, receive, send)
+        response = self.response
+        if not response.chunks:
+            await Response.__call__(response, scope, receive, send)
+            return
+        await send({"type": "http.response.start", "status": response.status_code,
+                    "headers": response.raw_headers})  # fmt: skip
+        last = len(response.chunks) - 1
+        for i, chunk in enumerate(response.chunks):
+            await send({"type": "http.response.body", "body": chunk, "more_body": i < last})

@@ -7,13 +7,23 @@ strictly (raising ``FieldError`` and friends, answered 4xx naming the field) and
 it: the ``Plan`` carries the ``Cost`` the runner (``app.http.runner``) checks against the
 budget before any work, what to say to reduce it, and the parsed arguments the route's
 work function takes. Pure: the same ``Ask`` always gives the same ``Plan``.
+
+``digest`` is what the answer cache keys a plan by: the parsed, normalised inputs as one
+canonical JSON document (a model's fields in their declared order with defaults filled
+in and numbers as their type makes them, so ``1`` and ``1.0`` in a float field agree;
+mapping keys sorted; whitespace gone), hashed. Two requests that mean the same thing
+share one key, whatever their key order, spacing or omitted defaults.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
+from pydantic import BaseModel
 
 from app.inputs.limits import Cost
 from app.settings import Settings
@@ -43,3 +53,24 @@ class Plan:
     args: Any = None
     field: str | None = None
     status: int = 422
+
+
+def _canonical(value: Any) -> Any:
+    """What orjson cannot write itself, canonically (``digest``)."""
+    if isinstance(value, BaseModel):
+        return orjson.Fragment(value.model_dump_json())
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"no canonical form for {type(value).__name__}")
+
+
+DIGEST_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+
+
+def digest(value: Any) -> bytes:
+    """A stable 16-byte digest of ``value``'s canonical JSON (see the module docstring);
+    TypeError for a value with no canonical form (never a guess that could collide)."""
+    canonical = orjson.dumps(value, default=_canonical, option=DIGEST_OPTIONS)
+    return hashlib.blake2b(canonical, digest_size=16).digest()

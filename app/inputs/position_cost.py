@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from app.inputs.errors import FieldError
 from app.inputs.fields import Whole
 from app.inputs.limits import BYTES_PER_NUMBER, Cost
+from app.inputs.plan import Ask, Plan
 from app.labs import cost
 from app.labs.positional import DEFAULT_BASE
 from app.settings import Settings
@@ -209,3 +210,24 @@ def cost_to_dict(c: cost.Cost) -> dict[str, Any]:
         "heads": asdict(c.heads),
         "memory": asdict(c.memory),
     }
+
+
+# The bodies of both routes are a few named numbers: 16 KiB holds any of them with room for
+# spacing, and nothing larger is ever kept (``app.http.runner`` refuses it with 413).
+SMALL_BODY_BYTES = 16 * 1024
+
+
+def plan_positional(ask: Ask) -> Plan:
+    """POST /api/v1/positional-encoding: the limits, then the price from the sizes
+    (``args``: the body)."""
+    body: PositionalRequest = ask.data
+    body.check_limits(ask.settings)
+    return Plan(positional_cost(body.positions, body.d_model), "positions", args=body)
+
+
+def plan_cost(ask: Ask) -> Plan:
+    """POST /api/v1/cost: exact integers in constant time, a few dozen multiplications
+    whatever the sizes, so nothing to price (``args``: the pure model's config, whose
+    checks name ``heads`` or ``n``)."""
+    body: CostRequest = ask.data
+    return Plan(Cost(0, 0), "n", args=body.config())

@@ -253,3 +253,38 @@ def test_a_chunked_body_within_the_limit_is_served_by_a_declared_route(
     assert r.request.headers.get("transfer-encoding") == "chunked"
     assert r.status_code == 200
     assert "6" in r.json()["figures"]
+
+
+def test_requests_that_mean_the_same_share_one_computation(make_client: MakeClient) -> None:
+    """The cache is keyed by the canonical plan: key order, whitespace, 1 vs 1.0 and a
+    default given or left out make one key; a real change of meaning makes another."""
+    client = make_client()
+    eye = [[1, 0], [0, 1]]
+    first = {"x": eye, "w_q": eye, "w_k": eye, "w_v": eye}
+    same = [
+        json.dumps({"w_v": eye, "w_k": eye, "w_q": eye, "x": eye}),  # key order
+        json.dumps(first, indent=3),  # whitespace
+        json.dumps({k: [[float(v) for v in row] for row in m] for k, m in first.items()}),
+        json.dumps({**first, "scale": True, "mask": "none", "heads": 1}),  # defaults given
+    ]
+    url = "/api/v1/figures?draw=grids"
+    before = {k: cache_count(k) for k in ("miss", "hit")}
+    answers = [client.post(url, json=first)]
+    answers += [client.post(url, content=s, headers=JSON) for s in same]
+    assert [a.status_code for a in answers] == [200] * 5
+    assert len({a.content for a in answers}) == 1
+    assert cache_count("miss") - before["miss"] == 1  # computed once
+    assert cache_count("hit") - before["hit"] == 4
+    other = client.post(url, json={**first, "scale": False})
+    assert other.status_code == 200
+    assert cache_count("miss") - before["miss"] == 2  # a different meaning is computed
+
+
+def test_an_off_loop_plan_is_keyed_by_its_canonical_query(make_client: MakeClient) -> None:
+    client = make_client()
+    before = cache_count("miss")
+    a = client.get("/models/tiny-decoder/head.json?text=abab&layer=1&head=2")
+    b = client.get("/models/tiny-decoder/head.json?head=2&layer=1&text=abab")
+    assert a.status_code == b.status_code == 200
+    assert a.content == b.content
+    assert cache_count("miss") - before == 1

@@ -68,7 +68,10 @@ class LessonList(BaseModel):
 
 
 class Choice(BaseModel):
-    id: str = Field(description='"k1".."kn" (keys, from 1) or "up"/"down"/"same".')
+    id: str = Field(
+        description='"k1".."kn" (keys, from 1), "up"/"down"/"same", or "c1".."c6" (a '
+        "teacher's own choices, from 1)."
+    )
     label: str = Field(description='What the page shows, e.g. "love (row 2)".')
 
 
@@ -84,7 +87,10 @@ class QuestionAnswer(BaseModel):
         description='What a browser compares without maths: {"choice"}, {"sequence"}, '
         '{"min", "max"} or {"cells": [[row, col], …]} (from 1, every tie).'
     )
-    why: str = Field(description="One sentence, true for this state, from its numbers.")
+    why: str = Field(
+        description="One sentence, true for this state, from its numbers; for a teacher's "
+        'own multiple_choice, their reason as written ("" when none).'
+    )
     choices: list[Choice] | None = Field(None, description="For the choice kinds.")
     misconception: Misconception | None = Field(None, description="Where a mistake differs.")
 

@@ -12,6 +12,9 @@ question names. Each answer is a dict (the contract of issue 19):
 * ``choices`` for the choice kinds, and ``misconception`` (``{"answer", "why"}``) where a
   common mistake (``app.lessons.mistakes``) gives a different answer.
 
+The one answer not computed is a teacher's ``multiple_choice`` (``app.lessons.own``):
+answered as they wrote it, its ``why`` theirs ("" when they gave none).
+
 A question with no single answer (two keys tied for the largest weight, a row whose keys
 are all masked, a row beyond the state) is a ``LessonError`` naming the question's field.
 Rows and columns count from 1 in questions and sentences, from 0 in the engine.
@@ -24,7 +27,7 @@ from typing import Any
 
 from app.attention import Stages
 from app.inputs.resolve import StateError, resolve_plan
-from app.lessons import cells, choice, direction
+from app.lessons import cells, choice, direction, own
 from app.lessons.asked import Answer, Asked
 from app.lessons.format import Lesson, LessonError, Question, parse_lesson
 from app.lessons.states import LessonPlan, StepPlan, plan_lesson
@@ -51,6 +54,8 @@ def answer_step(step_plan: StepPlan, question: Question | None, path: str) -> An
     """One step's answer (None without a question)."""
     if question is None:
         return None
+    if question.kind == "multiple_choice":  # the teacher's answer: nothing to run
+        return own.multiple_choice(question)
     a = asked(question, step_plan.plan, path)
     if question.kind == "attends_most":
         return choice.attends_most(a)

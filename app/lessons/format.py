@@ -25,10 +25,12 @@ from app.figures.view_fields import VIEW_FIELDS
 from app.inputs.errors import FieldError
 from app.inputs.fields import CONTROL_CLASS
 from app.lessons.kinds import (
-    COMMON_KEYS,
+    CHOICES_RANGE,
     KIND_KEYS,
     KINDS,
+    MAX_CHOICE,
     MAX_TOLERANCE,
+    MAX_WHY,
     QUANTITIES,
     STAGES,
     WHICH,
@@ -49,6 +51,9 @@ ID_PATTERN = "^[a-z0-9-]{1,40}$"
 # One line of plain text (titles, prompts) and a text that may break lines (a step's text).
 LINE_PATTERN = f"^[^{CONTROL_CLASS}]*$"
 TEXT_PATTERN = "^[^" + CONTROL_CLASS.replace(r"\x00-\x1f", r"\x00-\x09\x0b-\x1f") + "]*$"
+# A teacher's choice: one line that starts and ends with something other than a space
+# (so it is never blank, and "Yes" and "Yes " are not two choices that read alike).
+CHOICE_PATTERN = f"^[^\\s{CONTROL_CLASS}](?:[^{CONTROL_CLASS}]*[^\\s{CONTROL_CLASS}])?$"
 
 LESSON_KEYS = {"version": True, "id": False, "title": True, "summary": False, "steps": True}
 STEP_KEYS = {"title": True, "text": False, "state": True, "question": False}
@@ -95,6 +100,9 @@ class Question:
     which: str | None = None
     quantity: str | None = None
     change: str | None = None
+    choices: tuple[str, ...] | None = None
+    right: int | None = None
+    why: str | None = None
 
 
 @dataclass(frozen=True)
@@ -225,11 +233,16 @@ def _question(raw: Any, path: str) -> Question:
     if not isinstance(raw, dict):
         raise LessonError(path, "must be a JSON object")
     kind = _choice(raw.get("kind"), _at(path, "kind"), tuple(KIND_KEYS))
-    _object(raw, path, COMMON_KEYS | KIND_KEYS[kind])
+    _object(raw, path, KINDS[kind].all_keys)
     fields: dict[str, Any] = {
         "prompt": _text(raw["prompt"], _at(path, "prompt"), 1, MAX_PROMPT),
         "head": _index(raw.get("head", 1), _at(path, "head")),
     }
+    if "choices" in raw:
+        fields["choices"] = _choices(raw["choices"], _at(path, "choices"))
+        fields["right"] = _index(raw["right"], _at(path, "right"), len(fields["choices"]))
+    if "why" in raw:
+        fields["why"] = _text(raw["why"], _at(path, "why"), 0, MAX_WHY)
     for key in ("row", "col"):
         if key in raw:
             fields[key] = _index(raw[key], _at(path, key))
@@ -252,6 +265,23 @@ def _question(raw: Any, path: str) -> Question:
     return Question(kind=kind, **fields)  # type: ignore[arg-type]
 
 
+def _choices(value: Any, path: str) -> tuple[str, ...]:
+    """A teacher's 2 to 6 choices: each one line, not blank, no two the same."""
+    least, most = CHOICES_RANGE
+    if not isinstance(value, list) or not least <= len(value) <= most:
+        raise LessonError(path, f"must be a list of {least} to {most} choices (plain text)")
+    out = tuple(_text(c, f"{path}[{i}]", 1, MAX_CHOICE) for i, c in enumerate(value))
+    for i, choice in enumerate(out):
+        if not re.fullmatch(CHOICE_PATTERN, choice):
+            raise LessonError(f"{path}[{i}]", "must not be blank, nor start or end with a space")
+        if choice in out[:i]:
+            raise LessonError(
+                f"{path}[{i}]", f"is the same as choice {out.index(choice) + 1}: "
+                "each choice must differ from the others"
+            )  # fmt: skip
+    return out
+
+
 def _tolerance(value: Any, path: str) -> float:
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or not 0 < value <= MAX_TOLERANCE:
@@ -264,11 +294,13 @@ def _step(raw: Any, path: str) -> Step:
     state = _state(raw["state"], _at(path, "state"))
     question = None
     if raw.get("question") is not None:
-        if isinstance(state, LabState):
-            raise LessonError(
-                _at(path, "question"), "questions go on main-page states in version 1"
-            )
         question = _question(raw["question"], _at(path, "question"))
+        if state.page not in KINDS[question.kind].states:
+            asks = ", ".join(k for k, v in KINDS.items() if state.page in v.states)
+            raise LessonError(
+                _at(path, "question"), f"a {question.kind} question reads a main-page "
+                f"state's numbers; a lab section may ask {asks}"
+            )  # fmt: skip
     return Step(
         title=_text(raw["title"], _at(path, "title"), 1, MAX_TITLE),
         text=_text(raw.get("text", ""), _at(path, "text"), 0, MAX_TEXT, lines=True),
@@ -322,6 +354,8 @@ def _step_json(step: Step) -> dict[str, Any]:
         q = step.question
         keys = ["kind", "prompt", *KIND_KEYS[q.kind]]
         question = {k: getattr(q, k) for k in keys if getattr(q, k) is not None}
+        if q.choices is not None:
+            question["choices"] = list(q.choices)
         if q.head != 1:
             question["head"] = q.head
         out["question"] = question

@@ -14,6 +14,9 @@ Everything else about the kinds is read from here:
 
 What a kind *computes* is its answer module (``choice``, ``cells``, ``direction``, through
 ``app.lessons.answers``); how the player asks it is ``static/js/lessons/questions.js``.
+One kind computes nothing: ``multiple_choice``, the teacher's own question (their prompt,
+2 to 6 choices and the right one, ``app.lessons.own``), which may also ask about a lab
+section (``states``), since it reads no stage.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["attends_most", "order", "cell_value", "click_cell", "direction"]
+Kind = Literal["attends_most", "order", "cell_value", "click_cell", "direction", "multiple_choice"]
 
 # The stages a cell question points at, as the lesson JSON names them.
 STAGES = ("Q", "K", "V", "scores", "scaled", "weights", "Z")
@@ -31,22 +34,36 @@ QUANTITY_WORDS = {"entropy": "entropy", "max_weight": "largest weight", "weight"
 WHICH = tuple(WHICH_WORDS)
 QUANTITIES = tuple(QUANTITY_WORDS)
 MAX_TOLERANCE = 1e6
+# A teacher's own question: how many choices, how long each, and its optional "why".
+CHOICES_RANGE = (2, 6)
+MAX_CHOICE = 120
+MAX_WHY = 600
 
 # Every kind's keys besides its own: True when required.
 COMMON_KEYS = {"kind": True, "prompt": True, "head": False}
 # What a new question starts with in the editor, per key a kind fills in (``started``).
-STARTS = {"row": 1, "col": 1, "stage": "weights", "which": "max", "quantity": "entropy"}
+STARTS: dict[str, Any] = {"row": 1, "col": 1, "stage": "weights", "which": "max",
+                          "quantity": "entropy", "choices": ["Yes", "No"], "right": 1}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class QuestionKind:
     """One kind: the editor's name for it, its keys (True: required) and ``only_when``:
     key -> (other key, value), a key required when the other has that value and refused
-    otherwise."""
+    otherwise; ``states``: the pages a question of the kind may ask about (a kind that
+    reads a stage needs a main-page state); ``heads``: whether it takes ``head``."""
 
     label: str
     keys: dict[str, bool]
     only_when: dict[str, tuple[str, str]] = field(default_factory=dict)
+    states: tuple[str, ...] = ("main",)
+    heads: bool = True
+
+    @property
+    def all_keys(self) -> dict[str, bool]:
+        """Every key a question of this kind may have (True: required)."""
+        common = {k: v for k, v in COMMON_KEYS.items() if self.heads or k != "head"}
+        return common | self.keys
 
     @property
     def started(self) -> tuple[str, ...]:
@@ -69,14 +86,23 @@ KINDS: dict[str, QuestionKind] = {
         {"quantity": True, "row": True, "col": False, "change": True},
         only_when={"col": ("quantity", "weight")},  # a column only about one weight
     ),
+    "multiple_choice": QuestionKind(
+        "Your own multiple choice",
+        {"choices": True, "right": True, "why": False},
+        states=("main", "lab"),
+        heads=False,
+    ),
 }
 KIND_KEYS: dict[str, dict[str, bool]] = {name: kind.keys for name, kind in KINDS.items()}
+# The kinds a lab section may ask (the others read a main-page state's stages).
+LAB_KINDS = tuple(name for name, kind in KINDS.items() if "lab" in kind.states)
 
 
 def editor_kinds() -> dict[str, Any]:
-    """What the lesson editor's script reads (JSON): per kind its label, keys, ``only_when``
-    and ``starts`` (what a new question is filled in with); the stages; the words of each
-    ``which`` and ``quantity``."""
+    """What the lesson editor's script reads (JSON): per kind its label, keys, ``only_when``,
+    ``states`` (the pages it may ask about) and ``starts`` (what a new question is filled
+    in with); the stages; the words of each ``which`` and ``quantity``; the bounds of a
+    teacher's choices."""
     return {
         "kinds": {
             name: {
@@ -84,10 +110,13 @@ def editor_kinds() -> dict[str, Any]:
                 "keys": kind.keys,
                 "only_when": {k: list(v) for k, v in kind.only_when.items()},
                 "starts": {k: STARTS[k] for k in kind.started if k in STARTS},
+                "states": list(kind.states),
             }
             for name, kind in KINDS.items()
         },
         "stages": list(STAGES),
         "which": WHICH_WORDS,
         "quantities": QUANTITY_WORDS,
-    }
+        "choices": {"least": CHOICES_RANGE[0], "most": CHOICES_RANGE[1], "chars": MAX_CHOICE,
+                    "why_chars": MAX_WHY},
+    }  # fmt: skip

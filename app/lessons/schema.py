@@ -46,11 +46,19 @@ TARGETS: dict[str, dict[str, Any]] = {
     "which": {"enum": list(kinds.WHICH)},
     "quantity": {"enum": list(kinds.QUANTITIES)},
     "change": _text(0, f.MAX_QUERY) | {"description": "The changed main-page query."},
-}
+    "choices": {
+        "type": "array", "minItems": kinds.CHOICES_RANGE[0], "maxItems": kinds.CHOICES_RANGE[1],
+        "uniqueItems": True, "items": _text(1, kinds.MAX_CHOICE, f.CHOICE_PATTERN),
+        "description": "The teacher's choices, plain text, in the order shown.",
+    },
+    "right": _index(kinds.CHOICES_RANGE[1]) | {
+        "description": "The right choice, from 1 (at most the number of choices)."},
+    "why": _text(0, kinds.MAX_WHY) | {"description": "Shown with the answer, plain text."},
+}  # fmt: skip
 
 
 def question_schema(kind: str) -> dict[str, Any]:
-    keys = kinds.COMMON_KEYS | kinds.KIND_KEYS[kind]
+    keys = kinds.KINDS[kind].all_keys
     props = {"kind": {"const": kind}} | {k: TARGETS[k] for k in keys if k != "kind"}
     out = _object(keys, props)
     for key, (other, value) in kinds.KINDS[kind].only_when.items():  # one such key a kind
@@ -83,9 +91,10 @@ def lesson_schema() -> dict[str, Any]:
         "state": {"oneOf": [main, lab]},
         "question": {"oneOf": [question, {"type": "null"}]},
     })  # fmt: skip
-    # A question only on a main-page state (version 1).
+    # A lab section asks only the kinds that read no stage (the teacher's own).
     step["if"] = {"properties": {"state": {"properties": {"page": {"const": "lab"}}}}}
-    step["then"] = {"properties": {"question": {"type": "null"}}}
+    lab_question = {"properties": {"kind": {"enum": list(kinds.LAB_KINDS)}}}
+    step["then"] = {"properties": {"question": {"anyOf": [{"type": "null"}, lab_question]}}}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

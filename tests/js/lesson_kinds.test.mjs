@@ -6,7 +6,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { newQuestion, PROMPTS, settle, shows } from "../../static/js/lessons/draft_core.js";
+import {
+  newQuestion,
+  PROMPTS,
+  setChoice,
+  settle,
+  shows,
+} from "../../static/js/lessons/draft_core.js";
 
 const declared = JSON.parse(
   readFileSync(new URL("./fixtures/lesson_kinds.json", import.meta.url), "utf8"),
@@ -53,4 +59,29 @@ test("a menu shows only for the keys its kind reads", () => {
     ["stage", "which", "row"],
   );
   assert.equal(shows({ kind: "nonesuch" }, "row", declared), false);
+});
+
+test("a teacher's own question starts with two choices of its own copy", () => {
+  const q = newQuestion("multiple_choice", declared);
+  assert.deepEqual(q, { kind: "multiple_choice", prompt: "", choices: ["Yes", "No"], right: 1 });
+  setChoice(q, 0, "Sure", declared.choices.least);
+  assert.deepEqual(declared.kinds.multiple_choice.starts.choices, ["Yes", "No"]);
+  assert.deepEqual(newQuestion("multiple_choice", declared).choices, ["Yes", "No"]);
+  assert.deepEqual(declared.kinds.multiple_choice.states, ["main", "lab"]);
+  assert.deepEqual(declared.kinds.attends_most.states, ["main"]);
+  assert.deepEqual(
+    ["choices", "right", "why", "row", "stage"].filter((k) => shows(q, k, declared)),
+    ["choices", "right", "why"],
+  );
+});
+
+test("the choices are the boxes filled in; a gap between two is kept for the check", () => {
+  const least = declared.choices.least;
+  const q = { kind: "multiple_choice", choices: ["Yes", "No"] };
+  setChoice(q, 3, "Maybe", least);
+  assert.deepEqual(q.choices, ["Yes", "No", "", "Maybe"]);
+  setChoice(q, 3, "", least);
+  assert.deepEqual(q.choices, ["Yes", "No"]);
+  setChoice(q, 1, "", least);
+  assert.deepEqual(q.choices, ["Yes", ""]); // never fewer than a question needs
 });

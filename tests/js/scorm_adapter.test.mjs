@@ -268,6 +268,7 @@ test("SCORM 1.2: each checked question is one interaction, in 1.2's vocabulary",
   answer(checked({ step: 4, kind: "cell_value", response: -0.125, latency: 61_500 }));
   answer(checked({ step: 5, kind: "click_cell", response: [2, 1], correct: false }));
   answer(checked({ step: 6, kind: "direction", response: "up", latency: 3_725_010 }));
+  answer(checked({ step: 7, kind: "multiple_choice", response: "c3", correct: false }));
   const got = interactions(api);
   assert.deepEqual(
     got.map((x) => [x.id, x.type, x.student_response, x.result, x.latency]),
@@ -277,6 +278,7 @@ test("SCORM 1.2: each checked question is one interaction, in 1.2's vocabulary",
       ["step-5", "numeric", "-0.125", "correct", "00:01:01.5"], // the LMS's own rendering
       ["step-6", "choice", "row-2-column-1", "wrong", "00:00:03.25"],
       ["step-7", "choice", "up", "correct", "01:02:05.01"],
+      ["step-8", "choice", "c3", "wrong", "00:00:03.25"], // a teacher's own question
     ],
   );
   for (const x of got) assert.match(x.time, /^\d{2}:\d{2}:\d{2}$/);
@@ -291,6 +293,7 @@ test("SCORM 2004: each checked question is one interaction, in 2004's vocabulary
   answer(checked());
   answer(checked({ step: 3, kind: "order", response: ["k3", "k1", "k2"], correct: false }));
   answer(checked({ step: 4, kind: "cell_value", response: 1e-7, latency: 61_500 }));
+  answer(checked({ step: 5, kind: "multiple_choice", response: "c1" }));
   const got = interactions(api);
   assert.deepEqual(
     got.map((x) => [x.id, x.type, x.learner_response, x.result, x.latency]),
@@ -298,6 +301,7 @@ test("SCORM 2004: each checked question is one interaction, in 2004's vocabulary
       ["step-2", "choice", "k2", "correct", "PT0H0M3.25S"],
       ["step-4", "sequencing", "k3[,]k1[,]k2", "incorrect", "PT0H0M3.25S"],
       ["step-5", "numeric", "0.0000001", "correct", "PT0H1M1.50S"],
+      ["step-6", "choice", "c1", "correct", "PT0H0M3.25S"],
     ],
   );
   assert.equal(got[0].description, "Which key does I attend to most?");

@@ -102,11 +102,26 @@ export const PROMPTS = {
     `Click the ${t.which === "min" ? "smallest" : "largest"} cell of ${t.stage}${t.row ? ` in ${t.row}` : ""}.`,
   direction: (t) =>
     `When we ${t.change}, does the ${t.quantity} of ${t.row} go up, down or stay the same?`,
+  multiple_choice: () => "Which of these is right?",
 };
 
-/** A new question of `kind`: the values the declaration starts it with, no prompt yet. */
+/** A new question of `kind`: the values the declaration starts it with (a copy: the
+ * teacher's choices are edited in place), no prompt yet. */
 export function newQuestion(kind, declared) {
-  return settle({ kind, prompt: "", ...declared.kinds[kind].starts }, declared);
+  return settle({ kind, prompt: "", ...structuredClone(declared.kinds[kind].starts) }, declared);
+}
+
+/** `question` with its choice `i` (from 0) written as `text`: the list grows to reach it,
+ * and empty boxes at its end (past the `least` a question needs) are dropped, so the
+ * choices are the boxes filled in; an empty box between two is kept, for the server's
+ * check to name. */
+export function setChoice(question, i, text, least) {
+  const choices = [...(question.choices ?? [])];
+  while (choices.length <= i) choices.push("");
+  choices[i] = text;
+  while (choices.length > least && choices.at(-1) === "") choices.pop();
+  question.choices = choices;
+  return question;
 }
 
 /** `question` with each key the declaration asks for only when another key has one value

@@ -21,6 +21,7 @@ import {
   PROMPTS,
   readDraft,
   removeStep,
+  setChoice,
   settle,
 } from "./draft_core.js";
 import { stepFields } from "./edit_step.js";
@@ -111,7 +112,9 @@ async function fieldChanged(target) {
     save();
     return render(`[data-step="${i}"] [data-field="kind"]`);
   } else if (step.question) {
-    await questionField(step, field, target.value);
+    if (field === "choice")
+      setChoice(step.question, Number(target.dataset.index), target.value, declared.choices.least);
+    else await questionField(step, field, target.value);
     if (field === "prompt") step._auto = false;
     else if (step._auto !== false) {
       step.question.prompt = await promptFor(step);
@@ -140,7 +143,7 @@ async function setKind(step, kind) {
 /** The prompt a kind starts with, its rows and columns named by the state's tokens. */
 async function promptFor(step) {
   const q = step.question;
-  const body = await bodyOf(step.state.query);
+  const body = step.state.page === "main" ? await bodyOf(step.state.query) : {};
   const tokens = body.tokens ?? [];
   const keys = body.source?.tokens ?? tokens;
   const row = q.row ? `${tokens[q.row - 1] ?? "?"} (row ${q.row})` : "";
@@ -163,6 +166,9 @@ async function questionField(step, field, value) {
     q.change = changeQuery(step.state.query, body, value);
   } else if (field === "prompt" || field === "stage" || field === "which") {
     q[field] = value;
+  } else if (field === "why") {
+    if (value) q.why = value;
+    else delete q.why; // an empty reason is no reason
   } else if (field === "quantity") {
     q.quantity = value;
   } else if (value === "") delete q[field];

@@ -1,9 +1,11 @@
 /**
  * lessons/edit_step.js — one step of the lesson editor as a form: its state described,
- * Move up / Move down / Remove, title and text, and (main-page steps) the question: a
- * kind, then only the menus that kind reads (stage, row, column, largest or smallest,
- * tolerance, quantity, change), rows and columns named by the state's tokens once
- * `fillTokens(body)` has them. Every control carries data-field; lessons/edit.js reads it.
+ * Move up / Move down / Remove, title and text, and the question: a kind (those the
+ * step's page may ask: a lab section only the teacher's own), then only the menus that
+ * kind reads (stage, row, column, largest or smallest, tolerance, quantity, change; a
+ * teacher's choices, the right one and why), rows and columns named by the state's
+ * tokens once `fillTokens(body)` has them. Every control carries data-field (a choice
+ * also data-index); lessons/edit.js reads it.
  */
 
 import { shows } from "./draft_core.js";
@@ -57,12 +59,40 @@ function anyRow(q, declared) {
   return declared.kinds[q.kind]?.keys.row === false;
 }
 
+/** A teacher's choices (as many boxes as the declaration allows; the first `least` needed),
+ * the right one and why. */
+function ownFields(q, declared) {
+  const { least, most, chars } = declared.choices;
+  const boxes = Array.from({ length: most }, (_, i) => {
+    const box = input("choice", { type: "text", maxLength: chars, value: q.choices?.[i] ?? "" });
+    box.dataset.index = String(i);
+    return labelled(`Choice ${i + 1}${i < least ? "" : " (optional)"}`, box);
+  });
+  const choices = el("fieldset", { className: "editor-choices" }, [
+    el("legend", { textContent: "Choices" }),
+    ...boxes,
+  ]);
+  choices.dataset.for = "choices";
+  const numbers = Array.from({ length: most }, (_, i) => [String(i + 1), `Choice ${i + 1}`]);
+  return [
+    choices,
+    labelled("Right choice", select("right", numbers, q.right), "right"),
+    labelled(
+      "Why (optional, shown with the answer)",
+      input("why", { type: "text", maxLength: declared.choices.why_chars, value: q.why ?? "" }),
+      "why",
+    ),
+  ];
+}
+
 function questionFields(step, menus) {
   const q = step.question ?? {};
   const { declared } = menus;
   const kinds = [
     ["", "No question"],
-    ...Object.entries(declared.kinds).map(([k, v]) => [k, v.label]),
+    ...Object.entries(declared.kinds)
+      .filter(([, v]) => v.states.includes(step.state.page))
+      .map(([k, v]) => [k, v.label]),
   ];
   const kind = select("kind", kinds, q.kind ?? "");
   const fields = el("div", { className: "question-fields" });
@@ -93,6 +123,7 @@ function questionFields(step, menus) {
       "quantity",
     ),
     labelled("When we", select("change", Object.entries(menus.changes), step._change), "change"),
+    ...ownFields(q, declared),
   );
   for (const label of fields.querySelectorAll("[data-for]")) {
     label.hidden = !shows(q, label.dataset.for, declared);
@@ -120,8 +151,10 @@ export function stepFields(step, i, count, menus) {
   item.querySelector('[data-act="up"]').disabled = i === 0;
   item.querySelector('[data-act="down"]').disabled = i === count - 1;
   const note = el("p", { className: "hint" });
-  if (step.state.page === "main") item.append(...questionFields(step, menus), note);
-  else note.textContent = "Questions ask about main-page steps; this lab step shows its section.";
+  item.append(...questionFields(step, menus));
+  if (step.state.page !== "main")
+    note.textContent =
+      "A lab section may ask your own multiple-choice question; the computed questions ask about main-page steps.";
   item.append(note);
   return {
     element: item,

@@ -32,6 +32,9 @@ import { buildQuestion, lock, restore, STAGE_GRIDS } from "./questions.js";
 import { missedItems, revealBox } from "./reveal.js";
 import { StepViews } from "./views.js";
 
+// The kinds whose figure shows before the answer (see show()).
+const SHOWN_KINDS = ["click_cell", "multiple_choice"];
+
 const browserStore = {
   read(key) {
     try {
@@ -189,7 +192,9 @@ export class LessonPlayer {
     const answer = this.answers[i];
     const figures = part(this.root, "figures");
     const committed = this.record[i] !== undefined || this.revealed.has(i);
-    const hideFigure = answer && answer.kind !== "click_cell" && !committed;
+    // A computed answer is in the figure, so it waits for the prediction; a click_cell
+    // question is asked on the figure, and a teacher's own question may be about it.
+    const hideFigure = answer && !SHOWN_KINDS.includes(answer.kind) && !committed;
     // Waiting, not hidden: a projector's wide layout keeps the figures' column (and its
     // width, which views.js draws the charts at) while the answer is hidden.
     figures.toggleAttribute("data-waiting", Boolean(hideFigure));
@@ -277,7 +282,10 @@ export class LessonPlayer {
       event.preventDefault();
       const response = read();
       if (response === null) {
-        problem.textContent = "Choose (or type) your prediction first, then Check.";
+        problem.textContent =
+          answer.kind === "multiple_choice"
+            ? "Choose your answer first, then Check."
+            : "Choose (or type) your prediction first, then Check.";
         return;
       }
       problem.textContent = "";

@@ -1,6 +1,6 @@
 /**
  * lessons/questions.js — one step's question as a form the learner commits: radio inputs
- * for a choice (attends_most, direction), a radio group per place for an order, a number
+ * for a choice (attends_most, direction, a teacher's multiple_choice), a radio group per place for an order, a number
  * input for cell_value, and for click_cell the figure's own grid cells (data-row/data-col,
  * counted from 0 as the grid writes them; the question counts from 1): a click, or Enter
  * or Space on a focused cell, picks it. `read()` returns the response or null.
@@ -44,10 +44,13 @@ function fieldset(legendText, children, className = "choices") {
   return box;
 }
 
+// A teacher's own question asks for an answer; the computed kinds for a prediction.
+const LEGENDS = { multiple_choice: "Your answer" };
+
 function choiceForm(form, answer) {
   const name = `lesson-q-${++uid}`;
   const group = fieldset(
-    "Your prediction",
+    LEGENDS[answer.kind] ?? "Your prediction",
     answer.choices.map((c, i) => radio(name, c, `${name}-${i}`)),
   );
   form.append(group);

@@ -26,13 +26,14 @@ export function revealBox(answer, response, cellName) {
     box.dataset.correct = String(right);
     const predicted = responseText(answer, response, cellName);
     const verdict = right ? "Right." : "Not quite.";
+    const did = answer.kind === "multiple_choice" ? "You chose" : "You predicted";
     box.append(
-      paragraph("lesson-verdict", `${verdict} You predicted ${predicted}. It is ${answer.answer}.`),
+      paragraph("lesson-verdict", `${verdict} ${did} ${predicted}. It is ${answer.answer}.`),
     );
   } else {
     box.append(paragraph("lesson-verdict", `It is ${answer.answer}.`));
   }
-  box.append(paragraph("lesson-why", answer.why));
+  if (answer.why) box.append(paragraph("lesson-why", answer.why)); // a teacher's may be ""
   if (answer.misconception) {
     const { answer: wrong, why } = answer.misconception;
     box.append(paragraph("lesson-mistake", `A common mistake: ${wrong}. ${why}`));

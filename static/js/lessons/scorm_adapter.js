@@ -69,6 +69,7 @@
     attends_most: "choice",
     direction: "choice",
     click_cell: "choice",
+    multiple_choice: "choice",
     order: "sequencing",
     cell_value: "numeric",
   };

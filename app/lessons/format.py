@@ -59,8 +59,10 @@ LESSON_KEYS = {"version": True, "id": False, "title": True, "summary": False, "s
 STEP_KEYS = {"title": True, "text": False, "state": True, "question": False}
 MAIN_STATE_KEYS = {"page": True, "query": True, "figures": True}
 LAB_STATE_KEYS = {"page": True, "lab": True, "section": True, "query": False}
-# The main page's query keys: the state (preset or s) and the view.
-MAIN_QUERY_KEYS = ("preset", "s", *(f.name for f in VIEW_FIELDS))
+# The main page's query keys: the state (preset or s) and the view, or a real model's
+# head (model, text, layer and head: app.lessons.model_state) and the view.
+MODEL_KEYS = ("model", "text", "layer")
+MAIN_QUERY_KEYS = ("preset", "s", *(f.name for f in VIEW_FIELDS), *MODEL_KEYS)
 
 
 class LessonError(FieldError):

@@ -23,6 +23,7 @@ from app.inputs.query import is_whole
 from app.lessons.builtin import builtin_ids, get_builtin
 from app.lessons.format import Lesson, LessonError, parse_lesson
 from app.lessons.link import decode_lesson
+from app.lessons.model_state import page_bytes
 from app.lessons.states import LessonPlan, plan_lesson
 
 STEPS = "the steps or their states' sizes"
@@ -34,7 +35,8 @@ THEMES = 2
 DOCUMENT_BYTES = 5_000_000
 EXPORT_FORMATS = ("html", "scorm12", "scorm2004")
 # A lesson page prints each step's text and state as JSON (25 kB for the largest
-# built-in step) around a 60 kB skeleton; rendering is about 5 µs a byte.
+# built-in step) around a 60 kB skeleton, and a model head's body besides; rendering is
+# about 5 µs a byte.
 PAGE_BYTES = 60_000
 STEP_PAGE_BYTES = 25_000
 MODES = ("student", "present")
@@ -80,9 +82,10 @@ def plan_export(ask: Ask) -> Plan:
 
 def _page(ask: Ask, lesson: Lesson, lesson_id: str | None) -> Plan:
     mode = _choice(ask, "mode", MODES, "student")
-    plan = plan_lesson(lesson, ask.settings)  # every state checked; nothing runs
+    plan = plan_lesson(lesson, ask.settings)  # every state checked; a model head runs
     steps = len(lesson.steps)
-    cost = Cost(steps, PAGE_BYTES + steps * STEP_PAGE_BYTES)
+    inlined = sum(page_bytes(s.plan) + page_bytes(s.change) for s in plan.steps)
+    cost = Cost(steps, PAGE_BYTES + steps * STEP_PAGE_BYTES + inlined)
     return Plan(cost, STEPS, args=(plan, lesson_id, mode), field="steps")
 
 

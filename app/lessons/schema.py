@@ -73,7 +73,9 @@ def lesson_schema() -> dict[str, Any]:
     main = _object(f.MAIN_STATE_KEYS, {
         "page": {"const": "main"},
         "query": _text(0, f.MAX_QUERY) | {"description": "What follows ? on the main page: "
-                                          f"the keys {', '.join(f.MAIN_QUERY_KEYS)}."},
+                                          f"the keys {', '.join(f.MAIN_QUERY_KEYS)} (with "
+                                          "model, text and layer, head is the model's head, "
+                                          "counted from 1, as in /?model=…&layer=…&head=…)."},
         "figures": {"type": "array", "minItems": 1, "maxItems": f.MAX_FIGURES,
                     "uniqueItems": True, "items": _index(max(ALL_FIGURES))},
     })  # fmt: skip

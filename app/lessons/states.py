@@ -2,7 +2,10 @@
 
 A main-page state takes the one path of links (``app.inputs.resolve.plan_link``: decoded,
 validated, limited and priced as the page with that many figures); a direction
-question's changed state too. A lab state is checked as the lab page reads its URL
+question's changed state too. A main-page state on a real model's head
+(``model=…&text=…&layer=…&head=…``) is read and priced first, then run at plan time
+(``app.lessons.model_state``): the lesson's model steps' forward passes are priced
+together before any of them runs. A lab state is checked as the lab page reads its URL
 (``app.inputs.lab_controls``: the section's controls, the main-page state it reads) and
 priced from the same table as the lab routes (``app.inputs.lab_cost``) plus its seeded
 experiment runs. ``plan_lesson`` adds every price and refuses the lesson when the sum is
@@ -27,8 +30,10 @@ from app.inputs.limits import Cost, CostError, check_cost
 from app.inputs.link import parse_query
 from app.inputs.resolve import Plan, StateError, check_request, plan_link
 from app.labs.experiments import experiment_cells
+from app.lessons import model_state
 from app.lessons.format import (
     MAIN_QUERY_KEYS,
+    MODEL_KEYS,
     LabState,
     Lesson,
     LessonError,
@@ -64,8 +69,15 @@ class LessonPlan:
 
 
 def plan_main(query: str, path: str, settings: Settings, figures: int) -> Plan:
-    """A main-page query planned as the page plans its link (nothing runs)."""
+    """A main-page query planned as the page plans its link (nothing runs; a model's
+    head runs the model, its price checked first)."""
     params = query_params(query, path, MAIN_QUERY_KEYS)
+    if model_state.is_model(params):
+        return model_state.plan_model(model_state.read_model(params, path), path, settings,
+                                      figures)  # fmt: skip
+    for key in MODEL_KEYS[1:]:
+        if key in params:
+            raise LessonError(path, f"{key}: opens a real model's head, with model")
     try:
         return plan_link(params, settings, figures=figures)
     except StateError as exc:  # every failure of a link, its price included
@@ -159,9 +171,26 @@ def plan_step(step: Any, path: str, settings: Settings) -> StepPlan:
     return StepPlan(cost, plan, change)
 
 
+def _forward_cost(lesson: Lesson) -> Cost:
+    """The price of every model head the lesson's states (and changed states) open."""
+    total = Cost(0, 0)
+    for i, step in enumerate(lesson.steps):
+        if not isinstance(step.state, MainState):
+            continue
+        change = step.question.change if step.question is not None else None
+        for query, path in ((step.state.query, f"steps[{i}].state.query"),
+                            (change, f"steps[{i}].question.change")):  # fmt: skip
+            params = query_params(query or "", path, MAIN_QUERY_KEYS)
+            if model_state.is_model(params):
+                total = total + model_state.read_model(params, path).cost
+    return total
+
+
 def plan_lesson(lesson: Lesson, settings: Settings) -> LessonPlan:
     """Every step's state checked and priced; ``CostError`` naming the costliest steps
-    when the lesson's total is over the budget."""
+    when the lesson's total is over the budget (the model steps' forward passes first,
+    before any of them runs)."""
+    check_cost(_forward_cost(lesson), settings, "the model steps or their texts", field="steps")
     steps = tuple(plan_step(s, f"steps[{i}]", settings) for i, s in enumerate(lesson.steps))
     total = sum((s.cost for s in steps), Cost(0, 0))
     costliest = sorted(range(len(steps)), key=lambda i: -steps[i].cost.cells)[:3]

@@ -11,8 +11,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from app.figures.registry import BY_NUMBER
-from app.inputs.link import to_query
 from app.lessons.format import LabState, lesson_json
+from app.lessons.model_state import page_query
 from app.lessons.states import LessonPlan
 
 STATIC_FIGURES = tuple(n for n, f in BY_NUMBER.items() if f.kind == "static")
@@ -31,7 +31,7 @@ def _main_step(plan: Any, figures: tuple[int, ...]) -> dict[str, Any]:
         },
         "figures": list(figures),
         "static": [n for n in figures if n in STATIC_FIGURES],
-        "open": f"/?{to_query(plan.link)}",
+        "open": f"/?{page_query(plan)}",  # a model's head reopens as its own link
     }
 
 

@@ -21,6 +21,7 @@ from app.inputs.fields import printable
 from app.inputs.limits import Cost
 from app.inputs.model_text import MAX_TEXT_CHARS, attention_cost, head_cost
 from app.models import head_state, registry, summaries
+from app.models import text as text_rule
 from app.models.base import Model, ModelSpec, Trace
 from app.models.errors import ModelInputError
 
@@ -125,25 +126,12 @@ def default_text(spec: ModelSpec) -> str:
 
 
 def check_text(model: Model, text: str, field: str = "text") -> list[str]:
-    """The model's tokens of ``text``, or FieldError naming ``field`` and the limit."""
-    if not text.strip():
-        raise FieldError(field, "type a sentence (it is empty)")
-    if len(text) > MAX_TEXT_CHARS:
-        raise FieldError(
-            field, f"{len(text):,} characters is more than the limit of {MAX_TEXT_CHARS:,}"
-        )
+    """The model's tokens of ``text``, or FieldError naming ``field`` and the limit (the
+    one rule: ``app.models.text``)."""
     try:
-        tokens = model.tokenize(text)
-    except ModelInputError as exc:  # a character the model cannot read, too many tokens
-        raise FieldError(field, exc.message) from None
-    limit = model.spec.max_tokens
-    if len(tokens) > limit:
-        raise FieldError(
-            field,
-            f"the sentence makes {len(tokens)} tokens, more than this model's limit of "
-            f"{limit} (special tokens included); shorten it",
-        )
-    return tokens
+        return text_rule.tokens_of(model, text, MAX_TEXT_CHARS, field)
+    except ModelInputError as exc:
+        raise FieldError(exc.field, exc.message) from None
 
 
 def heads_cost(spec: ModelSpec, n: int) -> Cost:

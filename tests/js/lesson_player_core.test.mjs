@@ -168,6 +168,18 @@ test("the draft: steps from figures and labs, moved, removed, capped", () => {
   assert.equal(keepKeys("a=1&b=2", ["b"]), "b=2");
 });
 
+test("a step added on a real model's head keeps the model, text, layer, head and view", () => {
+  const page = "?model=tiny-decoder&text=kqzfmbwd+kqzfmbwd&layer=2&head=3&focus=13&junk=1";
+  const step = mainStep(6, "Weights", page);
+  assert.deepEqual(step.state, {
+    page: "main",
+    query: "model=tiny-decoder&text=kqzfmbwd+kqzfmbwd&layer=2&head=3&focus=13",
+    figures: [6],
+  });
+  // Once edited, the page's state is an s= body again, and the step keeps that.
+  assert.equal(mainStep(6, "W", "?s=abc&head=2&text=x").state.query, "s=abc&head=2");
+});
+
 test("l= round-trips a lesson with text outside ASCII; a change query toggles the body", () => {
   const lesson = { version: 1, title: "Why √d_k — «scale»", steps: [] };
   const text = lessonParam(lesson);

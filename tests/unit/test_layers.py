@@ -60,9 +60,10 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"inputs", "attention", "figures", "labs", "presets", "settings"},
         {"numpy", "pydantic", "orjson"},
     ),
-    # Lessons: the format, the states (checked as links are) and the computed answers.
+    # Lessons: the format, the states (checked as links are) and the computed answers; a
+    # real model's head as a step's state (models: pure numpy).
     "lessons": (
-        {"lessons", "attention", "figures", "labs", "presets", "inputs", "settings"},
+        {"lessons", "attention", "figures", "labs", "presets", "inputs", "settings", "models"},
         {"numpy", "pydantic"},
     ),
     "export": (

@@ -11,6 +11,9 @@ export const DRAFT_KEY = "attention-lesson:draft";
 export const MAX_STEPS = 40;
 // The main page's query keys a lesson step keeps (the state and the view: app/inputs/link.py).
 export const MAIN_KEYS = ["preset", "s", "focus", "head", "stretch", "row", "theme"];
+// A real model's head on the main page (`/?model=…&text=…&layer=…&head=…`, with `head` the
+// model's head): the step keeps the link itself, so it reopens that head (app/lessons/model_state.py).
+export const MODEL_KEYS = ["model", "text", "layer", "head", "focus", "stretch", "row", "theme"];
 
 export function emptyDraft() {
   return { version: 1, title: "My lesson", steps: [] };
@@ -35,12 +38,14 @@ export function keepKeys(query, keep) {
   return out.toString();
 }
 
-/** The step "Add to lesson" makes for main-page Figure `n` in the page's URL state. */
+/** The step "Add to lesson" makes for main-page Figure `n` in the page's URL state: the
+ * state and view, or every part of a model head's link. */
 export function mainStep(n, title, query) {
+  const model = new URLSearchParams(query).has("model");
   return {
     title: `Figure ${n}: ${title}`.slice(0, 120),
     text: "",
-    state: { page: "main", query: keepKeys(query, MAIN_KEYS), figures: [n] },
+    state: { page: "main", query: keepKeys(query, model ? MODEL_KEYS : MAIN_KEYS), figures: [n] },
   };
 }
 

@@ -51,15 +51,25 @@ export function lessonOf(d) {
   return lesson;
 }
 
-/** The body of a main-page step's state: from its s=, or its preset from the API. */
+/** The body of a main-page step's state: from its s=, a real model's head from the API
+ * (layer and head counted from 1 in the link, from 0 in the API), or its preset. */
 function bodyOf(query) {
   if (!bodies.has(query)) {
     const params = new URLSearchParams(query);
     const s = params.get("s");
+    const model = params.get("model");
     const preset = params.get("preset") || "i-love-llms";
+    const head = () =>
+      postJSON(siteUrl(`/api/v1/models/${encodeURIComponent(model)}/head`), {
+        text: params.get("text") ?? "",
+        layer: Number(params.get("layer")) - 1,
+        head: Number(params.get("head")) - 1,
+      }).then((answer) => answer.body);
     const promise = s
       ? Promise.resolve(decodeParam(s))
-      : getJSON(siteUrl(`/api/v1/presets/${encodeURIComponent(preset)}`)).then((p) => p.body);
+      : model
+        ? head()
+        : getJSON(siteUrl(`/api/v1/presets/${encodeURIComponent(preset)}`)).then((p) => p.body);
     bodies.set(query, promise);
   }
   return bodies.get(query);

@@ -44,6 +44,11 @@ function describe(state) {
     return `Lab ${state.lab}, section ${state.section}${state.query ? ` (${state.query})` : ""}`;
   }
   const figures = state.figures.length === 1 ? "Figure" : "Figures";
+  const model = new URLSearchParams(state.query);
+  if (model.has("model")) {
+    const [id, layer, head] = ["model", "layer", "head"].map((k) => model.get(k));
+    return `Main page, ${figures} ${state.figures.join(", ")} · ${id}, layer ${layer}, head ${head}: “${model.get("text")}”`;
+  }
   return `Main page, ${figures} ${state.figures.join(", ")} · ${state.query || "the running example"}`;
 }
 

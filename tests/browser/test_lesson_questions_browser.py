@@ -1,14 +1,22 @@
-"""A teacher's own multiple-choice question in Chromium: added in the editor to a lab
-section (the one kind a lab section may ask), its choices, right one and why written,
-checked by the server, then played from the shared link with the keyboard alone: the
-figure shows while the question waits, the choices are a radio group a screen reader
-names "Your answer", the arrow keys move between them, Enter checks, and the reveal says
-what was chosen and what is right, with the teacher's why; the answer event carries the
-kind SCORM reports as a "choice" interaction."""
+"""Questions everywhere a learner looks (issue 28 item 4), in Chromium.
+
+A teacher's own multiple-choice question: added in the editor to a lab section (the one
+kind a lab section may ask), its choices, right one and why written, checked by the
+server, then played from the shared link with the keyboard alone: the figure shows while
+the question waits, the choices are a radio group a screen reader names "Your answer",
+the arrow keys move between them, Enter checks, and the reveal says what was chosen and
+what is right, with the teacher's why; the answer event carries the kind SCORM reports
+as a "choice" interaction.
+
+A step added on a real model's head (the tiny decoder's induction head): the draft keeps
+the model, text, layer and head; the editor names the head's own tokens; the question
+computed from that head plays; and the step's "Open in Attention Lab" reopens that head."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from urllib.parse import parse_qs, urlencode
 
 import pytest
 from page_helpers import open_page
@@ -106,3 +114,55 @@ def test_a_teachers_question_is_written_then_played_by_keyboard(
     page.get_by_role("button", name="Check").click()
     expect(page.locator("[data-reveal]")).to_have_attribute("data-correct", "true")
     expect(page.locator("[data-reveal]")).to_contain_text("Right. You chose Causal.")
+
+
+HEAD = {"model": "tiny-decoder", "text": "kqzfmbwd kqzfmbwd", "layer": "2", "head": "2"}
+
+
+def test_a_step_added_on_a_model_head_keeps_it_and_reopens_it(page: Page, server_url: str) -> None:
+    open_page(page, f"{server_url}/?{urlencode(HEAD)}")
+    expect(page.locator("#model-banner [data-state=model]")).to_contain_text("layer 2, head 2")
+    page.evaluate("localStorage.clear()")
+    page.locator("#fig-6 [data-lesson-add]").click()
+    expect(page.locator("#fig-6 .lesson-add-status")).to_contain_text("Added as step 1")
+    draft = page.evaluate("JSON.parse(localStorage.getItem('attention-lesson:draft'))")
+    kept = parse_qs(draft["steps"][0]["state"]["query"])
+    assert {k: kept[k] for k in HEAD} == {k: [v] for k, v in HEAD.items()}  # every part
+
+    page.goto(f"{server_url}/lessons/edit")
+    page.locator("#lesson-editor[data-ready]").wait_for(state="attached")
+    step = page.locator("#editor-steps > li").nth(0)
+    expect(step.locator(".editor-state")).to_contain_text("tiny-decoder, layer 2, head 2")
+    step.locator("[data-field=kind]").select_option("attends_most")
+    step = page.locator("#editor-steps > li").nth(0)
+    rows = step.locator("[data-field=row] option")
+    expect(rows.nth(0)).to_have_text("[BOS] (row 1)")  # the head's tokens, not the example's
+    step.locator("[data-field=row]").select_option("14")
+    expect(step.locator("[data-field=prompt]")).to_have_value(
+        "Which key does m (row 14) weigh most?"
+    )
+    page.locator("#editor-check").click()
+    expect(page.locator("#editor-status")).to_contain_text("The lesson is valid")
+
+    page.goto(page.locator("#editor-link").input_value())
+    page.locator("#lesson-player[data-rendered='0']").wait_for(state="attached")
+    page.get_by_role("radio", name="b (row 7)").check()
+    page.get_by_role("button", name="Check").click()
+    reveal = page.locator("[data-reveal]")
+    expect(reveal).to_have_attribute("data-correct", "true")
+    expect(reveal).to_contain_text("It is b (row 7).")
+    # Figure 6 drawn from the head's own 17 × 17 weights, the asked row outlined.
+    figure = page.locator("[data-role=figures] [data-figure='6']")
+    expect(figure.locator("[data-role=caption]")).to_contain_text("17 × 17")
+    expect(figure.locator("[data-role=caption]")).to_contain_text("m (row 14) is outlined")
+    expect(figure.locator("[data-role=plot]")).to_have_attribute(
+        "aria-label", re.compile(r"m gives \d\.\d\d of its attention to b,")
+    )
+    opened = page.locator("[data-role=open] a")
+    reopened = parse_qs(opened.get_attribute("href").split("?", 1)[1])  # type: ignore[union-attr]
+    assert {k: reopened[k] for k in HEAD} == {k: [v] for k, v in HEAD.items()}
+    opened.click()
+    page.wait_for_url("**/?model=tiny-decoder*")
+    expect(page.locator("#model-banner [data-state=model]")).to_contain_text(
+        "This is layer 2, head 2 of"
+    )

@@ -20,8 +20,9 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from starlette.convertors import Convertor, register_url_convertor
 
+from app.http.lesson_labs import lab_figure
 from app.http.pipeline import computes, priced
-from app.http.responses import POST_ERRORS, JSONBytes, error_doc, site_base
+from app.http.responses import POST_ERRORS, JSONBytes, error_doc, settings_of, site_base
 from app.http.routing import LeanRoute
 from app.http.runner import declare
 from app.http.sending import Answer
@@ -69,8 +70,8 @@ class LessonList(BaseModel):
 
 class Choice(BaseModel):
     id: str = Field(
-        description='"k1".."kn" (keys, from 1), "up"/"down"/"same", or "c1".."c6" (a '
-        "teacher's own choices, from 1)."
+        description='"k1".."kn" (keys, from 1), "up"/"down"/"same", "c1".."c6" (a '
+        "teacher's own choices, from 1), or a lab section's own choice ids."
     )
     label: str = Field(description='What the page shows, e.g. "love (row 2)".')
 
@@ -92,6 +93,11 @@ class QuestionAnswer(BaseModel):
         'own multiple_choice, their reason as written ("" when none).'
     )
     choices: list[Choice] | None = Field(None, description="For the choice kinds.")
+    asks: str | None = Field(
+        None,
+        description="A lab section's own question (section_question): the lab's question "
+        "with the section's numbers, shown under the prompt.",
+    )
     misconception: Misconception | None = Field(None, description="Where a mistake differs.")
 
 
@@ -169,7 +175,9 @@ async def lesson(lesson_id: str, request: Request) -> Response:
 
 
 def _answers(request: Request, plan: Plan) -> Answer:
-    return Answer(encode({"steps": answer_plan(plan.args)}))
+    # A lab section's own question is built by the lab, as its route builds it.
+    built = lab_figure(settings_of(request))
+    return Answer(encode({"steps": answer_plan(plan.args, built)}))
 
 
 @router.post(

@@ -101,7 +101,7 @@ def lesson_data(lesson: Lesson, settings: Settings, lab_figure: LabFigure | None
                 for theme, data in shown.items():
                     data["after"] = after[theme]
             steps.append(shown)
-    return {"lesson": lesson_json(lesson), "answers": answer_plan(plan), "steps": steps}
+    return {"lesson": lesson_json(lesson), "answers": answer_plan(plan, lab_figure), "steps": steps}
 
 
 def lesson_html(

@@ -13,7 +13,10 @@ question names. Each answer is a dict (the contract of issue 19):
   common mistake (``app.lessons.mistakes``) gives a different answer.
 
 The one answer not computed is a teacher's ``multiple_choice`` (``app.lessons.own``):
-answered as they wrote it, its ``why`` theirs ("" when they gave none).
+answered as they wrote it, its ``why`` theirs ("" when they gave none). A lab section's
+own question (``section_question``, ``app.lessons.section``) is computed by the lab, built
+by the ``lab_figure`` the caller hands in; its answer adds ``asks``, the lab's question
+with the section's numbers.
 
 A question with no single answer (two keys tied for the largest weight, a row whose keys
 are all masked, a row beyond the state) is a ``LessonError`` naming the question's field.
@@ -27,9 +30,10 @@ from typing import Any
 
 from app.attention import Stages
 from app.inputs.resolve import StateError, resolve_plan
-from app.lessons import cells, choice, direction, own
+from app.lessons import cells, choice, direction, own, section
 from app.lessons.asked import Answer, Asked
-from app.lessons.format import Lesson, LessonError, Question, parse_lesson
+from app.lessons.format import LabState, Lesson, LessonError, Question, Step, parse_lesson
+from app.lessons.section import LabBuilder
 from app.lessons.states import LessonPlan, StepPlan, plan_lesson
 from app.settings import Settings, get_settings
 
@@ -50,12 +54,19 @@ def asked(question: Question, plan: Any, path: str) -> Asked:
     return Asked(question, stages, stages.heads[question.head - 1], f"{path}.question")
 
 
-def answer_step(step_plan: StepPlan, question: Question | None, path: str) -> Answer | None:
-    """One step's answer (None without a question)."""
+def answer_step(
+    step_plan: StepPlan, step: Step, path: str, lab_figure: LabBuilder | None = None
+) -> Answer | None:
+    """One step's answer (None without a question); ``lab_figure`` builds a lab section
+    whose own question the step asks."""
+    question = step.question
     if question is None:
         return None
     if question.kind == "multiple_choice":  # the teacher's answer: nothing to run
         return own.multiple_choice(question)
+    if question.kind == "section_question":
+        assert isinstance(step.state, LabState)
+        return section.section_question(step.state, path, lab_figure)
     a = asked(question, step_plan.plan, path)
     if question.kind == "attends_most":
         return choice.attends_most(a)
@@ -69,18 +80,20 @@ def answer_step(step_plan: StepPlan, question: Question | None, path: str) -> An
     return direction.direction(a, changed, step_plan)
 
 
-def answer_plan(plan: LessonPlan) -> list[Answer | None]:
+def answer_plan(plan: LessonPlan, lab_figure: LabBuilder | None = None) -> list[Answer | None]:
     """Every step's answer for a planned (checked and priced) lesson: the work."""
     return [
-        answer_step(sp, step.question, f"steps[{n}]")
+        answer_step(sp, step, f"steps[{n}]", lab_figure)
         for n, (sp, step) in enumerate(zip(plan.steps, plan.lesson.steps, strict=True))
     ]
 
 
 def answer_lesson(
-    lesson: Lesson | Mapping[str, Any], settings: Settings | None = None
+    lesson: Lesson | Mapping[str, Any],
+    settings: Settings | None = None,
+    lab_figure: LabBuilder | None = None,
 ) -> list[Answer | None]:
     """Every step's computed answer, in order (None for a step without a question).
     ``lesson``: a ``Lesson`` or its JSON; ``LessonError`` / ``CostError`` when refused."""
     parsed = lesson if isinstance(lesson, Lesson) else parse_lesson(lesson)
-    return answer_plan(plan_lesson(parsed, settings or get_settings()))
+    return answer_plan(plan_lesson(parsed, settings or get_settings()), lab_figure)

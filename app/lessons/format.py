@@ -55,6 +55,7 @@ TEXT_PATTERN = "^[^" + CONTROL_CLASS.replace(r"\x00-\x1f", r"\x00-\x09\x0b-\x1f"
 # (so it is never blank, and "Yes" and "Yes " are not two choices that read alike).
 CHOICE_PATTERN = f"^[^\\s{CONTROL_CLASS}](?:[^{CONTROL_CLASS}]*[^\\s{CONTROL_CLASS}])?$"
 
+PAGE_WORDS = {"main": "main-page state", "lab": "lab section"}
 LESSON_KEYS = {"version": True, "id": False, "title": True, "summary": False, "steps": True}
 STEP_KEYS = {"title": True, "text": False, "state": True, "question": False}
 MAIN_STATE_KEYS = {"page": True, "query": True, "figures": True}
@@ -299,10 +300,9 @@ def _step(raw: Any, path: str) -> Step:
         question = _question(raw["question"], _at(path, "question"))
         if state.page not in KINDS[question.kind].states:
             asks = ", ".join(k for k, v in KINDS.items() if state.page in v.states)
-            raise LessonError(
-                _at(path, "question"), f"a {question.kind} question reads a main-page "
-                f"state's numbers; a lab section may ask {asks}"
-            )  # fmt: skip
+            where = PAGE_WORDS[state.page]
+            raise LessonError(_at(path, "question"), f"a {question.kind} question does not "
+                              f"go on a {where}; a {where} may ask {asks}")  # fmt: skip
     return Step(
         title=_text(raw["title"], _at(path, "title"), 1, MAX_TITLE),
         text=_text(raw.get("text", ""), _at(path, "text"), 0, MAX_TEXT, lines=True),

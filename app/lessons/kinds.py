@@ -16,7 +16,8 @@ What a kind *computes* is its answer module (``choice``, ``cells``, ``direction`
 ``app.lessons.answers``); how the player asks it is ``static/js/lessons/questions.js``.
 One kind computes nothing: ``multiple_choice``, the teacher's own question (their prompt,
 2 to 6 choices and the right one, ``app.lessons.own``), which may also ask about a lab
-section (``states``), since it reads no stage.
+section (``states``), since it reads no stage. ``section_question`` asks a lab section's
+own stop-and-try question, computed by the lab from its controls (``app.lessons.section``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["attends_most", "order", "cell_value", "click_cell", "direction", "multiple_choice"]
+Kind = Literal[
+    "attends_most", "order", "cell_value", "click_cell", "direction", "multiple_choice",
+    "section_question",
+]  # fmt: skip
 
 # The stages a cell question points at, as the lesson JSON names them.
 STAGES = ("Q", "K", "V", "scores", "scaled", "weights", "Z")
@@ -91,6 +95,9 @@ KINDS: dict[str, QuestionKind] = {
         {"choices": True, "right": True, "why": False},
         states=("main", "lab"),
         heads=False,
+    ),
+    "section_question": QuestionKind(
+        "The lab section's own question", {}, states=("lab",), heads=False
     ),
 }
 KIND_KEYS: dict[str, dict[str, bool]] = {name: kind.keys for name, kind in KINDS.items()}

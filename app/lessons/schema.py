@@ -93,10 +93,16 @@ def lesson_schema() -> dict[str, Any]:
         "state": {"oneOf": [main, lab]},
         "question": {"oneOf": [question, {"type": "null"}]},
     })  # fmt: skip
-    # A lab section asks only the kinds that read no stage (the teacher's own).
+
+    # Each page asks only its kinds (a lab section: those that read no main-page stage).
+    def asked_on(page: str) -> dict[str, Any]:
+        names = [name for name, kind in kinds.KINDS.items() if page in kind.states]
+        only = {"properties": {"kind": {"enum": names}}}
+        return {"properties": {"question": {"anyOf": [{"type": "null"}, only]}}}
+
     step["if"] = {"properties": {"state": {"properties": {"page": {"const": "lab"}}}}}
-    lab_question = {"properties": {"kind": {"enum": list(kinds.LAB_KINDS)}}}
-    step["then"] = {"properties": {"question": {"anyOf": [{"type": "null"}, lab_question]}}}
+    step["then"] = asked_on("lab")
+    step["else"] = asked_on("main")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

@@ -41,6 +41,7 @@ from app.lessons.format import (
     Question,
     query_params,
 )
+from app.lessons.section import asking_sections
 from app.settings import Settings
 
 # The seeded runs a lab section may ask for (the lab routes read them the same way).
@@ -158,7 +159,14 @@ def price_lab(state: LabState, path: str, settings: Settings) -> Cost:
 def plan_step(step: Any, path: str, settings: Settings) -> StepPlan:
     state = step.state
     if isinstance(state, LabState):
-        return StepPlan(price_lab(state, f"{path}.state", settings))
+        cost = price_lab(state, f"{path}.state", settings)
+        if step.question is not None and step.question.kind == "section_question":
+            _, fig = _section(state, f"{path}.state")
+            if not fig.asks:
+                raise LessonError(f"{path}.question.kind", f"the section {state.lab}/"
+                                  f"{state.section} asks no question of its own; the "
+                                  f"sections that do: {', '.join(asking_sections())}")  # fmt: skip
+        return StepPlan(cost)
     assert isinstance(state, MainState)
     question = step.question
     plan = plan_main(state.query, f"{path}.state.query", settings, len(state.figures))

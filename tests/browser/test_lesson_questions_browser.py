@@ -8,6 +8,9 @@ the arrow keys move between them, Enter checks, and the reveal says what was cho
 what is right, with the teacher's why; the answer event carries the kind SCORM reports
 as a "choice" interaction.
 
+A lab section's own question (A2): the lab's question with the section's numbers under
+the prompt, the figure waiting until Check, the lab's answer and why in the reveal.
+
 A step added on a real model's head (the tiny decoder's induction head): the draft keeps
 the model, text, layer and head; the editor names the head's own tokens; the question
 computed from that head plays; and the step's "Open in Attention Lab" reopens that head."""
@@ -21,6 +24,9 @@ from urllib.parse import parse_qs, urlencode
 import pytest
 from page_helpers import open_page
 from playwright.sync_api import BrowserContext, Page, expect
+
+from app.lessons.format import parse_lesson
+from app.lessons.link import encode_lesson
 
 pytestmark = pytest.mark.browser
 
@@ -54,8 +60,10 @@ def test_a_teachers_question_is_written_then_played_by_keyboard(
     page.locator("#lesson-editor[data-ready]").wait_for(state="attached")
     step = page.locator("#editor-steps > li").nth(0)
     kinds = step.locator("[data-field=kind] option")
-    # A lab section offers only the teacher's own kind: the others read a main-page state.
-    expect(kinds).to_have_text(["No question", "Your own multiple choice"])
+    # A lab section offers the kinds that read no main-page state.
+    expect(kinds).to_have_text(
+        ["No question", "Your own multiple choice", "The lab section's own question"]
+    )
     step.locator("[data-field=kind]").select_option("multiple_choice")
     step = page.locator("#editor-steps > li").nth(0)
     expect(step.locator("[data-field=prompt]")).to_have_value("Which of these is right?")
@@ -166,3 +174,33 @@ def test_a_step_added_on_a_model_head_keeps_it_and_reopens_it(page: Page, server
     expect(page.locator("#model-banner [data-state=model]")).to_contain_text(
         "This is layer 2, head 2 of"
     )
+
+
+def test_a_lab_sections_own_question_plays(page: Page, server_url: str) -> None:
+    lesson = {"version": 1, "title": "The lab asks", "steps": [{
+        "title": "A2", "text": "",
+        "state": {"page": "lab", "lab": "one-query", "section": "alignment",
+                  "query": "alignment.q=-1,0.5"},
+        "question": {"kind": "section_question", "prompt": "Decide first."}}]}  # fmt: skip
+    page.goto(f"{server_url}/lessons/play?l={encode_lesson(parse_lesson(lesson))}")
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.locator("#lesson-player[data-rendered='0']").wait_for(state="attached")
+    expect(page.locator(".lesson-asks")).to_have_text(
+        "With q = (−1, 0.5) and the keys k1 = (1, 0), k2 = (0, 1) and k3 = (−1, 0), which key "
+        "gets the largest weight?"
+    )
+    form = page.locator("form.lesson-question")
+    expect(form).to_have_attribute(
+        "aria-labelledby", re.compile(r"lesson-prompt-\d+ lesson-asks-\d+")
+    )
+    expect(page.locator("[data-role=figures]")).to_be_hidden()  # its readout is the answer
+    group = page.get_by_role("group", name="Your prediction")
+    group.get_by_role("radio").first.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")  # the third key, k3
+    page.keyboard.press("Enter")
+    reveal = page.locator("[data-reveal]")
+    expect(reveal).to_have_attribute("data-correct", "true")
+    expect(reveal).to_contain_text("largest dot product with q")
+    expect(page.locator("[data-figure='alignment']")).to_be_visible()

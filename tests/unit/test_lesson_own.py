@@ -69,7 +69,7 @@ def test_it_round_trips_and_validates() -> None:
 
 
 def test_a_lab_section_may_ask_it_and_only_it() -> None:
-    assert LAB_KINDS == ("multiple_choice",)
+    assert LAB_KINDS == ("multiple_choice", "section_question")
     raw = lesson({"title": "Lab", "state": LAB, "question": OWN})
     VALIDATOR.validate(raw)
     [answer] = answer_lesson(raw)

@@ -66,6 +66,10 @@ class LabFigure:
     # "Copy as NumPy" of a figure without an experiment: the name of its script, written by
     # app.export.numpy_scripts.labs (SCRIPTS[numpy](values, ctx)).
     numpy: str | None = None
+    # It carries its own stop-and-try question (the description's ``reveal``: choices, the
+    # right one and why, computed from its controls), which a lesson step may ask
+    # (``section_question``, app.lessons.section).
+    asks: bool = False
 
     def intro_parts(self) -> list[tuple[str, str]]:
         """The intro as (words, href) pieces: sources named and linked (words.py)."""

@@ -108,6 +108,7 @@ export const PROMPTS = {
   direction: (t) =>
     `When we ${t.change}, does the ${t.quantity} of ${t.row} go up, down or stay the same?`,
   multiple_choice: () => "Which of these is right?",
+  section_question: () => "Before the figure shows, answer the lab's question.",
 };
 
 /** A new question of `kind`: the values the declaration starts it with (a copy: the

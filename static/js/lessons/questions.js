@@ -1,6 +1,7 @@
 /**
  * lessons/questions.js — one step's question as a form the learner commits: radio inputs
- * for a choice (attends_most, direction, a teacher's multiple_choice), a radio group per place for an order, a number
+ * for a choice (attends_most, direction, a teacher's multiple_choice, a lab section's own
+ * question under its numbered words, `asks`), a radio group per place for an order, a number
  * input for cell_value, and for click_cell the figure's own grid cells (data-row/data-col,
  * counted from 0 as the grid writes them; the question counts from 1): a click, or Enter
  * or Space on a focused cell, picks it. `read()` returns the response or null.
@@ -147,6 +148,14 @@ export function buildQuestion(form, question, answer, { grids, cellName, readNum
   setRich(prompt, question.prompt);
   form.setAttribute("aria-labelledby", prompt.id);
   form.append(prompt);
+  if (answer.asks) {
+    // A lab section's own question, in the lab's words with this state's numbers.
+    const asks = Object.assign(document.createElement("p"), { className: "lesson-asks" });
+    asks.id = `lesson-asks-${uid}`;
+    setRich(asks, answer.asks);
+    form.setAttribute("aria-labelledby", `${prompt.id} ${asks.id}`);
+    form.append(asks);
+  }
   if (answer.kind === "order") return orderForm(form, answer);
   if (answer.kind === "cell_value") return numberForm(form, readNumber);
   if (answer.kind === "click_cell") return cellForm(form, grids, cellName);

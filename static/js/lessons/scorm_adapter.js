@@ -70,6 +70,7 @@
     direction: "choice",
     click_cell: "choice",
     multiple_choice: "choice",
+    section_question: "choice",
     order: "sequencing",
     cell_value: "numeric",
   };

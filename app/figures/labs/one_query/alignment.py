@@ -232,6 +232,7 @@ ALIGNMENT = LabFigure(
     teaching="A dot product measures alignment and length. Without a mask, softmax leaves "
     "some weight on every key, even the one pointing the other way.",
     build=build_alignment,
+    asks=True,
     controls=(
         vector(
             "q",

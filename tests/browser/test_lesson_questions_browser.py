@@ -18,17 +18,32 @@ computed from that head plays; and the step's "Open in Attention Lab" reopens th
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import pytest
 from page_helpers import open_page
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from app.lessons.format import parse_lesson
 from app.lessons.link import encode_lesson
+from tests.browser.embed_support import console_errors, embed_app_url, host_site, wait_for
+from tests.browser.test_lesson_scorm import (
+    SCORM_AGAIN,
+    answers,
+    data,
+    export,
+    install,
+    launch,
+    learner,
+    leave,
+    lms_page,
+)
 
 pytestmark = pytest.mark.browser
+__all__ = ["embed_app_url", "host_site"]  # fixtures used by name
 
 EVENTS = """window.__answers = [];
 addEventListener("attention-lesson:answer", (e) => window.__answers.push(e.detail));"""
@@ -204,3 +219,67 @@ def test_a_lab_sections_own_question_plays(page: Page, server_url: str) -> None:
     expect(reveal).to_have_attribute("data-correct", "true")
     expect(reveal).to_contain_text("largest dot product with q")
     expect(page.locator("[data-figure='alignment']")).to_be_visible()
+
+
+ALL_THREE = {"version": 1, "title": "Questions everywhere", "steps": [
+    {"title": "The lab asks", "text": "",
+     "state": {"page": "lab", "lab": "one-query", "section": "alignment",
+               "query": "alignment.q=-1,0.5"},
+     "question": {"kind": "section_question", "prompt": "Decide first."}},
+    {"title": "An induction head", "text": "",
+     "state": {"page": "main", "query": urlencode(HEAD), "figures": [6]},
+     "question": {"kind": "attends_most", "prompt": "Which key does m weigh most?", "row": 14}},
+    {"title": "Your teacher asks", "text": "",
+     "state": {"page": "lab", "lab": "masks", "section": "empty-row"},
+     "question": {"kind": "multiple_choice", "prompt": "What does a row with no key get?",
+                  "choices": ["Weights that sum to 1", "No weights: it is undefined"],
+                  "right": 2}},
+]}  # fmt: skip
+
+
+def test_all_three_report_to_a_scorm_runtime(
+    browser: Browser, host_site: tuple[str, Path], embed_app_url: str
+) -> None:
+    url, folder = host_site
+    for name in ("scorm12.min.js", "scorm2004.min.js"):
+        shutil.copy(SCORM_AGAIN / name, folder / name)
+    computed = answers(embed_app_url, ALL_THREE)
+    assert [a["kind"] for a in computed if a] == [
+        "section_question", "attends_most", "multiple_choice"]  # fmt: skip
+    marks = (install(folder, "sco12", export(embed_app_url, ALL_THREE, "scorm12")),
+             install(folder, "sco2004", export(embed_app_url, ALL_THREE, "scorm2004")))  # fmt: skip
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors = console_errors(page)
+    frames = launch(page, url, lms_page(folder, "lms.html", *marks, *learner("a", "ab-initio")))
+    picks = []
+    for i, answer in enumerate(computed):  # the first two right, the teacher's wrong
+        assert answer is not None
+        right = answer["accept"]["choice"]
+        pick = right if i < 2 else next(c["id"] for c in answer["choices"] if c["id"] != right)
+        picks.append(pick)
+        for frame in frames.values():
+            frame.locator(f'#lesson-player[data-rendered="{i}"]').wait_for(timeout=30_000)
+            frame.locator(f'[data-question] input[type="radio"][value="{pick}"]').check()
+            frame.locator("[data-commit]").click()
+            frame.locator("[data-reveal]").first.wait_for()
+            frame.locator("#lesson-player [data-next]").click()
+    for frame in frames.values():
+        frame.locator('[data-role="summary"]:not([hidden])').wait_for()
+    wait_for(page, "window.API.cmi.core.lesson_status === 'failed'")  # 67 < the 80 pass mark
+    v12, v2004 = data(page, "API"), data(page, "API_1484_11")
+    score = str(round(100 * 2 / 3))
+    assert v12["core"]["score"]["raw"] == v2004["score"]["raw"] == score
+    got12 = list(v12["interactions"].values())
+    assert [(x["id"], x["type"], x["student_response"], x["result"]) for x in got12] == [
+        ("step-1", "choice", picks[0], "correct"), ("step-2", "choice", picks[1], "correct"),
+        ("step-3", "choice", picks[2], "wrong")]  # fmt: skip
+    got2004 = list(v2004["interactions"].values())
+    assert [(x["type"], x["learner_response"], x["result"]) for x in got2004] == [
+        ("choice", picks[0], "correct"), ("choice", picks[1], "correct"),
+        ("choice", picks[2], "incorrect")]  # fmt: skip
+    assert [x["description"] for x in got2004] == [s["question"]["prompt"]
+                                                   for s in ALL_THREE["steps"]]  # fmt: skip
+    leave(page)
+    assert errors == []
+    context.close()

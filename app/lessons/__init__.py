@@ -5,9 +5,12 @@ and optionally a question whose answer the product computes. PURE: no web framew
   choices, the editor's words), read by ``format``, ``schema`` and the lesson editor.
 * ``format``: the lesson JSON (version 1) parsed and validated into ``Lesson`` (limits,
   errors naming the field path such as ``steps[2].question.row``); text stays plain text.
-* ``states``: each step's state checked and priced exactly as a page link or a lab link is.
+* ``states``: each step's state checked and priced exactly as a page link or a lab link is;
+  ``model_state``: a step on a real model's head (its link kept; the model run at plan time).
 * ``schema``: the lesson JSON Schema, built from ``format``'s tables and ``kinds``.
 * ``link``: ``encode_lesson`` / ``decode_lesson``, the ``l=`` form of a lesson.
-* ``answers``: ``answer_lesson(lesson)``, each question's answer from the engine.
+* ``answers``: ``answer_lesson(lesson)``, each question's answer from the engine; ``own``
+  the teacher's own multiple-choice question as written, ``section`` a lab section's own
+  question as the lab computes it.
 * ``builtin``: the built-in lessons (JSON files) and their loader.
 """

@@ -33,7 +33,7 @@ import { missedItems, revealBox } from "./reveal.js";
 import { StepViews } from "./views.js";
 
 // The kinds whose figure shows before the answer (see show()).
-const SHOWN_KINDS = ["click_cell", "multiple_choice"];
+export const SHOWN_KINDS = ["click_cell", "multiple_choice"];
 
 const browserStore = {
   read(key) {

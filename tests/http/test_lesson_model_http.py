@@ -2,15 +2,19 @@
 POST /api/v1/lessons/answers computes a question from the head's own weights, a bad link
 is a 422 naming the step's query and the parameter (a model not installed too), the
 lesson page hands the player that head's state with its own link to reopen it, and the
-offline file draws it."""
+offline file draws it; forty model steps at the longest text are answered, over the budget
+refused before any model runs, and thirty clients on eight heads each get their own."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
+import httpx2 as httpx
 import numpy as np
 import pytest
 from api_helpers import assert_error, strict_json
@@ -85,3 +89,60 @@ def test_the_offline_file_draws_the_head(client: TestClient) -> None:
     assert r.status_code == 200, r.text[:300]
     assert '"accept":{"choice":"k7"}' in r.text
     assert "[BOS]" in r.text  # the head's tokens, in its inlined figures
+
+
+def forty_heads() -> dict[str, Any]:
+    """Forty decoder steps at its longest text (40 letters), each another head or length."""
+    letters = ("kqzfmbwd" * 5)[:40]
+    steps = []
+    for i in range(40):
+        link = {"model": "tiny-decoder", "text": letters[: 40 - i % 5], "layer": str(1 + i % 2),
+                "head": str(1 + i % 4)}  # fmt: skip
+        steps.append({"title": f"Step {i + 1}", "state": {"page": "main", "query": urlencode(link),
+                      "figures": [6]}, "question": {"kind": "attends_most", "prompt": "?",
+                      "row": 30}})  # fmt: skip
+    return {"version": 1, "title": "Forty heads", "steps": steps}
+
+
+def test_forty_model_steps_at_the_longest_text_are_answered(client: TestClient) -> None:
+    r = client.post(ANSWERS, json=forty_heads())
+    assert r.status_code == 200, r.text[:300]
+    got = strict_json(r.text)["steps"]
+    for step, answer in zip(forty_heads()["steps"], got, strict=True):
+        link = dict(x.split("=") for x in step["state"]["query"].split("&"))
+        w = registry.trace("tiny-decoder", link["text"]).attentions
+        row = np.asarray(w[int(link["layer"]) - 1][int(link["head"]) - 1])[29]
+        assert answer["accept"] == {"choice": f"k{int(np.argmax(row)) + 1}"}
+
+
+def test_model_steps_over_the_budget_are_refused_before_any_runs(
+    make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran: list[Any] = []
+    monkeypatch.setattr("app.lessons.model_state.head_state.head_body",
+                        lambda *a: ran.append(a) or {})  # fmt: skip
+    with make_client(max_cells=100_000) as small:
+        detail = assert_error(small.post(ANSWERS, json=forty_heads()), "steps")
+    assert "reduce the model steps or their texts" in detail[0]["msg"]
+    assert ran == []
+
+
+def test_thirty_clients_on_eight_heads_each_get_their_heads_answer(
+    make_client: Callable[..., TestClient], run_async: Callable[..., Any]
+) -> None:
+    app = make_client().app
+    heads = [(layer, head) for layer in ("1", "2") for head in ("1", "2", "3", "4")]
+
+    async def run() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            bodies = [on_head(layer=heads[n % 8][0], head=heads[n % 8][1]) for n in range(30)]
+            return list(await asyncio.gather(*(c.post(ANSWERS, json=b) for b in bodies)))
+
+    answers = run_async(run)
+    assert [a.status_code for a in answers] == [200] * 30
+    trace = registry.trace("tiny-decoder", TEXT).attentions
+    for n, answer in enumerate(answers):
+        layer, head = (int(x) - 1 for x in heads[n % 8])
+        best = int(np.argmax(np.asarray(trace[layer][head])[13]))
+        assert answer.json()["steps"][0]["accept"] == {"choice": f"k{best + 1}"}

@@ -9,7 +9,8 @@ what is right, with the teacher's why; the answer event carries the kind SCORM r
 as a "choice" interaction.
 
 A lab section's own question (A2), added from the lab page with its control set (the
-step keeps it exactly): the lab's question with the section's numbers under the prompt, the figure waiting until Check, the lab's answer and why in the reveal.
+step keeps it exactly): the lab's question with the section's numbers under the prompt,
+the figure waiting until Check, the lab's answer and why in the reveal.
 
 A step added on a real model's head (the tiny decoder's induction head): the draft keeps
 the model, text, layer and head; the editor names the head's own tokens; the question

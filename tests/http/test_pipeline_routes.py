@@ -55,6 +55,13 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         {"positions": 3, "d_model": 4},
     ),
     ("POST", "/api/v1/cost"): ("/api/v1/cost", {}),
+    ("POST", "/api/v1/kv-cache"): (
+        "/api/v1/kv-cache",
+        {"layers": 2, "heads": 4, "kv_heads": 2, "d_head": 8, "bytes_per_value": 2, "tokens": 5},
+    ),
+    ("GET", "/api/v1/kv-cache/presets"): ("/api/v1/kv-cache/presets", None),
+    ("GET", "/api/v1/alibi"): ("/api/v1/alibi?heads=8", None),
+    ("POST", "/api/v1/flash"): ("/api/v1/flash", {"n": 16, "d": 4, "sram": 64}),
     ("GET", "/api/v1/labs/{lab_id}/figures"): ("/api/v1/labs/order/figures", None),
     ("GET", "/api/v1/labs/{lab_id}/figures.ndjson"): (
         "/api/v1/labs/why-scale/figures.ndjson?figures=saturation&trials=100",

@@ -41,7 +41,12 @@ def test_the_decoder_page_says_what_its_heads_do(client: TestClient) -> None:
     assert (
         "<li>Layer 2, head 4 is an induction head: each letter attends to the letter after" in page
     )
-    assert "<li>Layer 1, head 2 is a broad head: its weight is spread out" in page
+    assert "<li>Layer 1, head 2 is a broad head: no one pattern takes most of its weight" in page
+    assert (
+        "<li>Layer 1, head 3 is a two-back head: each letter attends to the letter two before "
+        "it.</li>"
+    ) in page
+    assert "spread out, with no single pattern" not in page  # it said so of head 3
     assert page.count("<li>Layer ") == 8
     assert "What training made these heads do" not in client.get("/models/minilm").text
 

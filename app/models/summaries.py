@@ -1,8 +1,8 @@
 """What each head does, in one word: its pattern, its entropy, and the scores behind them.
 
 A pattern is a set of (query, key) cells: ``previous`` (key i − 1 for query i),
-``two_back`` (i − 2), ``next`` (i + 1), ``self`` (i), ``first`` (key 0), ``last`` (key n −
-1), ``special`` (the special tokens, e.g. [CLS] and [SEP]), ``same_word`` (the other
+``two_back`` (i − 2), ``next`` (i + 1), ``self`` (i), ``first`` (key 0), ``last`` (key
+n − 1), ``special`` (the special tokens, e.g. [CLS] and [SEP]), ``same_word`` (the other
 pieces of the query's own word) and ``induction`` (the key just after an earlier
 occurrence of the query's own token, the copy step of repeated sequences). A pattern's
 score is the weight a head puts on its cells, averaged over the queries that have such

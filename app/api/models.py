@@ -175,7 +175,10 @@ class ModelHeadResponse(BaseModel):
         description="A request body for POST /api/v1/attention whose weights are this "
         "head's attention."
     )
-    note: str = Field(description="How the biases are folded in.")
+    note: str = Field(
+        description="What the body holds: how the biases are folded in, or for a model "
+        "with RoPE that X is the head's rotated q, rotated k and v (scale √d_k)."
+    )
 
 
 class ModelNotFound(ErrorResponse):

@@ -115,8 +115,9 @@ def attention_answer(model_id: str, text: str) -> bytes:
 
 def head_answer(model_id: str, text: str, layer: int, head: int) -> bytes:
     """The JSON of POST /models/{id}/head (in the worker thread)."""
+    spec = registry.entry(model_id).spec
     return encode({"body": head_state.head_body(model_id, text, layer, head),
-                   "note": head_state.NOTE})  # fmt: skip
+                   "note": head_state.note(spec)})  # fmt: skip
 
 
 def shape_of(model_id: str) -> ModelShape:

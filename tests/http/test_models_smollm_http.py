@@ -35,3 +35,14 @@ def test_a_rotated_head_opens_with_its_own_weights(client: TestClient) -> None:
         weights = client.post("/api/v1/attention", json=body).json()["weights"]
         weights = np.nan_to_num(np.array(weights, dtype=float))  # blocked cells are null
         np.testing.assert_allclose(weights, trace.attentions[layer, head], atol=1e-6)
+
+
+def test_the_head_note_names_rope_for_a_rotated_head(client: TestClient) -> None:
+    answer = client.post(
+        "/api/v1/models/smollm2/head", json={"text": TEXT, "layer": 3, "head": 5}
+    ).json()
+    note = answer["note"]
+    assert "RoPE" in note
+    assert "rotated q" in note
+    assert "√64" in note
+    assert "column of ones" not in note  # the biases' note is for the unrotated models

@@ -124,6 +124,25 @@ class ModelInfo(BaseModel):
         description="Heads whose job is known and tested (the tiny decoder's previous-token "
         "and induction heads on a repeated sequence); empty when nobody has named them."
     )
+    kv_heads: int = Field(
+        description="Key/value heads per layer: fewer than `heads` when query heads share "
+        "them (grouped-query attention), equal to `heads` otherwise.",
+        examples=[3],
+    )
+    rope_base: float | None = Field(
+        description="RoPE's base θ when q and k are rotated by their position, else null.",
+        examples=[100000.0],
+    )
+    head_groups: list[list[int]] = Field(
+        description="[kv_head] the query heads (0-based) that read that key/value head: "
+        "consecutive query heads share one, e.g. [[0, 1, 2], [3, 4, 5], [6, 7, 8]] for 9 "
+        "query heads and 3 key/value heads; [[0], [1], …] without grouping.",
+        examples=[[[0, 1, 2], [3, 4, 5], [6, 7, 8]]],
+    )
+    generates: bool = Field(
+        description="Whether POST /api/v1/models/{id}/generate adds tokens with it.",
+        examples=[True],
+    )
 
 
 class KnownHead(BaseModel):

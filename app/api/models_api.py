@@ -62,7 +62,9 @@ def describe(model_id: str) -> dict[str, Any]:
             "install": entry.install,
             "known_heads": [{"layer": layer, "head": head, "pattern": pattern}
                             for layer, row in enumerate(entry.known_heads)
-                            for head, pattern in enumerate(row)]}  # fmt: skip
+                            for head, pattern in enumerate(row)],
+            "kv_heads": s.key_value_heads, "rope_base": s.rope_base,
+            "head_groups": s.head_groups(), "generates": entry.generates}  # fmt: skip
 
 
 @router.get("/models", response_model=ModelList, summary="The real models")

@@ -33,7 +33,7 @@ class Step:
 
 def bytes_per_token(itemsize: int = 4) -> int:
     """The cache's growth per token: 2 (k and v) × layers × kv_heads × d_head × itemsize."""
-    return 2 * SPEC.layers * (SPEC.kv_heads or SPEC.heads) * SPEC.d_k * itemsize
+    return 2 * SPEC.layers * SPEC.key_value_heads * SPEC.d_k * itemsize
 
 
 def check_steps(prompt_tokens: int, steps: int) -> None:

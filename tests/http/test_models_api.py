@@ -30,6 +30,9 @@ def test_the_list_names_each_model_and_how_to_install_it(client: TestClient) -> 
         "source": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
         "tokenizer": "WordPiece (uncased)", "max_tokens": 128, "install": INSTALL,
         "known_heads": [],
+        # multi-head: one key/value head per query head, no RoPE, nothing generated
+        "kv_heads": 12, "rope_base": None, "head_groups": [[h] for h in range(12)],
+        "generates": False,
     }  # fmt: skip
 
 

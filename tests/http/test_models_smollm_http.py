@@ -20,6 +20,11 @@ def test_smollm2_is_listed_with_its_install_command(client: TestClient) -> None:
     assert (smollm2["layers"], smollm2["heads"], smollm2["d_k"]) == (30, 9, 64)
     assert smollm2["install"] == "attention-lab models install smollm2"
     assert smollm2["causal"] is True
+    # 9 query heads share 3 key/value heads, consecutive ones together; RoPE's θ from the file
+    assert smollm2["kv_heads"] == 3
+    assert smollm2["head_groups"] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert smollm2["rope_base"] == registry.get("smollm2").rope_base == 100_000  # type: ignore[attr-defined]
+    assert smollm2["generates"] is True
 
 
 def test_a_rotated_head_opens_with_its_own_weights(client: TestClient) -> None:

@@ -185,6 +185,18 @@ class ModelAttentionResponse(BaseModel):
     summaries: list[list[HeadSummary]] = Field(description="[layer][head].")
     special: list[bool] = Field(description="Per token: true for a special token ([CLS], [SEP]).")
     causal: bool
+    k: list[list[list[list[float]]]] | None = Field(
+        None,
+        description="[layer][kv_head][token][d_k]: each key/value head's keys, after RoPE, "
+        "float32 as the forward computes them; query head h reads key/value head "
+        "h // (heads // kv_heads) (the listing's `head_groups`). Null for a model whose "
+        "heads each have their own keys (the encoder, the tiny decoder).",
+    )
+    v: list[list[list[list[float]]]] | None = Field(
+        None,
+        description="[layer][kv_head][token][d_k]: each key/value head's values, float32; "
+        "null as for `k`.",
+    )
 
 
 class ModelHeadResponse(BaseModel):

@@ -112,7 +112,21 @@ def attention_answer(model_id: str, text: str) -> bytes:
         "summaries": summaries.summarise(trace.attentions, trace.tokens, special, words),
         "special": special,
         "causal": spec.causal,
+        # [layer][kv_head][token][d_k], float32 as the forward holds them (k after RoPE).
+        "k": _contiguous(trace.keys),
+        "v": _contiguous(trace.values),
     })  # fmt: skip
+
+
+def _contiguous(array: np.ndarray | None) -> np.ndarray | None:
+    """``array`` in C order (what orjson writes), or None for a model that keeps none."""
+    return None if array is None else np.ascontiguousarray(array)
+
+
+def sends_kv(spec: ModelSpec) -> int:
+    """Key/value heads whose k and v the attention answer holds: those of a model with
+    grouped key/value heads (its trace keeps q, k, v), else none."""
+    return spec.key_value_heads if spec.kv_heads is not None else 0
 
 
 def head_answer(model_id: str, text: str, layer: int, head: int) -> bytes:
@@ -125,7 +139,9 @@ def head_answer(model_id: str, text: str, layer: int, head: int) -> bytes:
 def shape_of(model_id: str) -> ModelShape:
     """What pricing needs of an installed model (``check`` ran: it exists)."""
     s: ModelSpec = registry.entry(model_id).spec
-    return ModelShape(s.layers, s.heads, s.d_model, s.d_k, len(s.special_tokens), s.max_tokens)
+    return ModelShape(
+        s.layers, s.heads, s.d_model, s.d_k, len(s.special_tokens), s.max_tokens, sends_kv(s)
+    )
 
 
 def _missing(request: Request) -> Response | None:
@@ -163,8 +179,9 @@ def _head_work(request: Request, plan: Plan) -> Answer:
          model=ModelText, check=_missing)  # fmt: skip
 async def model_attention(request: Request, model_id: str) -> Response:
     """The tokens as the model splits the text, every head's weights `[layer][head]
-    [query][key]`, a summary per head (its pattern and entropy) and which tokens are
-    special."""
+    [query][key]`, a summary per head (its pattern and entropy), which tokens are
+    special, and for a model with grouped key/value heads (SmolLM2) each key/value head's
+    k (after RoPE) and v `[layer][kv_head][token][d_k]`."""
     raise NotImplementedError  # run by app.http.runner
 
 

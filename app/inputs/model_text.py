@@ -29,6 +29,9 @@ LAYER_NUMBERS_PER_WIDTH = 16
 # entropy, eight scores with their names).
 BYTES_PER_WEIGHT = 9
 BYTES_PER_SUMMARY = 250
+# A float32 of k or v as orjson writes its shortest form, "-1.2345678,": measured 10.9
+# (k) and 11.2 (v) bytes a value on SmolLM2's keys and values.
+BYTES_PER_FLOAT32 = 12
 # A forward pass is never inline work, however short the text: it reads every weight of
 # the model (11 million for the encoder's layers), and the first one loads them.
 MIN_FORWARD_CELLS = INLINE_CELLS + 1
@@ -78,6 +81,13 @@ def attention_cost(n: int, layers: int, heads: int, d_model: int) -> Cost:
     return forward_cost(n, layers, heads, d_model) + Cost(0, answer)
 
 
+def kv_cost(n: int, layers: int, kv_heads: int, d_k: int) -> Cost:
+    """k and v of every key/value head in the answer of POST /api/v1/models/{id}/attention
+    (models whose trace keeps them): 2 × layers × kv_heads × n × d_k float32 values."""
+    numbers = 2 * layers * kv_heads * n * d_k
+    return Cost(numbers, numbers * BYTES_PER_FLOAT32)
+
+
 def head_cost(n: int, layers: int, heads: int, d_model: int, d_k: int) -> Cost:
     """POST /api/v1/models/{id}/head: the forward pass, then X (n × (d_model + 1)) and
     three (d_model + 1) × d_k weight matrices as a request body."""
@@ -96,12 +106,14 @@ class ModelShape:
     d_k: int
     specials: int
     max_tokens: int
+    kv_heads_sent: int = 0  # key/value heads whose k and v the attention answer holds
 
 
 def plan_attention(body: ModelText, model: ModelShape) -> Plan:
     """POST /models/{id}/attention: priced from the token bound (``args``: the text)."""
     n = token_bound(body.text, model.specials, model.max_tokens)
     cost = attention_cost(n, model.layers, model.heads, model.d_model)
+    cost += kv_cost(n, model.layers, model.kv_heads_sent, model.d_k)
     return Plan(cost, "text", args=body.text, field="text")
 
 

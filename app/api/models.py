@@ -212,6 +212,42 @@ class ModelHeadResponse(BaseModel):
     )
 
 
+class GeneratedStep(BaseModel):
+    """One token added, and what its query saw."""
+
+    id: int = Field(description="The token's id in the model's vocabulary.", examples=[7042])
+    token: str = Field(description="The token's text (its bytes as UTF-8).", examples=[" Paris"])
+    position: int = Field(
+        description="Its row, 0-based: its query sees keys 0 … position.", examples=[5]
+    )
+    weights: list[list[list[float]]] = Field(
+        description="[layer][head][key]: the new query's attention over the position + 1 "
+        "cached keys, rounded to 6 decimals; each row sums to 1. Equal (to float32 "
+        "rounding) to the last row of recomputing the whole causal sequence."
+    )
+    cache_bytes: int = Field(
+        description="The key/value cache after this step: 2 × layers × kv_heads × d_k × "
+        "bytes per value × (position + 1).",
+        examples=[276480],
+    )
+
+
+class ModelGenerateResponse(BaseModel):
+    """A prompt and the tokens a model added to it, step by step."""
+
+    tokens: list[str] = Field(description="The prompt's tokens.")
+    text: str = Field(description="The added tokens' text, decoded together.", examples=[" Paris"])
+    greedy: bool = Field(description="True when each token was the most likely one (no seed).")
+    seed: int | None = Field(description="The seed of the sampling, or null when greedy.")
+    bytes_per_token: int = Field(
+        description="What each token adds to the cache: 2 (k and v) × layers × kv_heads × "
+        "d_k × bytes per value (float32: 4).",
+        examples=[46080],
+    )
+    prompt_cache_bytes: int = Field(description="The cache after the prompt, before step 1.")
+    steps: list[GeneratedStep] = Field(description="One per token added, in order.")
+
+
 class ModelNotFound(ErrorResponse):
     """404 for a model: no such id, or not installed here (then ``install`` says how)."""
 

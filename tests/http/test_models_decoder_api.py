@@ -30,6 +30,9 @@ def test_the_list_says_the_decoder_is_here_and_causal(client: TestClient) -> Non
     ]
     assert tiny["known_heads"][0] == {"layer": 0, "head": 0, "pattern": "previous"}
     assert tiny["known_heads"][7] == {"layer": 1, "head": 3, "pattern": "induction"}
+    assert (tiny["kv_heads"], tiny["rope_base"]) == (4, None)  # multi-head, learned positions
+    assert tiny["head_groups"] == [[0], [1], [2], [3]]
+    assert tiny["generates"] is False
 
 
 def test_the_decoder_page_says_what_its_heads_do(client: TestClient) -> None:

@@ -104,6 +104,10 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         "/api/v1/models/minilm/head",
         {"text": "I love LLMs", "layer": 1, "head": 3},
     ),
+    ("POST", "/api/v1/models/{model_id}/generate"): (
+        "/api/v1/models/smollm2/generate",
+        {"text": "Hi", "steps": 1},
+    ),
     ("GET", "/lessons"): ("/lessons", None),
     ("GET", "/lessons/{lesson_id}"): ("/lessons/why-scale", None),
     ("GET", "/lessons/edit"): ("/lessons/edit", None),
@@ -253,11 +257,13 @@ def test_every_computing_route_has_a_sample() -> None:
 
 @pytest.mark.parametrize("route", sorted(SAMPLES), ids=lambda r: f"{r[0]} {r[1]}")
 def test_a_computing_route_is_priced_by_the_pipeline(route: tuple[str, str]) -> None:
+    url, body = SAMPLES[route]
     if "{model_id}" in route[1] and not registry.installed("minilm"):
         pytest.skip("all-MiniLM-L6-v2 is not installed: attention-lab models install minilm")
+    if "/models/smollm2/" in url and not registry.installed("smollm2"):
+        pytest.skip("SmolLM2 is not installed: attention-lab models install smollm2")
     client = TestClient(create_app())
     gate = client.app.state.gate  # type: ignore[attr-defined]
-    url, body = SAMPLES[route]
     before = gate.priced
     r = client.request(route[0], url, json=body)
     assert r.status_code == 200, r.text[:300]

@@ -3,7 +3,8 @@
 Prints, with one BLAS thread (as the image runs): the first load (sha256 of the 98 MB file,
 parsing, the blocks copied out); the CPU-time median of ``trace`` (all 270 heads, q, k, v
 kept) on a 16-token and a 128-token text, and of the next-token logits of the 16-token
-text, and of one generation step (a token fed with the KV cache); then the RSS: at
+text, and of one generation step (a token fed with the KV cache), alone and through
+``POST /api/v1/models/smollm2/generate``; then the RSS: at
 start, with the encoder and the tiny decoder loaded, with SmolLM2 loaded too, after a
 128-token trace kept by the registry, and its peak (VmHWM). Budgets (issue 30): a
 16-token forward ≤ 0.5 s on one core, one generation step ≤ 0.3 s; a worker with the three
@@ -82,6 +83,30 @@ def generation_step(model: Any, ids: list[int], runs: int) -> tuple[float, float
     return statistics.median(times), error
 
 
+def api_step(runs: int, steps: int = 9) -> float:
+    """The CPU median of one step through POST /api/v1/models/smollm2/generate (in
+    process, answer cache off): a request of ``steps`` steps less one of 1 step, over
+    ``steps − 1`` (the prompt's forward cancels; parsing, pricing, the JSON and the
+    thread hop of each step are in)."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    client = TestClient(create_app(Settings(answer_cache_bytes=0)))
+
+    def post(n: int) -> None:
+        r = client.post("/api/v1/models/smollm2/generate", json={"text": TEXT_16, "steps": n})
+        assert r.status_code == 200, r.text[:200]
+
+    post(1)  # warm
+    per_step = []
+    for _ in range(runs):
+        one, many = cpu_median(lambda: post(1), 1), cpu_median(lambda: post(steps), 1)
+        per_step.append((many - one) / (steps - 1))
+    return statistics.median(per_step)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
@@ -110,6 +135,9 @@ def main() -> None:
     print(f"one generation step after 16 tokens (1-token forward with the KV cache, then the "
           f"logits): median {step_time * 1000:.0f} ms CPU; cached weights vs recomputed: "
           f"max |difference| {cache_error:.1e}")  # fmt: skip
+    api = api_step(max(3, args.runs // 3))
+    print(f"one step through POST /api/v1/models/smollm2/generate after 16 tokens (9 steps "
+          f"less 1, over 8): median {api * 1000:.0f} ms CPU (budget 300 ms)")  # fmt: skip
     registry.trace("smollm2", TEXT_128)
     print(f"RSS after a kept 128-token trace: {status('VmRSS'):.0f} MiB; "
           f"peak {status('VmHWM'):.0f} MiB")  # fmt: skip

@@ -1,7 +1,8 @@
 """The JSON surface under ``/api/v1``: ``ROUTERS``, which ``app.main`` includes in order.
 
 Route modules (``attention``, ``figures``, ``export``, ``experiments``, ``labs``,
-``lab_figures``, ``models_api`` (the real models), ``lessons``) only
+``lab_figures``, ``models_api`` (the real models), ``lessons``, ``today`` (the KV cache,
+ALiBi's slopes and FlashAttention's tiles)) only
 validate, call the pure packages and encode; what they share lives in ``admission``
 (heavy work off the event loop), ``body`` (reading and costing a body before parsing it),
 ``params`` (a link's query parameters) and ``models`` (response models). No route module
@@ -18,6 +19,7 @@ from app.api import (
     lesson_export,
     lessons,
     models_api,
+    today,
 )
 
 # Included one by one, not through a parent router: FastAPI keeps an included router as a
@@ -35,5 +37,6 @@ ROUTERS = tuple(
         models_api,
         lessons,
         lesson_export,
+        today,
     )
 )

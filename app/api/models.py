@@ -124,6 +124,25 @@ class ModelInfo(BaseModel):
         description="Heads whose job is known and tested (the tiny decoder's previous-token "
         "and induction heads on a repeated sequence); empty when nobody has named them."
     )
+    kv_heads: int = Field(
+        description="Key/value heads per layer: fewer than `heads` when query heads share "
+        "them (grouped-query attention), equal to `heads` otherwise.",
+        examples=[3],
+    )
+    rope_base: float | None = Field(
+        description="RoPE's base θ when q and k are rotated by their position, else null.",
+        examples=[100000.0],
+    )
+    head_groups: list[list[int]] = Field(
+        description="[kv_head] the query heads (0-based) that read that key/value head: "
+        "consecutive query heads share one, e.g. [[0, 1, 2], [3, 4, 5], [6, 7, 8]] for 9 "
+        "query heads and 3 key/value heads; [[0], [1], …] without grouping.",
+        examples=[[[0, 1, 2], [3, 4, 5], [6, 7, 8]]],
+    )
+    generates: bool = Field(
+        description="Whether POST /api/v1/models/{id}/generate adds tokens with it.",
+        examples=[True],
+    )
 
 
 class KnownHead(BaseModel):
@@ -166,6 +185,18 @@ class ModelAttentionResponse(BaseModel):
     summaries: list[list[HeadSummary]] = Field(description="[layer][head].")
     special: list[bool] = Field(description="Per token: true for a special token ([CLS], [SEP]).")
     causal: bool
+    k: list[list[list[list[float]]]] | None = Field(
+        None,
+        description="[layer][kv_head][token][d_k]: each key/value head's keys, after RoPE, "
+        "float32 as the forward computes them; query head h reads key/value head "
+        "h // (heads // kv_heads) (the listing's `head_groups`). Null for a model whose "
+        "heads each have their own keys (the encoder, the tiny decoder).",
+    )
+    v: list[list[list[list[float]]]] | None = Field(
+        None,
+        description="[layer][kv_head][token][d_k]: each key/value head's values, float32; "
+        "null as for `k`.",
+    )
 
 
 class ModelHeadResponse(BaseModel):
@@ -175,7 +206,46 @@ class ModelHeadResponse(BaseModel):
         description="A request body for POST /api/v1/attention whose weights are this "
         "head's attention."
     )
-    note: str = Field(description="How the biases are folded in.")
+    note: str = Field(
+        description="What the body holds: how the biases are folded in, or for a model "
+        "with RoPE that X is the head's rotated q, rotated k and v (scale √d_k)."
+    )
+
+
+class GeneratedStep(BaseModel):
+    """One token added, and what its query saw."""
+
+    id: int = Field(description="The token's id in the model's vocabulary.", examples=[7042])
+    token: str = Field(description="The token's text (its bytes as UTF-8).", examples=[" Paris"])
+    position: int = Field(
+        description="Its row, 0-based: its query sees keys 0 … position.", examples=[5]
+    )
+    weights: list[list[list[float]]] = Field(
+        description="[layer][head][key]: the new query's attention over the position + 1 "
+        "cached keys, rounded to 6 decimals; each row sums to 1. Equal (to float32 "
+        "rounding) to the last row of recomputing the whole causal sequence."
+    )
+    cache_bytes: int = Field(
+        description="The key/value cache after this step: 2 × layers × kv_heads × d_k × "
+        "bytes per value × (position + 1).",
+        examples=[276480],
+    )
+
+
+class ModelGenerateResponse(BaseModel):
+    """A prompt and the tokens a model added to it, step by step."""
+
+    tokens: list[str] = Field(description="The prompt's tokens.")
+    text: str = Field(description="The added tokens' text, decoded together.", examples=[" Paris"])
+    greedy: bool = Field(description="True when each token was the most likely one (no seed).")
+    seed: int | None = Field(description="The seed of the sampling, or null when greedy.")
+    bytes_per_token: int = Field(
+        description="What each token adds to the cache: 2 (k and v) × layers × kv_heads × "
+        "d_k × bytes per value (float32: 4).",
+        examples=[46080],
+    )
+    prompt_cache_bytes: int = Field(description="The cache after the prompt, before step 1.")
+    steps: list[GeneratedStep] = Field(description="One per token added, in order.")
 
 
 class ModelNotFound(ErrorResponse):

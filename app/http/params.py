@@ -11,7 +11,7 @@ The view's parameters and their descriptions come from the one declaration of th
 from __future__ import annotations
 
 import inspect
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Query
 
@@ -64,3 +64,16 @@ def embed_params(
     """An embed's own options that are present (checked by app/inputs/frame.py)."""
     given = {"editable": editable, "controls": controls, "height": height, "autoplay": autoplay}
     return {k: v for k, v in given.items() if v is not None}
+
+
+def whole_query_doc(
+    name: str, description: str, minimum: int, maximum: int, example: int
+) -> dict[str, Any]:
+    """``openapi_extra`` for a required whole-number query parameter of a route declared
+    to the runner: the document says its type and bounds (a client and the fuzzer read
+    them), while the route's plan parses it strictly itself (``app.inputs.query``), so the
+    endpoint keeps taking only the request and a bad value gets the app's 422 naming it."""
+    schema = {"type": "integer", "minimum": minimum, "maximum": maximum}
+    parameter = {"name": name, "in": "query", "required": True, "description": description,
+                 "schema": schema, "example": example}  # fmt: skip
+    return {"parameters": [parameter]}

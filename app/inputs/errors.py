@@ -24,10 +24,11 @@ class FieldError(ValueError):
     """An input the app refuses before or around the engine (a URL parameter, a size
     limit, a view outside the data); ``field`` names it as the API or the URL spells it."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, loc: list[str] | None = None) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        self.loc = loc  # where the field is, when not in the body (e.g. ["path", "model_id"])
 
 
 def field_name(loc: Sequence[int | str]) -> str:

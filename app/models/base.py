@@ -35,6 +35,25 @@ class ModelSpec:
     kv_heads: int | None = None
     rope_base: float | None = None  # RoPE's base θ when q and k are rotated, else None
 
+    @property
+    def key_value_heads(self) -> int:
+        """How many key/value heads there are (``heads`` for multi-head attention)."""
+        return self.kv_heads or self.heads
+
+    def kv_head(self, head: int) -> int:
+        """The key/value head query head ``head`` reads: consecutive query heads share
+        one, ``head // (heads // kv_heads)`` (as ``app.models.llama.grouped_attention``
+        lays a group's queries side by side)."""
+        return head // (self.heads // self.key_value_heads)
+
+    def head_groups(self) -> list[list[int]]:
+        """[kv_head] the query heads that read it, e.g. 9 and 3: [[0, 1, 2], [3, 4, 5],
+        [6, 7, 8]]; one query head each without grouping."""
+        groups: list[list[int]] = [[] for _ in range(self.key_value_heads)]
+        for head in range(self.heads):
+            groups[self.kv_head(head)].append(head)
+        return groups
+
 
 @dataclass(frozen=True)
 class HeadWeights:

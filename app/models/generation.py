@@ -33,14 +33,20 @@ class Step:
 
 def bytes_per_token(itemsize: int = 4) -> int:
     """The cache's growth per token: 2 (k and v) × layers × kv_heads × d_head × itemsize."""
-    return 2 * SPEC.layers * (SPEC.kv_heads or SPEC.heads) * SPEC.d_k * itemsize
+    return 2 * SPEC.layers * SPEC.key_value_heads * SPEC.d_k * itemsize
+
+
+def check_step_count(steps: int) -> None:
+    """``ModelInputError`` naming ``steps`` when it is not 1 to ``MAX_STEPS`` (what a
+    request can be refused for before its text is tokenised)."""
+    if not 1 <= steps <= MAX_STEPS:
+        raise ModelInputError("steps", f"ask for 1 to {MAX_STEPS} steps; got {steps}")
 
 
 def check_steps(prompt_tokens: int, steps: int) -> None:
     """``ModelInputError`` naming ``steps`` when out of range or past the model's length."""
     room = SPEC.max_tokens - prompt_tokens
-    if not 1 <= steps <= MAX_STEPS:
-        raise ModelInputError("steps", f"ask for 1 to {MAX_STEPS} steps; got {steps}")
+    check_step_count(steps)
     if steps > room:
         raise ModelInputError(
             "steps",

@@ -58,7 +58,7 @@ def _rotated_body(trace: Trace, spec: ModelSpec, layer: int, head: int) -> dict[
     assert trace.queries is not None
     assert trace.keys is not None
     assert trace.values is not None
-    kv = head // (spec.heads // (spec.kv_heads or spec.heads))
+    kv = spec.kv_head(head)
     q, k, v = trace.queries[layer, head], trace.keys[layer, kv], trace.values[layer, kv]
     d = spec.d_k
     pick = [np.eye(3 * d, dtype=np.float64)[:, i * d : (i + 1) * d].tolist() for i in range(3)]

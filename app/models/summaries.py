@@ -1,14 +1,20 @@
 """What each head does, in one word: its pattern, its entropy, and the scores behind them.
 
-A pattern is a set of (query, key) cells: ``previous`` (key i − 1 for query i), ``next``
-(i + 1), ``self`` (i), ``first`` (key 0), ``last`` (key n − 1), ``special`` (the special
-tokens, e.g. [CLS] and [SEP]), ``same_word`` (the other pieces of the query's own word)
-and ``induction`` (the key just after an earlier occurrence of the query's own token, the
-copy step of repeated sequences). A pattern's score is the weight a head puts on its
-cells, averaged over the queries that have such cells (a query with no previous
-occurrence of its token does not count for ``induction``). The head is named by its best
-score when that is at least ``THRESHOLD`` (most of the weight), else ``broad``. Entropy
-is in nats, averaged over the queries (0: every query on one key; log n: uniform).
+A pattern is a set of (query, key) cells: ``previous`` (key i − 1 for query i),
+``two_back`` (i − 2), ``next`` (i + 1), ``self`` (i), ``first`` (key 0), ``last`` (key
+n − 1), ``special`` (the special tokens, e.g. [CLS] and [SEP]), ``same_word`` (the other
+pieces of the query's own word) and ``induction`` (the key just after an earlier
+occurrence of the query's own token, the copy step of repeated sequences). A pattern's
+score is the weight a head puts on its cells, averaged over the queries that have such
+cells (a query with no previous occurrence of its token does not count for ``induction``).
+The head is named by its best score when that is at least ``THRESHOLD`` (most of the
+weight), else ``broad``; except that a head whose weight a fixed offset explains
+(``previous``, ``two_back``: at least ``THRESHOLD``, and within ``OFFSET_MARGIN`` of
+``induction``) is named by that offset even where ``induction`` scores as high: on a text
+of period 2 or 3 the cells after earlier copies are exactly those offsets, and only the
+offset holds on every text (the tiny decoder's layer 1, head 3 looks two letters back on
+any text; on "abcabc" it looked like an induction head). Entropy is in nats, averaged over
+the queries (0: every query on one key; log n: uniform).
 
 Patterns are built once per sentence as masks and applied to every layer and head at once.
 """
@@ -23,7 +29,14 @@ import numpy as np
 
 THRESHOLD = 0.5
 # Ties go to the more specific pattern (a one-token sentence is "self", not "first").
-PATTERNS = ("induction", "previous", "next", "same_word", "self", "first", "last", "special")
+PATTERNS = (
+    "induction", "previous", "two_back", "next", "same_word", "self", "first", "last", "special",
+)  # fmt: skip
+# Offsets from the query: what they name holds whatever the text says.
+POSITIONAL = ("previous", "two_back")
+# How far below ``induction`` an offset may score and still name the head: the weight the
+# offset misses is then too little to say the head follows earlier copies instead.
+OFFSET_MARGIN = 0.1
 BROAD = "broad"
 CONTINUATION = "##"  # WordPiece: a piece that continues the word before it
 DIGITS = 6
@@ -79,6 +92,8 @@ def probes(
              "last": Probe(column[:, ::-1], every)}  # fmt: skip
     if n > 1:  # a one-token text has no previous or next token
         found |= {"previous": _diagonal(n, -1), "next": _diagonal(n, 1)}
+    if n > 2:
+        found["two_back"] = _diagonal(n, -2)
     is_special = np.asarray(special, dtype=bool)
     if is_special.any():
         found["special"] = Probe(np.broadcast_to(is_special, (n, n)), every)
@@ -113,11 +128,17 @@ def scores(attentions: np.ndarray, found: dict[str, Probe]) -> dict[str, np.ndar
 
 
 def label(head_scores: dict[str, float]) -> str:
-    """The pattern with the best score (ties: the more specific), or ``broad``."""
+    """The pattern with the best score (ties: the more specific), or ``broad``; a fixed
+    offset that takes most of the weight is preferred to ``induction`` (module docstring)."""
     ranked = [p for p in PATTERNS if p in head_scores]
     best = max(ranked, key=lambda p: head_scores[p], default=None)
     if best is None or head_scores[best] < THRESHOLD:
         return BROAD
+    if best == "induction":
+        floor = max(THRESHOLD, head_scores[best] - OFFSET_MARGIN)
+        offsets = [p for p in POSITIONAL if head_scores.get(p, 0.0) >= floor]
+        if offsets:
+            return max(offsets, key=lambda p: head_scores[p])
     return best
 
 

@@ -25,6 +25,8 @@ accepts it; at level 1 it costs about 10 ms for plotly.js and shrinks it about 2
 from __future__ import annotations
 
 import hashlib
+import posixpath
+import re
 from pathlib import Path
 
 from jinja2 import pass_context
@@ -82,6 +84,48 @@ def site_url(context: Context, path: str) -> str:
 def asset_url(context: Context, rel: str) -> str:
     """``<root>/static/<rel>?v=<hash>``: the URL templates use for every asset."""
     return f"{_root(context)}/static/{rel}?v={asset_hash(rel)}"
+
+
+# A static import or re-export of a sibling module: `import {a} from "./x.js"`,
+# `export * from "../y.js"`, `import "./z.js"` (dynamic `import()` is left out: plotly.js
+# loads when a chart first needs it). JSON modules are left to their importer.
+_STATIC_IMPORT = re.compile(
+    r"""^\s*(?:import|export)\b[^;"'`]*?(?:\bfrom\s*)?["'](\.{1,2}/[^"']+\.js)["']""", re.M
+)
+
+_graph_cache: dict[tuple[str, float], tuple[str, ...]] = {}
+
+
+def module_graph(rel: str, root: Path | None = None) -> tuple[str, ...]:
+    """Every module ``rel`` (``js/main.js``) imports statically, directly or not, as paths
+    under the static root, nearest first: what a page lists as ``modulepreload`` so the
+    browser fetches the whole graph at once instead of one import level per round trip
+    (a 128 × 128 page waited about 300 ms for the second level)."""
+    root = root or static_dir()
+    folder = (root / rel).parent
+    stamp = max((p.stat().st_mtime for p in folder.rglob("*.js")), default=0.0)
+    key = (f"{root}:{rel}", stamp)
+    if key not in _graph_cache:
+        seen: dict[str, None] = {}
+        queue = [rel]
+        while queue:
+            current = queue.pop(0)
+            text = (root / current).read_text(encoding="utf-8")
+            for found in _STATIC_IMPORT.findall(text):
+                target = posixpath.normpath(posixpath.join(posixpath.dirname(current), found))
+                if target != rel and target not in seen and (root / target).is_file():
+                    seen[target] = None
+                    queue.append(target)
+        _graph_cache[key] = tuple(seen)
+    return _graph_cache[key]
+
+
+@pass_context
+def module_urls(context: Context, *entries: str) -> list[str]:
+    """The URLs of every module the ``entries`` import (``module_graph``), each once, under
+    the request's root path: as the browser resolves the imports, without a ``v`` query."""
+    rels = dict.fromkeys(m for entry in entries for m in module_graph(entry))
+    return [f"{_root(context)}/static/{m}" for m in rels if m not in entries]
 
 
 class HashedStaticFiles(StaticFiles):

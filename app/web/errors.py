@@ -163,7 +163,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(status_code=422, content=validation_detail(list(exc.errors())))
 
     async def on_input(_: Request, exc: InputError | FieldError) -> JSONResponse:
-        loc = ["body", *exc.field.split(".")]
+        loc = getattr(exc, "loc", None) or ["body", *exc.field.split(".")]
         body = error_detail(exc.field, exc.message, "shape_error", loc)
         return JSONResponse(body, status_code=422)
 

@@ -31,6 +31,7 @@ DEFAULT_TEXT = {"minilm": "I love LLMs", "tiny-decoder": "kqzfmbwd kqzfmbwd"}
 # A head's pattern (``app.models.summaries``) in a learner's words.
 PATTERN_WORDS = {
     "previous": "previous-token head",
+    "two_back": "two-back head",
     "next": "next-token head",
     "self": "self head",
     "first": "first-token head",
@@ -44,6 +45,7 @@ PATTERN_WORDS = {
 # weight goes on average, app.models.summaries).
 PATTERN_MEANINGS = {
     "previous": "each token attends to the token before it",
+    "two_back": "to the token two before it",
     "next": "to the token after it",
     "self": "to itself",
     "first": "to the first token",
@@ -56,9 +58,12 @@ PATTERN_MEANINGS = {
 # What a known head does, in a sentence (the decoder's heads on a repeated run of letters).
 KNOWN_MEANINGS = {
     "previous": "each letter attends to the letter before it",
+    "two_back": "each letter attends to the letter two before it",
     "induction": "each letter attends to the letter after the previous copy of itself, "
     "which is how the model predicts the second copy of a repeated sequence",
-    "broad": "its weight is spread out, with no single pattern",
+    # Layer 1, head 2 (tests/unit/test_decoder_heads.py measures both shares).
+    "broad": "no one pattern takes most of its weight; on average about 0.4 of it is on "
+    "the letter itself and about a fifth on [BOS]",
 }
 # Bytes a head's grid cell takes on the wire beyond its weight (colour, printed text).
 GRID_BYTES_PER_CELL = 16

@@ -18,7 +18,7 @@ from fastapi.templating import Jinja2Templates
 from app.figures.view_fields import BY_NAME
 from app.lessons.kinds import editor_kinds
 from app.templating import environment
-from app.web.assets import asset_url, site_url
+from app.web.assets import asset_url, module_urls, site_url
 from app.web.crosslinks import figure_labs
 from app.web.glossary import term
 from app.web.lesson_links import builtin_lessons
@@ -26,7 +26,11 @@ from app.web.lesson_snippets import course_panel_data
 from app.web.oembed import oembed_link
 
 environment.globals.update(
-    asset_url=asset_url, site_url=site_url, oembed_link=oembed_link, view_fields=BY_NAME
+    asset_url=asset_url,
+    module_urls=module_urls,
+    site_url=site_url,
+    oembed_link=oembed_link,
+    view_fields=BY_NAME,
 )
 environment.globals.update(term=term, figure_labs=figure_labs, builtin_lessons=builtin_lessons)
 environment.globals.update(course_panel_data=course_panel_data, lesson_kinds=editor_kinds)

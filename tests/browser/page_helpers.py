@@ -142,6 +142,26 @@ def after_layout(page: Page) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+# Resolves once the page's scroll position is the same in two consecutive frames (a
+# smooth scroll, or one a script starts after a reveal, has ended); false after 4 s.
+SCROLL_STILL_JS = """async () => {
+  let last = null;
+  const end = performance.now() + 4000;
+  while (performance.now() < end) {
+    await new Promise((r) => requestAnimationFrame(r));
+    const now = `${scrollX},${scrollY}`;
+    if (now === last) return true;
+    last = now;
+  }
+  return false;
+}"""
+
+
+def scroll_still(page: Page) -> None:
+    """Return once the page has stopped scrolling (see ``SCROLL_STILL_JS``)."""
+    assert page.evaluate(SCROLL_STILL_JS), "the page kept scrolling for 4 s"
+
+
 # Opens every <details> matching the selector and resolves once each has answered its
 # toggle event (the page builds a figure's tables in its own toggle listener, which runs
 # first).

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
+from axe_support import axe_violations, summary
 from playwright.sync_api import Browser, Frame, Page
 
 from tests.browser.embed_support import (
@@ -33,7 +34,6 @@ pytestmark = pytest.mark.browser
 __all__ = ["embed_app_url", "embed_browser", "host_site"]  # fixtures used by name
 
 WIDTHS = (375, 720, 1600)
-AXE = (Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js").read_text()
 EMBEDS = {
     **{f"fig-{n}": f"/embed/{n}?preset=i-love-llms" for n in (3, 4, 7, 8, 9)},
     "lab": "/embed/labs/one-query/softmax-table",
@@ -174,11 +174,7 @@ def test_no_text_overlaps_or_is_clipped(
 def serious_violations(frame: Frame) -> list[tuple[str, list[Any]]]:
     """axe-core's serious and critical findings in one frame (the tables opened too)."""
     frame.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-    if not frame.evaluate("typeof axe === 'object'"):
-        frame.evaluate(AXE)
-    result = frame.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in result["violations"]
-            if v["impact"] in ("serious", "critical")]  # fmt: skip
+    return summary(axe_violations(frame))
 
 
 def test_axe_passes_on_every_embed_in_both_themes(

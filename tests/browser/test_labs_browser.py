@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_support import axe_violations
 from page_helpers import (
     element_source_text,
     open_all_tables,
@@ -28,7 +29,6 @@ from app.presets import get_preset
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 LABS = ("one-query", "step-by-step", "why-scale")
 
 
@@ -527,11 +527,9 @@ def test_embeds_draw_with_no_console_errors(lab_page: Page, server_url: str, fig
 
 
 def _axe(page: Page) -> list[dict[str, Any]]:
-    page.evaluate(AXE.read_text())
     open_all_tables(page, "details")  # every <details>, once each has toggled
     assert page.locator("details.tables table.data-table").count() >= 1  # built when opened
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    return axe_violations(page)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

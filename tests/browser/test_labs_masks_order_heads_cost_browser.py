@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_support import axe_violations
 from page_helpers import (
     SOURCE_TEXT,
     open_all_tables,
@@ -23,7 +24,6 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 LABS = ("masks", "order", "heads", "cost")
 
 
@@ -242,10 +242,8 @@ def test_embeds_draw_one_figure_each(
 
 
 def _axe(page: Page) -> list[dict[str, Any]]:
-    page.evaluate(AXE.read_text())
     open_all_tables(page, "details")  # every <details>, once each has toggled
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    return axe_violations(page)
 
 
 RAW_CHART_TEXT_JS = """() => [...document.querySelectorAll('.js-plotly-plot text')]

@@ -11,12 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from lesson_files import open_offline
 from playwright.sync_api import Browser, Page, expect
-
-from app.export.lesson_document import lesson_html
-from app.http.lesson_labs import lab_figure
-from app.lessons.builtin import get_builtin
-from app.settings import Settings
 
 pytestmark = pytest.mark.browser
 
@@ -97,13 +93,6 @@ def test_the_embed_draws_before_and_after(sized: Page, server_url: str) -> None:
 @pytest.mark.parametrize("sized", [(1440, "light")], indirect=True, ids=["1440px"])
 def test_the_offline_file_draws_before_and_after(sized: Page, tmp_path: Path) -> None:
     # The SCORM packages carry this same document (app/export/scorm.py).
-    settings = Settings()
-    lesson = get_builtin("why-scale")
-    assert lesson is not None
-    path = tmp_path / "why-scale.html"
-    path.write_text(lesson_html(lesson, settings=settings, lab_figure=lab_figure(settings)))
-    requests: list[str] = []
-    sized.on("request", lambda r: requests.append(r.url))
-    sized.goto(path.as_uri())
+    _, requests = open_offline(sized, tmp_path, "why-scale")
     assert_before_and_after(predict_and_check(sized))
     assert all(url.startswith("file://") for url in requests), requests

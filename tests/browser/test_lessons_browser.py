@@ -11,14 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import open_page
+from lesson_files import open_offline
+from page_helpers import open_page, scroll_still
 from playwright.sync_api import BrowserContext, Page, expect
 
-from app.export.lesson_document import lesson_html
-from app.http.lesson_labs import lab_figure
 from app.lessons.answers import answer_lesson
 from app.lessons.builtin import get_builtin
-from app.settings import Settings
 
 pytestmark = pytest.mark.browser
 
@@ -46,11 +44,9 @@ def answers(lesson_id: str) -> list[Any]:
 
 
 # The focused reveal's outline colour and the accent's, both resolved in the page's theme.
-RING = """async () => {
+RING = """() => {
   const box = document.activeElement;
   if (!box || !box.matches("[data-reveal]")) return ["(the reveal is not focused)", ""];
-  // Reduced motion gives every property a 0.01 ms transition: read after it has run.
-  await new Promise((done) => setTimeout(done, 50));
   const probe = document.createElement("span");
   probe.style.color = "var(--accent)";
   document.body.append(probe);
@@ -214,7 +210,7 @@ def test_presenter_shows_the_answer_beside_its_figure_at_1440_by_900(
     page.locator("body").focus()
     page.keyboard.press("r")
     expect(page.locator("[data-reveal]")).to_contain_text("It is ")
-    page.wait_for_timeout(300)  # the scroll to the step
+    scroll_still(page)  # the scroll to the step has ended
     box = page.evaluate("""() => {
       const rect = (el) => el.getBoundingClientRect().toJSON();
       const fig = document.querySelector(".lesson-step-figures:not(.lesson-away) .lesson-figure");
@@ -277,14 +273,7 @@ def test_editor_builds_shares_and_plays(page: Page, server_url: str) -> None:
 
 
 def test_offline_file_plays_from_disk(page: Page, tmp_path: Path) -> None:
-    settings = Settings()
-    lesson = get_builtin("masks-and-order")
-    assert lesson is not None
-    path = tmp_path / "lesson.html"
-    path.write_text(lesson_html(lesson, settings=settings, lab_figure=lab_figure(settings)))
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(path.as_uri())
+    lesson, requests = open_offline(page, tmp_path, "masks-and-order")
     rendered(page, 0)
     n = len(lesson.steps)
     for step in range(n):

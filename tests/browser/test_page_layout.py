@@ -5,10 +5,10 @@ draws in SVG; grid cells keep their contrast after edits."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_support import axe_violations
 from page_helpers import cell, open_page, set_cell, wait_until
 from playwright.sync_api import Page
 
@@ -16,7 +16,6 @@ from app.figures.grid import contrast
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 # Render every panel (off-screen ones skip rendering otherwise) so geometry and axe see all.
 SHOW_ALL = "[data-figure] { content-visibility: visible !important; }"
 
@@ -126,11 +125,7 @@ def test_at_375_px_products_stack_as_columns(restore: Page, server_url: str) -> 
 
 
 def _axe_contrast(page: Page) -> list[dict[str, Any]]:
-    page.evaluate(AXE.read_text())
-    result = page.evaluate(
-        "axe.run(document, {runOnly: ['color-contrast'], resultTypes: ['violations']})"
-    )
-    return list(result["violations"])
+    return axe_violations(page, rules=["color-contrast"], serious_only=False)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -7,16 +7,15 @@ load per scenario; each checks many things."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_support import axe_violations, summary
 from page_helpers import after_layout, wait_idle, wait_until
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 PHONE = {"width": 375, "height": 812}
 # Off-screen panels skip rendering; geometry, legends and axe need them all drawn.
 SHOW_ALL = "[data-figure] { content-visibility: visible !important; }"
@@ -118,9 +117,7 @@ LEGENDS_JS = """() => [...document.querySelectorAll('.grid-host')]
 
 
 def _axe(page: Page) -> list[Any]:
-    page.evaluate(AXE.read_text())
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in result["violations"]]
+    return summary(axe_violations(page, serious_only=False))
 
 
 @pytest.mark.parametrize("phone", ["light", "dark"], indirect=True)

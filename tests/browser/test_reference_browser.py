@@ -5,15 +5,13 @@ hides them), the header's Notation link opening the key, and axe on /sources and
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from axe_support import axe_violations, summary
 from page_helpers import open_all_tables, open_page, wait_idle
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).with_name("vendor") / "axe-core-4.11.4.min.js"
 
 # Text outside <math> that still holds notation: the renderer missed a sink.
 RAW_NOTATION_JS = """() => {
@@ -73,14 +71,8 @@ def test_reference_pages_pass_axe(shared_page: Page, server_url: str, scheme: st
     try:
         for path in ("/sources", "/glossary"):
             open_page(page, server_url + path)
-            page.evaluate(AXE.read_text())
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-            result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-            bad = [
-                (v["id"], [n["target"] for n in v["nodes"][:3]])
-                for v in result["violations"]
-                if v["impact"] in ("serious", "critical")
-            ]
+            bad = summary(axe_violations(page))
             assert bad == [], (path, scheme, bad)
             assert page.locator(".site-nav a[aria-current=page]").count() == 1
             assert page.locator("main math").count() >= 3

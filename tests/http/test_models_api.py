@@ -30,6 +30,9 @@ def test_the_list_names_each_model_and_how_to_install_it(client: TestClient) -> 
         "source": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
         "tokenizer": "WordPiece (uncased)", "max_tokens": 128, "install": INSTALL,
         "known_heads": [],
+        # multi-head: one key/value head per query head, no RoPE, nothing generated
+        "kv_heads": 12, "rope_base": None, "head_groups": [[h] for h in range(12)],
+        "generates": False,
     }  # fmt: skip
 
 
@@ -162,3 +165,9 @@ def test_figure_6_of_the_head_state_is_the_models_attention(make_client: Any) ->
     assert grid["rows"] == body["tokens"]
     trace = registry.get("minilm").trace(SENTENCE)
     assert np.abs(np.array(grid["values"]) - trace.attentions[2, 4]).max() <= 2e-6
+
+
+def test_a_model_without_shared_key_value_heads_sends_no_k_and_v(client: TestClient) -> None:
+    out = client.post("/api/v1/models/tiny-decoder/attention", json={"text": "abab"}).json()
+    assert out["k"] is None
+    assert out["v"] is None

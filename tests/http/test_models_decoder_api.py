@@ -30,6 +30,9 @@ def test_the_list_says_the_decoder_is_here_and_causal(client: TestClient) -> Non
     ]
     assert tiny["known_heads"][0] == {"layer": 0, "head": 0, "pattern": "previous"}
     assert tiny["known_heads"][7] == {"layer": 1, "head": 3, "pattern": "induction"}
+    assert (tiny["kv_heads"], tiny["rope_base"]) == (4, None)  # multi-head, learned positions
+    assert tiny["head_groups"] == [[0], [1], [2], [3]]
+    assert tiny["generates"] is False
 
 
 def test_the_decoder_page_says_what_its_heads_do(client: TestClient) -> None:
@@ -41,7 +44,12 @@ def test_the_decoder_page_says_what_its_heads_do(client: TestClient) -> None:
     assert (
         "<li>Layer 2, head 4 is an induction head: each letter attends to the letter after" in page
     )
-    assert "<li>Layer 1, head 2 is a broad head: its weight is spread out" in page
+    assert "<li>Layer 1, head 2 is a broad head: no one pattern takes most of its weight" in page
+    assert (
+        "<li>Layer 1, head 3 is a two-back head: each letter attends to the letter two before "
+        "it.</li>"
+    ) in page
+    assert "spread out, with no single pattern" not in page  # it said so of head 3
     assert page.count("<li>Layer ") == 8
     assert "What training made these heads do" not in client.get("/models/minilm").text
 

@@ -5,6 +5,7 @@ weights, through POST /api/v1/attention, are the model's own (RoPE included)."""
 from __future__ import annotations
 
 import numpy as np
+import orjson
 from fastapi.testclient import TestClient
 from models_support import needs_smollm2
 
@@ -20,6 +21,11 @@ def test_smollm2_is_listed_with_its_install_command(client: TestClient) -> None:
     assert (smollm2["layers"], smollm2["heads"], smollm2["d_k"]) == (30, 9, 64)
     assert smollm2["install"] == "attention-lab models install smollm2"
     assert smollm2["causal"] is True
+    # 9 query heads share 3 key/value heads, consecutive ones together; RoPE's θ from the file
+    assert smollm2["kv_heads"] == 3
+    assert smollm2["head_groups"] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert smollm2["rope_base"] == registry.get("smollm2").rope_base == 100_000  # type: ignore[attr-defined]
+    assert smollm2["generates"] is True
 
 
 def test_a_rotated_head_opens_with_its_own_weights(client: TestClient) -> None:
@@ -35,3 +41,61 @@ def test_a_rotated_head_opens_with_its_own_weights(client: TestClient) -> None:
         weights = client.post("/api/v1/attention", json=body).json()["weights"]
         weights = np.nan_to_num(np.array(weights, dtype=float))  # blocked cells are null
         np.testing.assert_allclose(weights, trace.attentions[layer, head], atol=1e-6)
+
+
+def test_the_head_note_names_rope_for_a_rotated_head(client: TestClient) -> None:
+    answer = client.post(
+        "/api/v1/models/smollm2/head", json={"text": TEXT, "layer": 3, "head": 5}
+    ).json()
+    note = answer["note"]
+    assert "RoPE" in note
+    assert "rotated q" in note
+    assert "√64" in note
+    assert "column of ones" not in note  # the biases' note is for the unrotated models
+
+
+def test_the_answer_holds_each_key_value_heads_k_and_v(client: TestClient) -> None:
+    trace = registry.trace("smollm2", TEXT)
+    assert trace.queries is not None
+    answer = client.post("/api/v1/models/smollm2/attention", json={"text": TEXT}).json()
+    k, v = np.array(answer["k"], np.float32), np.array(answer["v"], np.float32)
+    n = len(trace.tokens)
+    assert k.shape == v.shape == (30, 3, n, 64)
+    # float32 written in its shortest form reads back bit for bit
+    assert np.array_equal(k, trace.keys)
+    assert np.array_equal(v, trace.values)
+    # Each group's query heads read that key/value head: softmax(q kᵀ / √64) with the
+    # answer's k gives the answer's weights (and another group's k does not).
+    listed = {m["id"]: m for m in client.get("/api/v1/models").json()["models"]}
+    groups = listed["smollm2"]["head_groups"]
+    blocked = np.triu(np.ones((n, n), dtype=bool), k=1)
+
+    def weights(layer: int, head: int, kv: int) -> np.ndarray:
+        scores = trace.queries[layer, head] @ k[layer, kv].T / 8  # type: ignore[index]
+        scores[blocked] = -np.inf
+        e = np.exp(scores - scores.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)  # type: ignore[no-any-return]
+
+    for layer in (0, 17, 29):
+        for kv, group in enumerate(groups):
+            for head in group:
+                got = np.array(answer["attentions"][layer][head])
+                np.testing.assert_allclose(got, weights(layer, head, kv), atol=2e-6)
+                wrong = weights(layer, head, (kv + 1) % 3)  # another group's keys
+                assert np.abs(got - wrong).max() > 1e-2
+
+
+def test_the_price_counts_k_and_v_and_bounds_the_answer(client: TestClient) -> None:
+    from app.api.models_api import shape_of
+    from app.inputs.model_text import ModelText, kv_cost, plan_attention
+
+    shape = shape_of("smollm2")
+    assert shape.kv_heads_sent == 3
+    n = len(TEXT)  # the token bound: at most a token per character
+    plan = plan_attention(ModelText(text=TEXT), shape)
+    assert shape_of("tiny-decoder").kv_heads_sent == 0  # its answer has no k and v
+    assert kv_cost(n, 30, 3, 64).cells == 2 * 30 * 3 * n * 64
+    answer = client.post("/api/v1/models/smollm2/attention", json={"text": TEXT})
+    assert len(answer.content) <= plan.cost.response_bytes
+    kv_bytes = len(orjson.dumps([answer.json()["k"], answer.json()["v"]]))
+    assert kv_bytes <= kv_cost(len(answer.json()["tokens"]), 30, 3, 64).response_bytes

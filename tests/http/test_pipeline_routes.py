@@ -55,6 +55,13 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         {"positions": 3, "d_model": 4},
     ),
     ("POST", "/api/v1/cost"): ("/api/v1/cost", {}),
+    ("POST", "/api/v1/kv-cache"): (
+        "/api/v1/kv-cache",
+        {"layers": 2, "heads": 4, "kv_heads": 2, "d_head": 8, "bytes_per_value": 2, "tokens": 5},
+    ),
+    ("GET", "/api/v1/kv-cache/presets"): ("/api/v1/kv-cache/presets", None),
+    ("GET", "/api/v1/alibi"): ("/api/v1/alibi?heads=8", None),
+    ("POST", "/api/v1/flash"): ("/api/v1/flash", {"n": 16, "d": 4, "sram": 64}),
     ("GET", "/api/v1/labs/{lab_id}/figures"): ("/api/v1/labs/order/figures", None),
     ("GET", "/api/v1/labs/{lab_id}/figures.ndjson"): (
         "/api/v1/labs/why-scale/figures.ndjson?figures=saturation&trials=100",
@@ -96,6 +103,10 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/api/v1/models/{model_id}/head"): (
         "/api/v1/models/minilm/head",
         {"text": "I love LLMs", "layer": 1, "head": 3},
+    ),
+    ("POST", "/api/v1/models/{model_id}/generate"): (
+        "/api/v1/models/smollm2/generate",
+        {"text": "Hi", "steps": 1},
     ),
     ("GET", "/lessons"): ("/lessons", None),
     ("GET", "/lessons/{lesson_id}"): ("/lessons/why-scale", None),
@@ -246,11 +257,13 @@ def test_every_computing_route_has_a_sample() -> None:
 
 @pytest.mark.parametrize("route", sorted(SAMPLES), ids=lambda r: f"{r[0]} {r[1]}")
 def test_a_computing_route_is_priced_by_the_pipeline(route: tuple[str, str]) -> None:
+    url, body = SAMPLES[route]
     if "{model_id}" in route[1] and not registry.installed("minilm"):
         pytest.skip("all-MiniLM-L6-v2 is not installed: attention-lab models install minilm")
+    if "/models/smollm2/" in url and not registry.installed("smollm2"):
+        pytest.skip("SmolLM2 is not installed: attention-lab models install smollm2")
     client = TestClient(create_app())
     gate = client.app.state.gate  # type: ignore[attr-defined]
-    url, body = SAMPLES[route]
     before = gate.priced
     r = client.request(route[0], url, json=body)
     assert r.status_code == 200, r.text[:300]

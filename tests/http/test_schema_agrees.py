@@ -20,6 +20,10 @@ WHOLE_FIELDS = [
     *(("/api/v1/cost", {}, f) for f in ("n", "d_model", "heads", "d_ff", "vocab", "layers")),
     ("/api/v1/positional-encoding", {"positions": 3, "d_model": 4}, "positions"),
     ("/api/v1/positional-encoding", {"positions": 3, "d_model": 4}, "d_model"),
+    *(("/api/v1/kv-cache", {"layers": 2, "heads": 4, "kv_heads": 2, "d_head": 8,
+                            "bytes_per_value": 2, "tokens": 5, "window": 3}, f)
+      for f in ("layers", "heads", "kv_heads", "d_head", "bytes_per_value", "tokens", "window")),
+    *(("/api/v1/flash", {"n": 16, "d": 4, "sram": 64}, f) for f in ("n", "d", "sram")),
     *(("/api/v1/experiments/score-variance", {"d_ks": [8], "draws": 50, "bins": 10, "seed": 3},
        f) for f in ("draws", "bins", "seed")),
     *(("/api/v1/experiments/saturation", {"d_k": 16, "keys": 8, "trials": 20, "seed": 1}, f)

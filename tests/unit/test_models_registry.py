@@ -227,3 +227,18 @@ def test_the_last_traces_are_kept_read_only(
         registry.trace("fake", text)
     registry.trace("fake", "a")
     assert runs == ["a", "b", "c", "d", "e", "a"]
+
+
+def test_head_groups_follow_the_forwards_grouping() -> None:
+    from app.models.base import ModelSpec
+
+    def spec(heads: int, kv_heads: int | None) -> ModelSpec:
+        return ModelSpec("m", "M", True, 1, heads, 8, 2, "", "", "", 4, (), kv_heads)
+
+    # consecutive query heads share a key/value head, as grouped_attention's reshape does
+    assert spec(9, 3).head_groups() == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert spec(8, 2).head_groups() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert spec(4, 1).head_groups() == [[0, 1, 2, 3]]
+    assert spec(3, None).head_groups() == [[0], [1], [2]]  # multi-head
+    assert spec(3, None).key_value_heads == 3
+    assert [spec(6, 2).kv_head(h) for h in range(6)] == [0, 0, 0, 1, 1, 1]

@@ -110,13 +110,12 @@ def attention_answer(model_id: str, text: str) -> bytes:
     trace = registry.trace(model_id, text)
     spec: ModelSpec = registry.entry(model_id).spec
     special = [t in spec.special_tokens for t in trace.tokens]
-    words = summaries.word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
     return encode({
         "tokens": list(trace.tokens),
         # Rounded in float64, sent as float32: orjson writes the shortest float32 form,
         # "0.123457", a quarter faster than float64's.
         "attentions": _rounded(trace.attentions),
-        "summaries": summaries.summarise(trace.attentions, trace.tokens, special, words),
+        "summaries": summaries.of_trace(spec, trace),
         "special": special,
         "causal": spec.causal,
         # [layer][kv_head][token][d_k], float32 as the forward holds them (k after RoPE).

@@ -90,13 +90,7 @@ def head_body(model_id: str, text: str, layer: int, head: int) -> dict[str, Any]
 
 def summarise(model: Model, trace: Trace) -> list[list[dict[str, Any]]]:
     """``[layer][head]`` of {"pattern", "entropy", "scores"} (``app.models.summaries``)."""
-    spec = model.spec
-    special = [t in spec.special_tokens for t in trace.tokens]
-    words = summaries.word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
-    found: list[list[dict[str, Any]]] = summaries.summarise(
-        trace.attentions, trace.tokens, special, words
-    )
-    return found
+    return summaries.of_trace(model.spec, trace)
 
 
 def listed() -> list[Listed]:

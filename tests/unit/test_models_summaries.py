@@ -94,3 +94,20 @@ def test_ties_go_to_the_more_specific_pattern_and_a_missing_score_is_skipped() -
     assert label({"first": 0.6, "special": 0.6}) == "first"
     assert label({}) == "broad"
     assert set(probes(["x"], [False], [0])) == {"self", "first", "last"}
+
+
+def test_a_causal_first_query_says_nothing_about_the_head() -> None:
+    # Uniform over what each query sees: row 0 has only itself, so it is all "self" and all
+    # "first" whatever the head does; counted, it made this head a self head (0.61).
+    a = np.array([[1, 0, 0], [0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3]])
+    tokens, special, words = ["a", "b", "c"], [False] * 3, [0, 1, 2]
+    counted = summarise(a, tokens, special, words)
+    assert counted["pattern"] == "self"
+    causal = summarise(a, tokens, special, words, causal=True)
+    assert causal["pattern"] == "broad"
+    assert causal["scores"]["self"] == pytest.approx((0.5 + 1 / 3) / 2, abs=1e-6)
+    assert causal["scores"]["first"] == pytest.approx((0.5 + 1 / 3) / 2, abs=1e-6)
+    assert causal["entropy"] == pytest.approx((np.log(2) + np.log(3)) / 2, abs=1e-6)
+    # one token: nothing else to say than its only row
+    one = summarise(np.ones((1, 1)), ["a"], [False], [0], causal=True)
+    assert (one["pattern"], one["entropy"]) == ("self", 0.0)

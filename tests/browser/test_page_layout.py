@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from axe_support import axe_violations
-from page_helpers import cell, open_page, set_cell, wait_until
+from page_helpers import cell, open_page, set_cell, wait_idle, wait_until
 from playwright.sync_api import Page
 
 from app.figures.grid import contrast
@@ -101,6 +101,9 @@ def test_at_375_px_figures_5_and_10_run_top_to_bottom(
     # Up to 30 s: on a loaded CI machine the redraw took longer than 5 s, and while Plotly
     # redraws the layout has no height yet (or no plot at all).
     wait_until(page, WIDE_AGAIN_JS, n, timeout=30_000)
+    # Then idle: the breakpoint's request may still be drawing (Plotly.react clears the
+    # layout's height while it redraws), and a read in between raced on a loaded machine.
+    wait_idle(page)
     height, _, width = page.evaluate(BOXES_JS, n)
     assert height is not None
     assert height < width, (height, width)

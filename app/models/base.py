@@ -34,6 +34,9 @@ class ModelSpec:
     # reads key/value head h // (heads // kv_heads)); None = one each (multi-head).
     kv_heads: int | None = None
     rope_base: float | None = None  # RoPE's base θ when q and k are rotated, else None
+    # How the weights are stored, when not as the float32 the forward computes in (the
+    # model page says it: "4-bit weights, dequantized"); None for plain float32.
+    weights: str | None = None
 
     @property
     def key_value_heads(self) -> int:

@@ -41,6 +41,8 @@ SPEC = ModelSpec(
     special_tokens=(),
     kv_heads=3,
     rope_base=100_000.0,
+    weights="4-bit (ggml's Q4_1 blocks; the token embeddings 8-bit, Q8_0), dequantized to "
+    "float32 a few rows at a time as each matrix is used",
 )
 WEIGHTS = "SmolLM2-135M-Instruct.Q4_1.gguf"
 

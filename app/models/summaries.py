@@ -131,6 +131,15 @@ def entropy(attentions: np.ndarray, causal: bool = False) -> np.ndarray:
     return out
 
 
+def sink(attentions: np.ndarray, causal: bool = False) -> np.ndarray:
+    """(…, n, n) → (…): the weight on the first key, averaged over the queries (``causal``:
+    after the first, which has no choice): the attention sink of Xiao et al., "Efficient
+    Streaming Language Models with Attention Sinks" (ICLR 2024)."""
+    column = attentions[..., 1:, 0] if causal and attentions.shape[-2] > 1 else attentions[..., 0]
+    out: np.ndarray = column.mean(axis=-1, dtype=np.float64)
+    return out
+
+
 def scores(attentions: np.ndarray, found: dict[str, Probe]) -> dict[str, np.ndarray]:
     """(…, n, n) → each pattern's score (…): the weight on its keys, averaged over its
     queries."""

@@ -169,12 +169,34 @@ def head_link(model_id: str, text: str, layer: int, head: int) -> str:
     return urlencode({"model": model_id, "text": text, "layer": layer + 1, "head": head + 1})
 
 
-def _summary(item: dict[str, Any], layer: int, head: int, open_query: str) -> dict[str, Any]:
+def greyable(spec: ModelSpec, special: list[bool]) -> list[bool]:
+    """The tokens the page's toggle can grey out: the special tokens, or in a causal model
+    without any, the first token, where most weight of later layers lands (the attention
+    sink, Xiao et al., "Efficient Streaming Language Models with Attention Sinks", 2024)."""
+    if any(special) or not spec.causal or len(special) < 2:
+        return special
+    return [True] + [False] * (len(special) - 1)
+
+
+def group_text(spec: ModelSpec, head: int) -> str | None:
+    """ "KV 1 (H1–H3)": the key/value head query head ``head`` reads and the query heads
+    that share it, counted from 1; None without grouped-query attention."""
+    if spec.kv_heads is None:
+        return None
+    kv = spec.kv_head(head)
+    group = spec.head_groups()[kv]
+    return f"KV {kv + 1} (H{group[0] + 1}–H{group[-1] + 1})"
+
+
+def _summary(
+    spec: ModelSpec, item: dict[str, Any], sink: float, layer: int, head: int, open_query: str
+) -> dict[str, Any]:
     pattern = str(item["pattern"])
     entropy = float(item["entropy"])
     words = PATTERN_WORDS.get(pattern, pattern)
     name = f"Layer {layer + 1}, head {head + 1}"
     entropy_text = fmt.coarse(entropy, 2)
+    group = group_text(spec, head)
     return {
         "layer": layer,
         "head": head,
@@ -185,7 +207,13 @@ def _summary(item: dict[str, Any], layer: int, head: int, open_query: str) -> di
         "words": words,
         "entropy": entropy,
         "entropy_text": entropy_text,
-        "spoken": f"{name}: {words}, entropy {entropy_text} nats",
+        "sink": sink,
+        "sink_text": fmt.coarse(sink, 2),
+        "kv_head": spec.kv_head(head) if spec.kv_heads is not None else None,
+        "group": group,
+        "spoken": f"{name}: {words}, entropy {entropy_text} nats, "
+        f"{fmt.coarse(sink, 2)} of its weight on the first token"
+        + (f", shares its keys and values as {group}" if group else ""),
         "open": open_query,
     }
 
@@ -200,6 +228,10 @@ def _traced(model: Model, text: str) -> tuple[Trace, list[str], list[bool]]:
     return trace, tokens, special
 
 
+def _grey(model: Model, traced: tuple[Trace, list[str], list[bool]]) -> list[bool]:
+    return greyable(model.spec, traced[2])
+
+
 def head_answer(
     model: Model,
     text: str,
@@ -210,10 +242,12 @@ def head_answer(
     traced: tuple[Trace, list[str], list[bool]] | None = None,
 ) -> dict[str, Any]:
     """One head's full grid (weights printed when small, hover values) for the larger view."""
-    trace, tokens, special = traced or _traced(model, text)
+    traced = traced or _traced(model, text)
+    trace, tokens, _ = traced
     a = np.asarray(trace.attentions)[layer : layer + 1, head : head + 1]
+    grey = _grey(model, traced)
     grid = head_grids(
-        tokens, a, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
+        tokens, a, special=grey, mask=trace.mask, theme=theme, hide_special=hide_special
     )[0][0]
     grid["grid"] = f"weights-l{layer + 1}h{head + 1}"
     return {"layer": layer, "head": head, "grid": grid}
@@ -228,22 +262,30 @@ def heads_answer(
     trace, tokens, special = traced
     found = summarise(model, trace)
     attentions = np.asarray(trace.attentions)
+    sinks = summaries.sink(attentions, model.spec.causal)
     return {
         "model": model.spec.id,
         "text": text,
         "tokens": tokens,
         "special": special,
         "causal": model.spec.causal,
-        "hide_special": hide_special and any(special),
+        "hide_special": hide_special and any(_grey(model, traced)),
+        "greyable": _grey(model, traced),
         "summaries": [
             [
-                _summary(item, i, j, head_link(model.spec.id, text, i, j))
+                _summary(
+                    model.spec, item, float(sinks[i, j]), i, j, head_link(model.spec.id, text, i, j)
+                )
                 for j, item in enumerate(row)
             ]
             for i, row in enumerate(found)
         ],
         "minis": mini_maps(
-            attentions, special=special, mask=trace.mask, theme=theme, hide_special=hide_special
+            attentions,
+            special=_grey(model, traced),
+            mask=trace.mask,
+            theme=theme,
+            hide_special=hide_special,
         ),
         "selected": head_answer(model, text, theme, hide_special, layer, head, traced),
     }

@@ -140,7 +140,11 @@ def test_heads_json_has_every_head_with_its_summary_and_link(fake_client: TestCl
     s = data["summaries"][1][2]
     assert s["label"] == "L2 H3"
     assert s["spoken"].startswith("Layer 2, head 3: ")
-    assert s["spoken"].endswith(f"entropy {s['entropy_text']} nats")
+    assert s["spoken"].endswith(
+        f"entropy {s['entropy_text']} nats, {s['sink_text']} of its weight on the first token"
+    )
+    assert s["sink"] == pytest.approx(trace.attentions[1, 2][:, 0].mean(), abs=1e-6)
+    assert (s["kv_head"], s["group"]) == (None, None)  # one key/value head per query head
     assert s["open"] == "model=fake-encoder&text=I+love+LLMs&layer=2&head=3"
 
 

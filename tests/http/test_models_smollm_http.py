@@ -4,8 +4,11 @@ weights, through POST /api/v1/attention, are the model's own (RoPE included)."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import orjson
+import pytest
 from fastapi.testclient import TestClient
 from models_support import needs_smollm2
 
@@ -99,3 +102,54 @@ def test_the_price_counts_k_and_v_and_bounds_the_answer(client: TestClient) -> N
     assert len(answer.content) <= plan.cost.response_bytes
     kv_bytes = len(orjson.dumps([answer.json()["k"], answer.json()["v"]]))
     assert kv_bytes <= kv_cost(len(answer.json()["tokens"]), 30, 3, 64).response_bytes
+
+
+def test_the_page_says_what_is_new_in_this_model(client: TestClient) -> None:
+    page = html.unescape(client.get("/models/smollm2").text)
+    facts = " ".join(page.split("model-facts", 1)[1].split("</p>", 1)[0].split())
+    assert "the 9 query heads share 3 key/value heads" in facts
+    assert "H1–H3 reading KV 1, H4–H6 reading KV 2, H7–H9 reading KV 3." in facts
+    assert "rotations of q and k (RoPE, base 100,000)" in facts
+    assert "Weights: 4-bit (ggml's Q4_1 blocks" in facts
+    assert "dequantized to float32" in facts
+    assert "Grey out the first token (the attention sink)" in page
+    assert 'data-sort="sink">On the first token' in page
+    assert 'data-sort="group">Keys and values' in page
+    # the encoder has neither groups nor a sink toggle of its own (its [CLS] and [SEP] instead)
+    minilm = client.get("/models/minilm").text
+    assert "Keys and values" not in minilm
+    assert "attention sink" not in minilm
+
+
+def test_every_head_measures_its_sink_and_names_its_group(client: TestClient) -> None:
+    text = "I love LLMs and so does everyone"
+    heads = client.get("/models/smollm2/heads.json", params={"text": text}).json()
+    trace = registry.trace("smollm2", text)
+    a = np.asarray(trace.attentions, dtype=np.float64)
+    sink = a[:, :, 1:, 0].mean(axis=-1)  # weight on token 0; the first query has no choice
+    for layer in (0, 15, 29):
+        for head in range(9):
+            s = heads["summaries"][layer][head]
+            assert s["sink"] == pytest.approx(sink[layer, head], abs=2e-6), (layer, head)
+            assert s["kv_head"] == head // 3
+            assert s["group"] == ["KV 1 (H1–H3)", "KV 2 (H4–H6)", "KV 3 (H7–H9)"][head // 3]
+            assert f"{s['sink_text']} of its weight on the first token" in s["spoken"]
+    # the issue's measurement: the late layers put most of their weight on token 0
+    assert float(np.median(sink[-1])) > 0.5
+    assert heads["greyable"] == [True] + [False] * (len(heads["tokens"]) - 1)
+
+
+def test_greying_the_sink_keeps_the_weights_and_rescales_the_colours(client: TestClient) -> None:
+    text = "I love LLMs and so does everyone"
+    shown = client.get("/models/smollm2/heads.json", params={"text": text}).json()
+    grey = client.get(
+        "/models/smollm2/heads.json", params={"text": text, "hide_special": "1"}
+    ).json()
+    assert grey["hide_special"] is True
+    assert grey["selected"]["grid"]["values"] == shown["selected"]["grid"]["values"]  # unchanged
+    a = np.asarray(registry.trace("smollm2", text).attentions, dtype=np.float64)
+    rest = a[:, :, 1:, 1:].max(axis=(-2, -1))  # the largest weight off the sink's row and column
+    tops = np.array(grey["minis"]["domains"])[..., 1]
+    assert (np.array(shown["minis"]["domains"])[..., 1] == 1).all()
+    assert (tops >= rest - 1e-6).all()  # the scale holds every weight it colours
+    assert (tops < 1).sum() > 30, tops  # and fits the rest of the pattern in many heads

@@ -39,6 +39,18 @@ test("summaries sort by entropy, pattern or order, ties in layer/head order", ()
   });
 });
 
+test("summaries sort by the weight on the first token and by shared key/value head", () => {
+  const rows = [
+    { layer: 0, head: 0, words: "self head", entropy: 1, sink: 0.7, kv_head: 1 },
+    { layer: 0, head: 1, words: "self head", entropy: 1, sink: 0.1, kv_head: 0 },
+    { layer: 1, head: 0, words: "self head", entropy: 1, sink: 0.7, kv_head: 0 },
+  ];
+  const heads = (list) => list.map((s) => `${s.layer}.${s.head}`);
+  assert.deepEqual(heads(sortSummaries(rows, "sink")), ["0.1", "0.0", "1.0"]);
+  assert.deepEqual(heads(sortSummaries(rows, "sink", true)), ["1.0", "0.0", "0.1"]);
+  assert.deepEqual(heads(sortSummaries(rows, "group")), ["0.1", "1.0", "0.0"]);
+});
+
 test("heads.json's query carries the sentence as typed", () => {
   const query = new URLSearchParams(headsQuery("I love ##LLMs & more", "dark", true));
   assert.equal(query.get("text"), "I love ##LLMs & more");

@@ -16,9 +16,12 @@ const COMPARE = {
   order: byOrder,
   pattern: (a, b) => a.words.localeCompare(b.words) || byOrder(a, b),
   entropy: (a, b) => a.entropy - b.entropy || byOrder(a, b),
+  sink: (a, b) => a.sink - b.sink || byOrder(a, b),
+  group: (a, b) => (a.kv_head ?? 0) - (b.kv_head ?? 0) || byOrder(a, b),
 };
 
-/** The summaries (a flat list) sorted by `key` ("order", "pattern", "entropy"). */
+/** The summaries (a flat list) sorted by `key` ("order", "pattern", "entropy", "sink",
+ * "group": the key/value head a query head reads). */
 export function sortSummaries(rows, key, descending = false) {
   const sorted = [...rows].sort(COMPARE[key] ?? byOrder);
   return descending ? sorted.reverse() : sorted;

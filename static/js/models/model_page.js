@@ -182,7 +182,8 @@ async function drawSelected(data) {
   const summary = data.summaries[l][h];
   document.getElementById("head-title").textContent = summary.name;
   document.getElementById("head-summary").textContent =
-    `${summary.words}; entropy ${summary.entropy_text} nats.`;
+    `${summary.words}; entropy ${summary.entropy_text} nats; ${summary.sink_text} of its weight ` +
+    `on the first token${summary.group ? `; its keys and values are ${summary.group}` : ""}.`;
   const open = document.getElementById("open-head");
   open.href = siteUrl(`/?${summary.open}`);
   open.setAttribute("aria-label", `Open ${summary.name} in the figures`);
@@ -252,7 +253,8 @@ function drawTable(data) {
         textContent: "Open",
       });
       link.setAttribute("aria-label", `Open ${s.name} in the figures`);
-      const cells = [s.words, s.entropy_text].map((text) =>
+      const texts = [s.words, s.entropy_text, s.sink_text, ...(s.group ? [s.group] : [])];
+      const cells = texts.map((text) =>
         Object.assign(document.createElement("td"), { textContent: text }),
       );
       const open = document.createElement("td");

@@ -1,16 +1,17 @@
 """``attention-lab export``: figures or a lab as a self-contained HTML file, a grid figure as
 SVG, or the stages as JSON, a CSV zip or a NumPy script, without a server.
 
-    attention-lab export --state 'https://lab.example.edu/?preset=causal#fig-7'  # Figure 7
+    attention-lab export --state 'https://lab.example.edu/?preset=causal&fig=7'  # Figure 7
     attention-lab export --state 'https://lab.example.edu/?preset=causal'        # Figures 1–13
     attention-lab export --state 'https://lab.example.edu/labs/masks'            # the whole lab
     attention-lab export --state 'https://lab.example.edu/labs/masks#mask-kinds' # one section
     attention-lab export --preset i-love-llms --figure 9 --format svg -o fig9.svg
     attention-lab export --state state.json --format csv                         # a request body
 
-``--state`` takes a page, embed, lab or lab-embed URL (its ``#fig-N`` or lab figure id
-honoured), a query string, or a FILE holding one of those or a JSON request body
-(optionally with a ``view`` object as in ``POST /api/v1/figures``); ``-`` reads stdin.
+``--state`` takes a page, embed, lab or lab-embed URL (its ``fig=N`` or ``figure=<id>``,
+else its ``#fig-N`` or ``#<id>``, honoured), a query string, or a FILE holding one of
+those or a JSON request body (optionally with a ``view`` object as in
+``POST /api/v1/figures``); ``-`` reads stdin.
 ``--figure`` is a figure number, a lab figure id or ``all`` (default: what the URL names,
 else everything). Anything that cannot be exported (an unknown path, fragment, lab or
 figure) is refused with a message naming it and exit status 2.
@@ -125,7 +126,7 @@ def render_page(target: Target, fmt: str, theme: str | None, settings: Settings)
         return page_document(resolved, target.figures, settings, theme).encode()
     if len(target.figures) != 1:
         raise StateError("--figure", f"--format {fmt} writes one figure: name it with --figure "
-                         "or the URL's #fig-N")  # fmt: skip
+                         "or the URL's fig=N")  # fmt: skip
     if fmt == "svg":
         return page_picture(resolved, target.figures[0], settings, theme).svg.encode()
     return _json(resolved, target.figures[0], theme, settings)

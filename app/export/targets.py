@@ -4,12 +4,14 @@ or a lab and some of its figures, read from a URL (page, embed, lab or lab embed
 
 Anything it cannot export is refused with a ``StateError`` naming what is wrong (an
 unknown path, fragment, figure or lab), never guessed: a lab URL is never read as the
-page, and ``#fig-7`` is Figure 7.
+page, and ``fig=7`` (or, in older links, ``#fig-7``) is Figure 7.
 
     /?preset=causal              the page: every figure (or --figure N)
-    /?preset=causal#fig-7        Figure 7           /embed/7?...     Figure 7
+    /?preset=causal&fig=7#fig-7  Figure 7           /embed/7?...     Figure 7
+    /?preset=causal#fig-7        Figure 7 (an older link: the fragment alone)
     /labs/masks?...              every figure of the lab (one file)
-    /labs/masks?...#mask-kinds   that figure        /embed/labs/masks/mask-kinds?...
+    /labs/masks?figure=mask-kinds#mask-kinds, or /labs/masks?...#mask-kinds: that figure
+                                 (also /embed/labs/masks/mask-kinds?...)
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from app.export.documents import ALL, page_figures
 from app.figures.labs import get_lab
+from app.inputs.lab_controls import FIGURE_KEY as LAB_FIGURE_KEY
+from app.inputs.link import FIGURE_KEY
 from app.inputs.resolve import StateError
 
 _FIG = re.compile(r"fig-(\d+)")
@@ -81,13 +85,15 @@ def url_target(text: str, figure: str | None, root: str = "") -> Target:
     fragment = parts.fragment
     path = _strip_root(parts.path or "/", root)
     segments = [s for s in path.split("/") if s]
-    if not segments:
-        named = _page_fragment(fragment)
+    if not segments:  # the query's figure (a link's), else the fragment's
+        query_fig = params.pop(FIGURE_KEY, "")
+        named = page_figures(query_fig, "fig") if query_fig else _page_fragment(fragment)
         return _page(params, named, figure)
     if segments[0] == "embed" and len(segments) == 2 and segments[1].isdigit():
         return _page(params, page_figures(segments[1], "--state"), figure)
     if segments[0] == "labs" and len(segments) == 2:
-        return _lab(params, segments[1], fragment or None, figure)
+        lab_figure = params.pop(LAB_FIGURE_KEY, "") or fragment
+        return _lab(params, segments[1], lab_figure or None, figure)
     if segments[:2] == ["embed", "labs"] and len(segments) == 4:
         return _lab(params, segments[2], segments[3], figure)
     if segments == ["labs"]:

@@ -31,7 +31,7 @@ from app.inputs.experiments import (
     ScalingTableRequest,
     ScoreVarianceRequest,
 )
-from app.inputs.lab_controls import ControlError, figure_values, read_values
+from app.inputs.lab_controls import FIGURE_KEY, ControlError, figure_values, read_values
 from app.inputs.link import parse_query
 from app.inputs.resolve import StateError, check_request
 from app.labs.experiments import (
@@ -191,6 +191,12 @@ def escape(text: str) -> str:
     return text.translate(_ATTRIBUTE)
 
 
+def figure_link(query: Mapping[str, str], name: str) -> str:
+    """A lab page's query and fragment for one figure: the state, then ``figure=<name>``
+    (what the server reads: the discovery link embeds it) and ``#<name>`` (the scroll)."""
+    return urlencode({**query, FIGURE_KEY: name}) + f"#{name}"
+
+
 def links(request: Request, lab: Lab, fig: LabFigure, query: Mapping[str, str]) -> dict[str, str]:
     """The figure's link (the page, scrolled to it) and its iframe snippet."""
     base = site_base(request)
@@ -202,7 +208,7 @@ def links(request: Request, lab: Lab, fig: LabFigure, query: Mapping[str, str]) 
         f'height="{EMBED_HEIGHT}" style="border:0;max-width:100%" loading="lazy"></iframe>'
     )
     return {
-        "link": f"{base}/labs/{lab.id}" + (f"?{q}" if q else "") + f"#{fig.name}",
+        "link": f"{base}/labs/{lab.id}?{figure_link(query, fig.name)}",
         "embed": iframe,
         "embed_url": src,
     }

@@ -27,6 +27,9 @@ from app.inputs.query import decimal, shown
 
 MAX_TEXT = 2000  # characters of one control's URL text
 MAX_MAGNITUDE = 1e6  # |entry| of a snapped vector: the snap's arithmetic stays exact
+# A lab link's figure in its query (/labs/why-scale?figure=saturation#saturation): the
+# fragment only scrolls, browsers never send it, so the query is what the server reads.
+FIGURE_KEY = "figure"
 
 
 class ControlError(FieldError):
@@ -186,6 +189,20 @@ def read_values(
 
 def known_keys(lab: Lab) -> set[str]:
     return set(lab.keys().values())
+
+
+def lab_figure(lab: Lab, params: Mapping[str, str]) -> LabFigure | None:
+    """The figure the query's ``figure`` names, None when it names none; ControlError
+    naming ``figure`` when the lab has no such figure."""
+    name = params.get(FIGURE_KEY)
+    if not name:
+        return None
+    fig = lab.figure(name)
+    if fig is None:
+        names = ", ".join(f.name for f in lab.figures)
+        raise ControlError(FIGURE_KEY, f"the lab {lab.title!r} has no figure {shown(name)!r} "
+                           f"({names})")  # fmt: skip
+    return fig
 
 
 def check_unknown(lab: Lab, params: Mapping[str, str], allowed: set[str]) -> None:

@@ -5,6 +5,10 @@ focus, head, stretch, row, theme). In a URL: ``preset=<id>`` or ``s=<base64url o
 JSON>``, and the view keys as plain parameters when they differ from the defaults. Embeds, oEmbed
 and ``attention-lab export`` decode links with ``parse_query``; snippets are built with
 ``to_query`` so the page and the server always agree.
+
+A link to one figure names it in the query too (``fig=7``, read by ``page_figure``), not
+only in the fragment (``#fig-7``, kept for scrolling): browsers never send the fragment,
+so only the query tells the server (the page's oEmbed discovery link) which figure it is.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ from urllib.parse import urlencode
 import orjson
 
 from app.inputs.errors import FieldError
+from app.inputs.query import path_int, shown
 from app.inputs.view import ViewState
 from app.presets import DEFAULT_PRESET, get_preset
 
 MAX_LINK_CHARS = 1_000_000
 MAX_LINK_DEPTH = 8
+FIGURE_KEY = "fig"  # the page's figure in a link's query: /?preset=causal&fig=7#fig-7
 
 
 @dataclass(frozen=True)
@@ -93,3 +99,16 @@ def to_query(state: LinkState) -> str:
     )
     params.update(state.view.to_query())
     return urlencode(params)
+
+
+def page_figure(params: Mapping[str, str], figures: tuple[int, ...]) -> int | None:
+    """The figure the query's ``fig`` names, None when it names none; FieldError naming
+    ``fig`` when it is not one of ``figures`` (the page's, or the embeddable ones)."""
+    text = params.get(FIGURE_KEY)
+    if not text:
+        return None
+    number = path_int(text)
+    if number not in figures:
+        choices = f"{figures[0]} … {figures[-1]}"
+        raise FieldError(FIGURE_KEY, f"there is no Figure {shown(text)!r} (Figures {choices})")
+    return number

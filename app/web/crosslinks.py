@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from app.figures.labs import LABS
 from app.figures.registry import BY_NUMBER
+from app.inputs.lab_controls import FIGURE_KEY
 
 
 @dataclass(frozen=True)
@@ -29,5 +30,7 @@ def figure_labs(number: int) -> list[LabLink]:
     for lab_id, name in entry.labs if entry else ():
         lab = labs[lab_id]  # a KeyError or StopIteration is a bad LAB_LINKS entry
         fig = next(f for f in lab.figures if f.name == name)
-        links.append(LabLink(f"/labs/{lab.id}#{fig.name}", fig.entry, fig.title, lab.title))
+        # the figure in the query too: the address a reader lands on names it for the server
+        href = f"/labs/{lab.id}?{FIGURE_KEY}={fig.name}#{fig.name}"
+        links.append(LabLink(href, fig.entry, fig.title, lab.title))
     return links

@@ -26,7 +26,7 @@ from app.http.pipeline import compute, computes, priced
 from app.http.responses import SettingsDep, site_base
 from app.inputs.errors import FieldError
 from app.inputs.frame import FrameOptions, frame_options
-from app.inputs.link import to_query
+from app.inputs.link import FIGURE_KEY, to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.inputs.view import url_defaults
@@ -185,7 +185,8 @@ def _embed_page(
     }  # fmt: skip
     context = {
         "number": number, "spec": next(iter(specs.values())), "data": script_json(data),
-        "open_url": "/?" + to_query(link) + f"#fig-{number}", "title": resolved.title,
+        "open_url": f"/?{to_query(link)}&{FIGURE_KEY}={number}#fig-{number}",
+        "title": resolved.title,
         "view": link.view, "body": link.body, "controls": controls, "editable": editable,
         "matrices": editor_matrices(resolved, number) if editable else [],
         "tokens": resolved.stages.tokens, "heads": len(resolved.stages.heads),
@@ -220,9 +221,10 @@ async def oembed(
     url: Annotated[
         str,
         Query(
-            description="A page (/?…#fig-N) or embed (/embed/N?…) URL, or a lab page "
-            "(/labs/{id}?…#{figure}) or lab embed (/embed/labs/{id}/{figure}?…) URL, or a "
-            "lesson (/lessons/{id}, /lessons/play?l=…, /embed/lesson/{id}, /embed/lesson?l=…)."
+            description="A page (/?…&fig=N, or /?…#fig-N) or embed (/embed/N?…) URL, or a "
+            "lab page (/labs/{id}?…&figure={figure}, or …#{figure}) or lab embed "
+            "(/embed/labs/{id}/{figure}?…) URL, or a lesson (/lessons/{id}, /lessons/play?l=…, "
+            "/embed/lesson/{id}, /embed/lesson?l=…)."
         ),
     ] = "",
     format: Annotated[str, Query(description="json (xml answers 501)")] = "json",

@@ -14,7 +14,6 @@ and ``autoplay=`` are the figure embeds' (``app.inputs.frame``).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -28,6 +27,7 @@ from app.http.lab_state import (
     ADMIT_WAIT_S,
     Results,
     build_one,
+    figure_link,
     theme_of,
 )
 from app.http.pipeline import compute, computes, priced
@@ -90,9 +90,7 @@ def _page(
     params = ask.state
     values = figure_values(lab, fig, params, embed=True)
     page_query = state_query(lab, {fig.name: values, **read_values(lab, fig, params, embed=True)})
-    open_url = (
-        f"/labs/{lab.id}" + (f"?{urlencode(page_query)}" if page_query else "") + f"#{fig.name}"
-    )
+    open_url = f"/labs/{lab.id}?{figure_link(page_query, fig.name)}"
     keys = lab.keys()
     data = {
         "lab": lab.id, "figure": fig.name, "theme": theme, "specs": specs,

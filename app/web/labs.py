@@ -6,7 +6,8 @@ answer 308 to ``/api/v1/labs/…`` with the query kept. The lab embed is ``app.w
 A lab page renders controls and empty figure panels: nothing is built here (the page's
 script asks the API for the figures), so the page only checks its query. A bad link never
 yields a 500: the page opens with the defaults and a message naming the key; an unknown
-lab is an HTML 404.
+lab is an HTML 404. ``figure=<name>`` names the figure a link is about (the page scrolls
+to it, its oEmbed discovery link embeds it); an unknown one is dropped the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from app.http.lab_state import body_of, extra_keys, lab_query, theme_of
 from app.http.mount import site_path
 from app.http.pipeline import computes, priced
 from app.http.responses import settings_of, site_base
-from app.inputs.lab_controls import ControlError, check_unknown, figure_values
+from app.inputs.lab_controls import (
+    FIGURE_KEY,
+    ControlError,
+    check_unknown,
+    figure_values,
+    lab_figure,
+)
 from app.inputs.limits import Cost
 from app.paths import templates_dir
 from app.settings import Settings
@@ -55,7 +62,8 @@ def _page_state(
     problems: list[str] = []
     for _ in range(len(params) + 1):
         try:
-            check_unknown(lab, params, extra_keys(lab))
+            check_unknown(lab, params, extra_keys(lab) | {FIGURE_KEY})
+            lab_figure(lab, params)
             theme_of(params)
             lab_query(lab, params)
             if extra_keys(lab) & set(BODY_KEYS):
@@ -92,6 +100,7 @@ def lab_page(lab_id: str, request: Request) -> HTMLResponse:
         "query": lab_query(lab, params),
         "problem": problem,
         "figures": [f.name for f in lab.figures],
+        "figure": params.get(FIGURE_KEY) or None,  # checked: the figure the link is about
         "reads": {f.name: list(f.reads) for f in lab.figures if f.reads},
         "controls": {
             f.name: [dict(c.describe(), key=keys[(f.name, c.name)]) for c in f.controls]

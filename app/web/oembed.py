@@ -2,8 +2,12 @@
 
 One place builds the ``<iframe>`` that the page's "Embed" button copies, the oEmbed
 response's ``html`` and the docs' examples, so they never disagree. An embed URL is
-``/embed/<figure>?<state query>``; a page URL (``/?<state query>#fig-7``) names its figure
-with the fragment (default Figure 6, the weight matrix).
+``/embed/<figure>?<state query>``; a page URL names its figure in the query
+(``/?<state query>&fig=7#fig-7``) or, in links older than that, only in the fragment
+(``#fig-7``; default Figure 6, the weight matrix); a lab page likewise with
+``?figure=<name>`` or ``#<name>``. The page's discovery link can only carry the query
+(browsers never send the fragment), so it keeps a figure the query names, and drops one
+that cannot be embedded, which falls back to the default figure.
 """
 
 from __future__ import annotations
@@ -17,11 +21,16 @@ from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from app.figures.labs import get_lab
+from app.figures.registry import BUILT_FIGURES
 from app.http.mount import path_in_app
 from app.http.responses import site_base
-from app.inputs.errors import error_detail
+from app.inputs.errors import FieldError, error_detail
 from app.inputs.fields import printable
-from app.inputs.query import path_int
+from app.inputs.lab_controls import FIGURE_KEY as LAB_FIGURE_KEY
+from app.inputs.lab_controls import lab_figure
+from app.inputs.link import FIGURE_KEY, page_figure
+from app.inputs.query import path_int, shown
 
 PROVIDER_NAME = "Attention Lab"
 DEFAULT_FIGURE = 6
@@ -98,6 +107,12 @@ def parse_site_url(url: str, base_url: str) -> tuple[int, dict[str, str]]:
         raise _not_this_site(base)
     params = dict(parse_qsl(parts.query))
     if path == "/":
+        named = params.pop(FIGURE_KEY, "")  # the query's figure, else the fragment's
+        if named:
+            number = path_int(named)
+            if number is None:
+                raise OEmbedError(404, "url", f"the URL's fig: there is no Figure {shown(named)!r}")
+            return number, params
         fragment = path_int(parts.fragment.removeprefix("fig-"))
         return (DEFAULT_FIGURE if fragment is None else fragment), params
     number = path_int(path.removeprefix("/embed/"))
@@ -107,11 +122,13 @@ def parse_site_url(url: str, base_url: str) -> tuple[int, dict[str, str]]:
 
 
 def parse_lab_url(url: str, base_url: str) -> tuple[str, str | None, dict[str, str]] | None:
-    """(lab id, figure or None, query params) of a lab page (``/labs/<id>?…#<figure>``) or
-    lab embed (``/embed/labs/<id>/<figure>?…``) URL on this site; None for any other path
-    (the figure URLs above); OEmbedError for another site."""
+    """(lab id, figure or None, query params) of a lab page (``/labs/<id>?figure=<name>``,
+    or ``#<name>`` alone) or lab embed (``/embed/labs/<id>/<figure>?…``) URL on this site;
+    None for any other path (the figure URLs above); OEmbedError for another site."""
     parts, base = urlsplit(url), urlsplit(base_url)
     path = path_on_site(parts.path, base.path) or ""
+    params = dict(parse_qsl(parts.query))
+    named = params.pop(LAB_FIGURE_KEY, "")  # the figure a lab page's query names
     figure: str | None
     if path.startswith("/embed/labs/"):
         segments = path.removeprefix("/embed/labs/").split("/")
@@ -119,12 +136,12 @@ def parse_lab_url(url: str, base_url: str) -> tuple[str, str | None, dict[str, s
             return None
         lab_id, figure = segments
     elif path.startswith("/labs/") and path.count("/") == 2 and path != "/labs/":
-        lab_id, figure = path.removeprefix("/labs/"), (parts.fragment or None)
+        lab_id, figure = path.removeprefix("/labs/"), (named or parts.fragment or None)
     else:
         return None
     if parts.scheme not in {"http", "https"} or parts.netloc.lower() != base.netloc.lower():
         raise _not_this_site(base)
-    return lab_id, figure, dict(parse_qsl(parts.query))
+    return lab_id, figure, params
 
 
 def oembed_response(
@@ -149,14 +166,47 @@ def oembed_response(
     }
 
 
+def _figure_problem(path: str, params: Mapping[str, str]) -> str | None:
+    """The query key of a figure the page's query names but that cannot be embedded
+    (``fig`` on the main page, ``figure`` on a lab page), else None."""
+    try:
+        if path == "/":
+            page_figure(params, BUILT_FIGURES)
+        elif path.startswith("/labs/") and path.count("/") == 2:
+            lab = get_lab(path.removeprefix("/labs/"))
+            if lab is not None:
+                lab_figure(lab, params)
+    except FieldError as exc:
+        return exc.field
+    return None
+
+
+def discovered_query(path: str, query: str) -> str:
+    """The page's query as its discovery link carries it: as sent, less a figure key
+    whose value cannot be embedded (so the discovered embed is the default figure's)."""
+    bad = _figure_problem(path, dict(parse_qsl(query, keep_blank_values=True)))
+    if bad is None:
+        return query
+    return "&".join(p for p in query.split("&") if _key(p) != bad)
+
+
+def _key(pair: str) -> str | None:
+    """The key of one ``key=value`` piece of a query, decoded (None for an empty piece)."""
+    parsed = parse_qsl(pair, keep_blank_values=True)
+    return parsed[0][0] if parsed else None
+
+
 def oembed_link(request: Request) -> Markup:
-    """The ``<link rel="alternate" type="application/json+oembed">`` for this page.
+    """The ``<link rel="alternate" type="application/json+oembed">`` for this page: its
+    URL with the query (``fig=7`` or ``figure=saturation`` names the figure), since the
+    fragment never reaches the server.
 
     A Jinja global: ``{{ oembed_link(request) }}`` in a template's ``<head>``.
     """
     base = site_base(request)
     path = path_in_app(request.scope)  # the base holds the root path already
-    page = base + path + (f"?{request.url.query}" if request.url.query else "")
+    query = discovered_query(path, request.url.query)
+    page = base + path + (f"?{query}" if query else "")
     href = f"{base}/oembed?url={quote(page, safe='')}&format=json"
     return Markup(
         f'<link rel="alternate" type="application/json+oembed" href="{escape(href)}" '

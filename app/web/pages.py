@@ -8,6 +8,9 @@ initial state reaches the JavaScript as JSON in ``<script type="application/json
 id="initial-state">`` (``|tojson``), never as inline code, so the page runs under the
 strict CSP (``script-src 'self'``). Every figure is drawn from ``POST /api/v1/figures``.
 A query with ``model`` opens a real model's head instead (``app.web.model_link``).
+``fig=N`` names the figure the link is about (``app.inputs.link.page_figure``): the page
+scrolls to it and its oEmbed discovery link embeds it; a figure that does not exist opens
+the same state at the top, with a note, as a focus past the tokens does.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app.figures.registry import (
+    ALL_FIGURES,
     BUILT_FIGURES,
     FIGURES,
     focus_figures_text,
@@ -28,9 +32,10 @@ from app.figures.registry import (
 from app.http.params import link_params
 from app.http.pipeline import computes, priced
 from app.http.responses import settings_of
+from app.inputs.errors import FieldError
 from app.inputs.fields import MAX_LABEL_CHARS
 from app.inputs.limits import Cost
-from app.inputs.link import LinkState
+from app.inputs.link import FIGURE_KEY, LinkState, page_figure
 from app.inputs.resolve import StateError, plan_link
 from app.inputs.view import ViewState, url_defaults
 from app.presets import DEFAULT_PRESET, get_preset, preset_summaries
@@ -88,6 +93,15 @@ async def _model_state(
     return state, None, head
 
 
+def linked_figure(fig: str | None) -> tuple[int | None, str | None]:
+    """The figure the link names (``fig``), or None and a note when it names none that
+    exists (the state still opens: only the scroll target is lost)."""
+    try:
+        return page_figure({FIGURE_KEY: fig} if fig else {}, ALL_FIGURES), None
+    except FieldError as exc:
+        return None, f"The link's figure could not be shown ({exc.field}: {exc.message})."
+
+
 @router.get(
     "/",
     response_class=HTMLResponse,
@@ -96,7 +110,15 @@ async def _model_state(
 )  # fmt: skip
 @computes
 async def index(
-    request: Request, params: Annotated[dict[str, str], Depends(link_params)]
+    request: Request,
+    params: Annotated[dict[str, str], Depends(link_params)],
+    fig: Annotated[
+        str | None,
+        Query(
+            description="The figure the link is about (1 … 13): the page scrolls to it and "
+            "its oEmbed discovery link embeds it (a fragment #fig-N only scrolls)."
+        ),
+    ] = None,
 ) -> HTMLResponse:
     """The page: matrix editor, toggles and Figures 1–13 for the state in the query."""
     # ?model=…&text=…&layer=…&head=… opens a real model's head (app.web.model_link).
@@ -106,6 +128,8 @@ async def index(
         state, problem, head = await _model_state(request, query)
     else:
         state, problem = load_state(params, settings_of(request))
+    figure, note = linked_figure(fig)
+    problem = " ".join(m for m in (problem, note) if m) or None
     # Priced by plan_link (every figure, from the shapes); nothing runs here: the page's
     # script asks /api/v1/figures, which admits and builds.
     priced(request, Cost(0, 0))
@@ -119,6 +143,7 @@ async def index(
         "limits": {"label_chars": MAX_LABEL_CHARS},
         "view_defaults": url_defaults(),
         "model_link": head.as_dict() if head else None,
+        "figure": figure,
     }
     context = {
         "initial": initial,

@@ -21,7 +21,7 @@ import { GRID_HINT, drawGrids } from "./charts.js";
 import { setRich } from "./dom.js";
 import { spokenText } from "./notation_core.js";
 import { parseNumber } from "./numbers.js";
-import { figuresView, setViewDefaults, toQuery } from "./state.js";
+import { figureLink, figuresView, setViewDefaults, toQuery } from "./state.js";
 import { Stepper } from "./stepper.js";
 import { wireStretch } from "./stretch.js";
 import { dataTable } from "./tables.js";
@@ -101,7 +101,7 @@ async function draw() {
 
 function openLink() {
   const link = document.getElementById("open-link");
-  link.href = siteUrl(`/?${toQuery(state, presetId)}#fig-${data.figure}`);
+  link.href = siteUrl(`/${figureLink(toQuery(state, presetId), data.figure)}`);
 }
 
 function showErrors(errors) {

@@ -54,12 +54,18 @@ const READER_MOVES = ["wheel", "touchstart", "keydown", "pointerdown"];
  * A link to a figure (#fig-6) opens the page there, but the figures above it take their
  * real heights only as they are drawn, which would push the target down the screen. For
  * the first seconds, until the reader scrolls, keys or touches, the target is put back
- * under the bar whenever the figures' layout changes.
+ * under the bar whenever the figures' layout changes. `named` is the id of the figure the
+ * link's query names (fig=6: a link whose fragment was lost); the fragment wins.
  */
-export function holdAnchor(root) {
-  const id = decodeURIComponent(window.location.hash.slice(1));
-  const target = id && document.getElementById(id);
-  if (!target || !root.contains(target)) return;
+export function holdAnchor(root, named = null) {
+  const inside = (id) => {
+    const el = id && document.getElementById(id);
+    return el && root.contains(el) ? el : null;
+  };
+  const hashed = inside(decodeURIComponent(window.location.hash.slice(1)));
+  const target = hashed ?? inside(named);
+  if (!target) return;
+  if (!hashed) target.scrollIntoView({ block: "start" }); // the browser scrolled only to a hash
   const resize = new ResizeObserver(() => target.scrollIntoView({ block: "start" }));
   const release = () => {
     resize.disconnect();

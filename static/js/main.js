@@ -29,7 +29,7 @@ import { newSeed, randomise } from "./random.js";
 import { watchScrollCues } from "./scroll_cue.js";
 import { clone, edit, headChoices, queryRows, setCross, setPadding } from "./shapes.js";
 import { wireShare } from "./sharebar.js";
-import { figuresView, setViewDefaults, toQuery, viewQuery } from "./state.js";
+import { figureLink, figuresView, setViewDefaults, toQuery, viewQuery } from "./state.js";
 import { applyTheme, onSchemeChange, resolveTheme } from "./theme.js";
 
 const TYPING_DELAY_MS = 150;
@@ -56,6 +56,7 @@ const app = {
   // A model's head (/?model=…&text=…&layer=…&head=…): its short link stands for the state
   // until the first edit, which makes it an ordinary s= state (app/web/model_link.py).
   modelQuery: initial.model_link?.query ?? null,
+  figure: initial.figure ?? null, // the figure the link names (fig=N), checked by the server
   // What Reset returns to when it is that head's state again (a preset replaces it).
   resetModel: initial.model_link?.query ?? null,
 };
@@ -125,7 +126,8 @@ function syncURL() {
   const query = app.modelQuery
     ? [app.modelQuery, viewQuery(app.view)].filter(Boolean).join("&")
     : toQuery({ body: app.body, view: app.view }, app.presetId);
-  window.history.replaceState(null, "", `?${query}`);
+  // A link about one figure (fig=N) stays about it as the state changes.
+  window.history.replaceState(null, "", figureLink(query, app.figure));
   main.dataset.url = "synced";
 }
 
@@ -323,7 +325,7 @@ function start() {
   renderEditor(editorRoot, app.body);
   wireEditorFold(editorRoot);
   measureBar(document.querySelector(".toolbar"));
-  holdAnchor(document.getElementById("figures"));
+  holdAnchor(document.getElementById("figures"), app.figure ? `fig-${app.figure}` : null);
   watchScrollCues(document.getElementById("figures"), ".tables > [data-role=tables]", "tables");
   syncControls(app);
   applyTheme(app.view.theme);

@@ -10,18 +10,18 @@
 
 import { getJSON, send, siteUrl } from "./api.js";
 import { saveBlob, saveSlide, saveSvg } from "./slide.js";
-import { toQuery, viewQuery as stateViewQuery } from "./state.js";
+import { figureLink, toQuery, viewQuery as stateViewQuery } from "./state.js";
 
 /**
- * The page URL of this state, scrolled to figure N when given; `modelQuery` (a real
- * model's head, model=…&text=…&layer=…&head=…) stands for the body while it is that head's.
+ * The page URL of this state naming figure N when given (`fig=N`, so the page's oEmbed
+ * discovery embeds it, and `#fig-N` to scroll); `modelQuery` (a real model's head,
+ * model=…&text=…&layer=…&head=…) stands for the body while it is that head's.
  */
 export function linkFor(state, presetId = null, figure = null, modelQuery = null) {
-  const hash = figure ? `#fig-${figure}` : "";
   const query = modelQuery
     ? [modelQuery, stateViewQuery(state.view)].filter(Boolean).join("&")
     : toQuery(state, presetId);
-  return `${window.location.origin}${siteUrl(`/?${query}${hash}`)}`;
+  return `${window.location.origin}${siteUrl(`/${figureLink(query, figure)}`)}`;
 }
 
 /** The embed URL of figure N in this state. */

@@ -11,7 +11,8 @@
  * link: the server resolves it and hands the page its state in #initial-state):
  *   preset=<id>        a named example, used when `s` is absent;
  *   s=<base64url JSON> the body, compact JSON of UTF-8, base64url without padding;
- *   focus, head, stretch, row (textbook|focus), theme (light|dark|auto): the view.
+ *   focus, head, stretch, row (textbook|focus), theme (light|dark|auto): the view;
+ *   fig=<N>            the figure a link is about, with #fig-<N> (figureLink).
  * Numbers travel as JSON numbers, so a reopened link computes exactly the same values.
  */
 
@@ -22,6 +23,18 @@ let viewDefaults = {};
 /** The server's default view values (``app.inputs.view.url_defaults``). */
 export function setViewDefaults(defaults) {
   viewDefaults = Object.freeze({ ...defaults });
+}
+
+/**
+ * The query and fragment of a link to figure N of the page: `?<query>&fig=N#fig-N`. The
+ * server reads `fig` (the page's oEmbed discovery link then embeds Figure N); the
+ * fragment scrolls, but browsers never send it. No figure: `?<query>` alone.
+ */
+export function figureLink(query, figure = null) {
+  if (!figure) return `?${query}`;
+  // the other pieces as they were written (no re-encoding), any earlier fig= dropped
+  const pieces = query.split("&").filter((p) => p && p.split("=")[0] !== "fig");
+  return `?${[...pieces, `fig=${figure}`].join("&")}#fig-${figure}`;
 }
 
 /** UTF-8 JSON -> base64url without padding. */

@@ -452,7 +452,8 @@ def test_share_toolbar_link_embed_and_numpy(lab: Any, server_url: str) -> None:
     page.click("#saturation [data-share=link]")
     expect(page.locator("#saturation [data-role=share-status]")).to_contain_text("copied")
     link = page.evaluate("navigator.clipboard.readText()")
-    assert link == f"{server_url}/labs/why-scale?trials=1000#saturation"
+    # the figure in the query (what the server and an oEmbed client see) and the fragment
+    assert link == f"{server_url}/labs/why-scale?trials=1000&figure=saturation#saturation"
     page.click("#saturation [data-share=embed]")
     expect(page.locator("#saturation [data-role=share-status]")).to_contain_text("Embed code")
     snippet = page.evaluate("navigator.clipboard.readText()")
@@ -465,6 +466,22 @@ def test_share_toolbar_link_embed_and_numpy(lab: Any, server_url: str) -> None:
     with page.expect_download() as download:
         page.click("#saturation [data-share=png]")
     assert download.value.suggested_filename == "attention-lab-saturation.png"
+
+
+def test_a_lab_link_naming_its_figure_reopens_scrolled_to_it(lab: Any, server_url: str) -> None:
+    """``?figure=<name>`` alone (a link whose fragment was lost) opens at the figure, and
+    the address keeps naming it as the controls change; an unknown one opens at the top."""
+    page = lab("/labs/why-scale?trials=1000&figure=flat-line")
+    top = page.evaluate("document.getElementById('flat-line').getBoundingClientRect().top")
+    assert page.evaluate("window.scrollY") > 500
+    assert 0 <= top < 120, top
+    commit(page, "#score-histogram--seed", "11")
+    wait_until(page, "() => /seed=11/.test(location.search)")
+    assert "figure=flat-line" in page.url
+    assert page.url.endswith("#flat-line")
+    page = lab("/labs/why-scale?figure=nope")
+    assert page.evaluate("window.scrollY") < 50
+    expect(page.locator("#main")).to_contain_text("figure: the lab")
 
 
 @pytest.mark.parametrize(

@@ -141,7 +141,7 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     page.click("#fig-6 [data-share=link]")
     page.locator("#fig-6 [data-role=share-status]").filter(has_text="copied").wait_for()
     link = page.evaluate("navigator.clipboard.readText()")
-    assert link.endswith("/?model=minilm&text=I+love+LLMs&layer=2&head=3#fig-6")
+    assert link.endswith("/?model=minilm&text=I+love+LLMs&layer=2&head=3&fig=6#fig-6")
 
     # an edit makes it an ordinary state: an s= link, and the banner stops claiming the model
     set_cell(page, cell("x", 0, 0), "2")

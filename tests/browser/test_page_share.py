@@ -121,7 +121,9 @@ def test_link_reopens_the_same_state_at_the_figure(
     parts = urlsplit(link)
     assert (f"{parts.scheme}://{parts.netloc}", parts.path, parts.fragment) == (
         server_url, "/", "fig-9")  # fmt: skip
-    state = parse_query(dict(parse_qsl(parts.query)))
+    query = dict(parse_qsl(parts.query))
+    assert query["fig"] == "9"  # the figure in the query too: the server (oEmbed) sees it
+    state = parse_query(query)
     assert state.body == body
     assert state.view.focus == 2
     other = context.new_page()
@@ -130,8 +132,36 @@ def test_link_reopens_the_same_state_at_the_figure(
         assert z_of_figure_6(other) == z
         expect(other.locator(cell("w_q", 1, 2))).to_have_value("0.5")
         expect(other.locator("#focus")).to_have_value("2")
+        assert_scrolled_to(other, 9)
+        # The page's own address keeps naming the figure once it mirrors the state.
+        assert dict(parse_qsl(urlsplit(other.url).query))["fig"] == "9"
+        assert urlsplit(other.url).fragment == "fig-9"
     finally:
         other.close()
+
+
+def assert_scrolled_to(page: Page, n: int) -> None:
+    """Figure ``n``'s panel starts just under the sticky toolbar, the page scrolled down."""
+    top = page.evaluate(f"document.getElementById('fig-{n}').getBoundingClientRect().top")
+    bar = page.evaluate("document.querySelector('.toolbar').getBoundingClientRect().bottom")
+    assert page.evaluate("window.scrollY") > 500, "the page did not scroll"
+    assert bar - 2 <= top <= bar + 40, (top, bar)
+
+
+def test_a_link_naming_its_figure_only_in_the_query_opens_scrolled_to_it(
+    shared_page: Page, server_url: str
+) -> None:
+    """A link whose fragment was lost (``?fig=8`` alone, as a host or an oEmbed client
+    may pass it on) still opens at the figure; a figure that does not exist opens the
+    state at the top with a note."""
+    page = shared_page
+    open_page(page, f"{server_url}/?preset=causal&fig=8")
+    assert_scrolled_to(page, 8)
+    expect(page.locator("#page-error")).to_be_hidden()
+    open_page(page, f"{server_url}/?preset=causal&fig=99")
+    assert page.evaluate("window.scrollY") < 50
+    expect(page.locator("#page-error")).to_contain_text("fig: there is no Figure '99'")
+    assert "fig=" not in page.url
 
 
 def test_png_of_a_grid_figure_is_its_svg_at_twice_the_size_with_the_caption(page: Page) -> None:

@@ -104,5 +104,8 @@ def test_the_embed_slider_reaches_both_ends(embed: Page) -> None:
         embed.locator("#embed[aria-busy='false']").wait_for(state="attached")
         link = embed.locator("#open-link").get_attribute("href") or ""
         assert float(dict(parse_qsl(urlsplit(link).query))["stretch"]) == value
+        # "Open in Attention Lab" names the figure in its query and its fragment (embed.js)
+        assert dict(parse_qsl(urlsplit(link).query))["fig"] == "12"
+        assert urlsplit(link).fragment == "fig-12"
         texts = source_texts(embed, "[data-field=readout] li")
         assert texts == server_readout(value)

@@ -156,7 +156,7 @@ def test_embeds_work_through_the_proxy(page: tuple[Page, Recorder], proxy: Strip
     tab.goto(f"{proxy.url}/embed/labs/one-query/alignment?controls=1")
     wait_idle(tab)
     expect(tab.locator("#open-link")).to_have_attribute(
-        "href", f"{PREFIX}/labs/one-query#alignment"
+        "href", f"{PREFIX}/labs/one-query?figure=alignment#alignment"
     )
     tab.locator("[data-control] input[type=checkbox]").first.click()  # Divide by √d_k: off
     wait_idle(tab)

@@ -56,7 +56,8 @@ def test_every_figure_embeds(client: TestClient, figure: int) -> None:
     assert data["specs"]["light"]["number"] == figure
     assert f'id="fig-{figure}"' in r.text
     assert "site-header" not in r.text  # no site chrome
-    assert 'href="/?preset=i-love-llms#fig-' in r.text  # "Open in Attention Lab"
+    # "Open in Attention Lab": the page, naming the figure in its query and fragment
+    assert f'href="/?preset=i-love-llms&amp;fig={figure}#fig-{figure}"' in r.text
     assert 'rel="alternate" type="application/json+oembed"' in r.text
 
 
@@ -86,6 +87,7 @@ def test_state_from_s_and_view(client: TestClient) -> None:
     assert query["s"] == [encode_body(body)]
     assert query["theme"] == ["dark"]
     assert query["focus"] == ["0"]
+    assert query["fig"] == ["6"]
 
 
 def test_one_token_state_gets_focus_zero(client: TestClient) -> None:

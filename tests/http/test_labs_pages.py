@@ -136,7 +136,8 @@ def test_url_state_round_trip(client: TestClient) -> None:
     assert again["figures"] == first["figures"]
     assert lab_state(client.get(f"/labs/one-query?{urlencode(query)}").text)["query"] == query
     link = first["links"]["softmax-table"]["link"]
-    assert urlsplit(link).query == urlencode(query)
+    # the state, then the figure: in the query (the server reads it) and the fragment
+    assert urlsplit(link).query == urlencode({**query, "figure": "softmax-table"})
     assert link.endswith("#softmax-table")
     embed_url = first["links"]["softmax-table"]["embed_url"]
     html = client.get(urlsplit(embed_url).path + "?" + urlsplit(embed_url).query).text
@@ -147,7 +148,7 @@ def test_url_state_round_trip(client: TestClient) -> None:
 def test_defaults_are_left_out_of_links(client: TestClient) -> None:
     data = figures(client, "one-query", scores="2,1,0", shift="0")
     assert data["query"] == {}
-    assert data["links"]["alignment"]["link"].endswith("/labs/one-query#alignment")
+    assert data["links"]["alignment"]["link"].endswith("/labs/one-query?figure=alignment#alignment")
 
 
 def test_embed_of_every_figure(client: TestClient) -> None:

@@ -229,7 +229,8 @@ def test_each_lab_links_its_figure_its_sources_and_the_next_lab(
     number, title = lab.main_figure
     assert FIGURES[number - 1].number == number
     assert FIGURES[number - 1].title == title
-    assert f'<a href="/#fig-{number}">Figure {number}, “{title}”</a>' in html
+    link = f'<a href="/?fig={number}#fig-{number}">Figure {number}, “{title}”</a>'
+    assert link in html  # the figure in the query too (the server sees it), and the fragment
     at = READY.index(lab_id)
     if at > 0:
         assert f'rel="prev" href="/labs/{READY[at - 1]}"' in html

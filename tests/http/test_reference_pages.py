@@ -150,8 +150,8 @@ def test_each_figure_links_the_labs_that_explore_it(client: TestClient) -> None:
         for link in links:
             assert f'<a href="{link.href}">{link.entry} (' in found[0]
     assert [(x.href, x.entry) for x in figure_labs(12)] == [
-        ("/labs/why-scale#flat-line", "C4"),
-        ("/labs/why-scale#saturation", "C2"),
+        ("/labs/why-scale?figure=flat-line#flat-line", "C4"),
+        ("/labs/why-scale?figure=saturation#saturation", "C2"),
     ]
     assert figure_labs(99) == []
 

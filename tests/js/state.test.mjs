@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { encodeBody, figuresView, setViewDefaults, toQuery } from "../../static/js/state.js";
+import {
+  encodeBody,
+  figureLink,
+  figuresView,
+  setViewDefaults,
+  toQuery,
+} from "../../static/js/state.js";
 
 // The server's table (app.inputs.view.url_defaults), as #initial-state hands it over.
 const VIEW_DEFAULTS = { focus: 1, head: 0, stretch: 8, row: "textbook", theme: "auto" };
@@ -83,4 +89,19 @@ test("figuresView renames row to softmax_row and adds the theme and figures", ()
     theme: "dark",
     figures: [3, 12],
   });
+});
+
+test("a link to a figure names it in the query (the server reads it) and in the fragment", () => {
+  assert.equal(figureLink("preset=causal", 7), "?preset=causal&fig=7#fig-7");
+  assert.equal(figureLink("preset=causal&focus=2", 12), "?preset=causal&focus=2&fig=12#fig-12");
+  assert.equal(figureLink("", 6), "?fig=6#fig-6");
+  // a query that named another figure names this one, once
+  assert.equal(figureLink("fig=3&preset=causal", 9), "?preset=causal&fig=9#fig-9");
+  // no figure: the query alone, no fragment (the page's URL before this change)
+  assert.equal(figureLink("preset=causal"), "?preset=causal");
+  assert.equal(figureLink("preset=causal", null), "?preset=causal");
+  // the body's base64url travels untouched
+  const query = toQuery({ body: BODY, view: {} });
+  const link = figureLink(query, 8);
+  assert.equal(new URLSearchParams(link.slice(1, link.indexOf("#"))).get("s"), encodeBody(BODY));
 });

@@ -8,6 +8,7 @@
  */
 
 import { ApiError, errorList, getJSON, send, siteUrl } from "../api.js";
+import { holdAnchor } from "../fold.js";
 import { copyText } from "../toolbar.js";
 import { markControl, readControl, showStep, syncDisabled, writeControl } from "./controls.js";
 import { Player } from "./player.js";
@@ -88,11 +89,16 @@ function showError(name, error) {
     : "";
 }
 
+// A link about one figure (figure=<name>, checked by the server) stays about it as the
+// controls change: the query names it (what the server and its oEmbed discovery read),
+// the fragment scrolls to it.
 function pageUrl() {
   const params = new URLSearchParams(lab.committed);
   if (lab.theme !== "auto") params.set("theme", lab.theme);
+  if (initial.figure) params.set("figure", initial.figure);
   const text = params.toString();
-  return `${window.location.pathname}${text ? `?${text}` : ""}${window.location.hash}`;
+  const hash = initial.figure ? `#${initial.figure}` : window.location.hash;
+  return `${window.location.pathname}${text ? `?${text}` : ""}${hash}`;
 }
 
 const PROGRESS_AFTER_MS = 150; // a run shorter than this never shows the bar
@@ -335,6 +341,7 @@ function requestAll() {
 function start() {
   applyTheme(lab.theme);
   wireControls();
+  if (initial.figure) holdAnchor(main, initial.figure); // its fragment wins, as in a browser
   wireShare(main, (name) => ({
     links: lab.links[name],
     heading: `${panels.get(name).querySelector(".fig-number").textContent}. ${part(panels.get(name), "title").textContent}`,

@@ -16,6 +16,7 @@ export function labFileUrl(file, link, figure) {
   const page = new URL(link, window.location.href);
   const lab = page.pathname.split("/").filter(Boolean).pop();
   const query = new URLSearchParams(page.search);
+  query.delete("figure"); // the link's own figure (figure=<name>): the page's key, not the API's
   query.set("figures", figure);
   query.set("theme", document.documentElement.dataset.theme === "dark" ? "dark" : "light");
   return siteUrl(`/api/v1/labs/${encodeURIComponent(lab)}/${file}?${query}`);

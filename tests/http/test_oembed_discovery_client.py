@@ -1,0 +1,102 @@
+"""A real third-party oEmbed consumer, pyoembed (a test dependency), discovers and embeds
+the figure a teacher linked.
+
+pyoembed's auto-discovery does what course platforms do with a pasted link: it GETs the
+page (never sending the fragment: it is not part of an HTTP request), finds
+``<link type="application/json+oembed" href=…>`` with BeautifulSoup, GETs that endpoint
+and validates the ``rich`` answer. It speaks real HTTP (requests), so the app is served by
+uvicorn on a free loopback port in a thread for this module. Before issue 29,
+``/?preset=causal#fig-7`` embedded Figure 6 and ``/labs/why-scale#saturation`` C1 here.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+import uvicorn
+from pyoembed import oEmbed
+
+from app.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    from app.main import create_app
+
+    port = free_port()
+    config = uvicorn.Config(create_app(Settings()), host="127.0.0.1", port=port,
+                            log_level="warning", access_log=False)  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive(), "uvicorn stopped"
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+class Frame(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.src: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "iframe":
+            self.src.append(dict(attrs).get("src") or "")
+
+
+def embedded_path(site: str, link: str) -> str:
+    """The path of the iframe pyoembed embeds for ``link``."""
+    data = oEmbed(site + link)
+    assert data["type"] == "rich"
+    frame = Frame()
+    frame.feed(data["html"])
+    assert len(frame.src) == 1, data["html"]
+    assert frame.src[0].startswith(site + "/embed/")
+    return urlsplit(frame.src[0]).path
+
+
+@pytest.mark.parametrize(
+    ("link", "path"),
+    [
+        ("/?preset=causal&fig=7#fig-7", "/embed/7"),  # the Link button's form
+        ("/?preset=causal&fig=12&focus=2", "/embed/12"),
+        ("/?preset=two-heads&head=1&fig=3#fig-3", "/embed/3"),
+        ("/labs/why-scale?figure=saturation#saturation", "/embed/labs/why-scale/saturation"),
+        ("/labs/masks?figure=empty-row", "/embed/labs/masks/empty-row"),
+        ("/labs/heads?figure=four-heads#four-heads", "/embed/labs/heads/four-heads"),
+    ],
+)
+def test_a_discovering_client_embeds_the_linked_figure(site: str, link: str, path: str) -> None:
+    assert embedded_path(site, link) == path
+
+
+def test_unknown_figures_and_fragment_only_links_embed_the_default(site: str) -> None:
+    # A figure that does not exist: the page loads and the default figure is discovered.
+    assert embedded_path(site, "/?preset=causal&fig=99") == "/embed/6"
+    assert (
+        embedded_path(site, "/labs/why-scale?figure=nope")
+        == "/embed/labs/why-scale/score-histogram"
+    )
+    # An older link's fragment cannot reach the server, so discovery shows the default
+    # (a browser still scrolls to it; the oEmbed endpoint given the whole URL reads it).
+    assert embedded_path(site, "/?preset=causal#fig-7") == "/embed/6"

@@ -123,5 +123,6 @@ def first_rescale(s: State, block: int) -> tuple[int, int] | None:
 
 
 def exps_text(x: float) -> str:
-    """e^(m_old − m_new) as printed: 1 bare, else 4 decimals (a power of ten when tiny)."""
-    return fmt.small_weight(float(x), 4) if x != 1.0 else "1"
+    """e^(m_old − m_new) as printed: 1 and 0 bare, else 4 significant digits ('0.1353',
+    '7.485 × 10⁻⁵')."""
+    return fmt.significant(float(x), 4)

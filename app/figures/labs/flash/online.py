@@ -42,7 +42,10 @@ def _row_line(name: str, t: flash.Tile, r: int) -> str:
     l0, lt, l1 = float(t.l_before[r]), float(t.l_tile[r]), float(t.l_after[r])
     factor = float(t.rescale[r])
     if np.isneginf(mt):
-        return f"{name}: every key of this tile is masked, so nothing is added; m = {num(m1)}, ℓ = {num(l1)}."
+        return (
+            f"{name}: every key of this tile is masked, so nothing is added; m = {num(m1)}, "
+            f"ℓ = {num(l1)}."
+        )
     if np.isneginf(m0):
         return f"{name}: the first scores it sees, m = m̃ = {num(mt)} and ℓ = ℓ̃ = {num(lt)}."
     new = float(np.exp(mt - m1))
@@ -81,6 +84,21 @@ def _prefix_output(s: State, rows: tuple[int, int], c1: int) -> Matrix:
     return o
 
 
+def _out_grid(name: str, label: str, o: Matrix, rows: list[str], cols: list[str],
+              theme: str) -> Json:  # fmt: skip
+    """An output grid printed to exactly 4 decimals, a tiny number as 0.0000: the tiled
+    and the one-shot outputs differ by about 10⁻¹⁶, and their printed digits must not."""
+    desc = matrix_grid(name, label, o, rows, cols, theme, row_title="queries")
+    desc["text"] = [[four(float(x)) for x in row] for row in o]
+    return desc
+
+
+def four(x: float) -> str:
+    """Exactly 4 decimals, one minus sign, no −0.0000."""
+    text = f"{x:.4f}"
+    return "0.0000" if text == "-0.0000" else text.replace("-", fmt.MINUS)
+
+
 def _grids(s: State, rows: tuple[int, int], t: flash.Tile, theme: str, final: bool) -> list[Json]:
     names = [f"q_{i + 1}" for i in range(*rows)]
     keys = [vec_name("k", j) for j in range(s.n)]
@@ -95,13 +113,14 @@ def _grids(s: State, rows: tuple[int, int], t: flash.Tile, theme: str, final: bo
     o = _prefix_output(s, rows, t.cols[1])
     out = [
         grid_item(scores, f"Scores of {span(*rows)}, the tile of {span(*t.cols, 'keys')} outlined"),
-        grid_item(matrix_grid("output", "O", o, names, dims, theme, row_title="queries"),
-                  "Running output O (normalised by ℓ)"),  # fmt: skip
+        grid_item(
+            _out_grid("output", "O", o, names, dims, theme), "Running output O (normalised by ℓ)"
+        ),
     ]
     if final:
         one = s.one_shot[rows[0] : rows[1]]
-        out.append(grid_item(matrix_grid("output-one-shot", "softmax(Q Kᵀ / √d) V", one, names,
-                                         dims, theme, row_title="queries"),
+        out.append(grid_item(_out_grid("output-one-shot", "softmax(Q Kᵀ / √d) V", one, names,
+                                       dims, theme),
                              "One-shot softmax(Q Kᵀ / √d) V", "one pass"))  # fmt: skip
     return out
 
@@ -131,8 +150,12 @@ def _frame(s: State, block: int, step: int, t: flash.Tile, theme: str, last: int
         "grids": _grids(s, rows, t, theme, step == last),
         "narration": lines,
         "tables": [
-            table(f"Step {step + 1}: each row's m and ℓ", HEADERS, names,
-                  [_row_cells(t, r) for r in range(len(names))]),  # fmt: skip
+            table(
+                f"Step {step + 1}: each row's m and ℓ",
+                HEADERS,
+                names,
+                [_row_cells(t, r) for r in range(len(names))],
+            ),
         ],
         "grid_hint": "Outlined: the keys of column tile "
         f"{t.col_tile + 1} ({span(*t.cols, 'keys')}), the only ones on chip at this step.",

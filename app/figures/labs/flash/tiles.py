@@ -129,8 +129,14 @@ TILES = LabFigure(
     controls=(
         integer("n", "Tokens N", 8, 2, MAX_N),
         integer("d", "Width d", 4, 1, MAX_D),
-        integer("sram", "On-chip memory M (numbers)", 32, 4, MAX_SRAM,
-                hint="At least 4·d: one row each of Q, K, V and O."),  # fmt: skip
+        integer(
+            "sram",
+            "On-chip memory M (numbers)",
+            32,
+            4,
+            MAX_SRAM,
+            hint="At least 4·d: one row each of Q, K, V and O.",
+        ),
         integer("seed", "Seed of Q, K, V", 0, 0, 9999),
         toggle("causal", "Causal mask", False),
     ),

@@ -68,7 +68,8 @@ def build_traffic(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         + (
             f"about {fmt.significant(ratio, 3)} times fewer accesses once N is large."
             if ratio > 1
-            else f"no fewer (d² ≥ M): tiling pays only when M is larger than d² = {fmt.count(d * d)}."
+            else "no fewer (d² ≥ M): tiling pays only when M is larger than d² = "
+            f"{fmt.count(d * d)}."
         )
         + " Both grow as N²; these are orders of growth, not counts."
     )
@@ -111,7 +112,12 @@ TRAFFIC = LabFigure(
     build=build_traffic,
     controls=(
         steps("d", "Width d", 64, WIDTHS),
-        steps("sram", "On-chip memory M (numbers)", 2**16, MEMORIES,
-              names=[fmt.count(m) for m in MEMORIES]),  # fmt: skip
+        steps(
+            "sram",
+            "On-chip memory M (numbers)",
+            2**16,
+            MEMORIES,
+            names=[fmt.count(m) for m in MEMORIES],
+        ),
     ),
 )

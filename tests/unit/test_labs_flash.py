@@ -234,3 +234,10 @@ def test_output_grids_print_four_decimals_without_a_negative_zero() -> None:
     assert [four(x) for x in (-1.0, -0.9999999999999998, 1e-17, -1e-17, 0.12344)] == [
         "−1.0000", "−1.0000", "0.0000", "0.0000", "0.1234",
     ]  # fmt: skip
+
+
+def test_tiled_and_one_shot_outputs_share_one_colour_scale() -> None:
+    last = build("online")["frames"][-1]["grids"]
+    tiled, one = last[1]["desc"], last[2]["desc"]
+    assert tiled["scale"] == one["scale"] == "z"
+    assert (tiled["palette"], tiled["color"]) == (one["palette"], one["color"])

@@ -27,7 +27,6 @@ from app.figures.labs.flash.common import (
 )
 from app.figures.labs.flash.tiles import TILES
 from app.figures.labs.parts import matrix_grid
-from app.figures.labs.words import column
 from app.figures.labs.words import vec as vec_name
 from app.labs import flash
 from app.labs.attend import Matrix
@@ -88,7 +87,8 @@ def _out_grid(name: str, label: str, o: Matrix, rows: list[str], cols: list[str]
               theme: str) -> Json:  # fmt: skip
     """An output grid printed to exactly 4 decimals, a tiny number as 0.0000: the tiled
     and the one-shot outputs differ by about 10⁻¹⁶, and their printed digits must not."""
-    desc = matrix_grid(name, label, o, rows, cols, theme, row_title="queries")
+    desc = matrix_grid(name, label, o, rows, cols, theme, role="z", row_title="queries",
+                       col_title="columns of d")  # fmt: skip
     desc["text"] = [[four(float(x)) for x in row] for row in o]
     return desc
 
@@ -109,7 +109,7 @@ def _grids(s: State, rows: tuple[int, int], t: flash.Tile, theme: str, final: bo
                          row_title="queries", col_title="keys", hover_name="s",
                          outline={"cols": list(range(*t.cols))})  # fmt: skip
     scores["tiles"] = {"rows": [0], "cols": list(range(0, s.n, s.blocks.block_cols))}
-    dims = [column("d", c) for c in range(s.d)]
+    dims = [str(c + 1) for c in range(s.d)]  # narrow headers; the grid says "columns of d"
     o = _prefix_output(s, rows, t.cols[1])
     out = [
         grid_item(scores, f"Scores of {span(*rows)}, the tile of {span(*t.cols, 'keys')} outlined"),
@@ -168,9 +168,9 @@ def _reveal(s: State, block: int) -> Json:
     steps = steps_of(s, block)
     rows = block_rows(s, block)
     choices = [
-        ["shrink", "it is multiplied by a factor below 1 before the new terms are added"],
-        ["keep", "it is kept as it is and the new terms are added"],
-        ["restart", "it starts again from the new tile's sum"],
+        ["shrink", "multiplied by a factor below 1, then the tile's terms added"],
+        ["keep", "kept as it is, the tile's terms added"],
+        ["restart", "started again from the tile's own sum"],
     ]
     if found is None:  # no larger score arrives in this block: ask about the last row's
         step, r = len(steps) - 1, rows[1] - rows[0] - 1

@@ -58,7 +58,8 @@ def build_traffic(v: Mapping[str, Any], ctx: FigureContext) -> Json:
                            for n, s in zip(NS, tiled, strict=True)], mode="lines+markers"),
     ]  # fmt: skip
     xa = charts.value_axis(t, "sequence length N", type="log", dtick=1)
-    ya = charts.value_axis(t, f"HBM accesses, {LABEL}", type="log", exponentformat="power")
+    # short enough for a phone: the axis says what the numbers are (Theorem 2 in the caption)
+    ya = charts.value_axis(t, "order of growth, not a count", type="log", exponentformat="power")
     layout = charts.layout(t, 340, xa, ya, **charts.legend(t))
     ratio = sram / d**2
     reveal = _reveal(d, sram)

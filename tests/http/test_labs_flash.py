@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlencode
@@ -13,6 +15,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from app.figures.labs.flash import common
 from app.labs import flash
 
 
@@ -129,3 +132,51 @@ def test_thirty_clients_at_once_get_the_same_answer(client: TestClient) -> None:
         else:
             assert body is not None
     assert any(status == 200 for status, _ in results)
+
+
+def run_script(client: TestClient, figure: str, tmp_path: Any, **query: str) -> Any:
+    r = client.get(f"/api/v1/labs/flash/numpy/{figure}?{urlencode(query)}")
+    assert r.status_code == 200, r.text
+    assert "import numpy as np" in r.text
+    path = tmp_path / f"{figure}.py"
+    path.write_text(r.text)
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          check=True, cwd=tmp_path)  # fmt: skip
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("causal", ["0", "1"])
+def test_copy_as_numpy_recomputes_the_tiles_and_the_online_softmax(
+    client: TestClient, tmp_path: Any, causal: str
+) -> None:
+    query = {"n": "10", "tiles.sram": "36", "seed": "4", "causal": causal, "block": "1"}
+    fig = answer(client, **query, theme="light")["figures"]
+    for figure in ("tiles", "online"):
+        printed = run_script(client, figure, tmp_path, **query)
+        b = flash.blocks(10, 4, 36)
+        assert {k: printed[k] for k in ("block_cols", "block_rows", "row_tiles", "col_tiles")} == {
+            "block_cols": b.block_cols, "block_rows": b.block_rows, "row_tiles": b.row_tiles,
+            "col_tiles": b.col_tiles,
+        }  # fmt: skip
+        assert printed["max_abs_difference"] < 1e-12
+    steps = [t for t in printed["trace"] if t["row_tile"] == 1]
+    frames = fig["online"]["frames"]
+    assert len(steps) == len(frames)
+    for step, frame in zip(steps, frames, strict=True):
+        ell = [row[6] for row in frame["tables"][0]["cells"]]
+        assert ell == [common.num(x) for x in step["l"]]
+    last = np.array(frames[-1]["grids"][1]["desc"]["values"], dtype=float)
+    rows = slice(*common.block_rows(common.state_of(_tiles(query)), 1))
+    np.testing.assert_allclose(np.array(printed["output"])[rows], last, rtol=0, atol=1e-15)
+
+
+def _tiles(query: dict[str, str]) -> dict[str, Any]:
+    return {"n": int(query["n"]), "d": 4, "sram": int(query["tiles.sram"]),
+            "seed": int(query["seed"]), "causal": query["causal"] == "1"}  # fmt: skip
+
+
+def test_copy_as_numpy_of_the_traffic_is_theorem_2(client: TestClient, tmp_path: Any) -> None:
+    printed = run_script(client, "traffic", tmp_path, **{"traffic.d": "128"})
+    rows = answer(client, **{"traffic.d": "128"})["figures"]["traffic"]["tables"][0]["cells"]
+    assert [common.fmt.count(p["standard"]) for p in printed] == [r[0] for r in rows]
+    assert [common.fmt.significant(p["tiled"], 4) for p in printed] == [r[1] for r in rows]

@@ -258,6 +258,7 @@ def build_online(v: Mapping[str, Any], ctx: FigureContext) -> Json:
 
 ONLINE = LabFigure(
     name="online",
+    numpy="flash-online",
     entry="H2",
     title="Online softmax, step by step",
     intro="One row tile meets the column tiles one at a time, as in Algorithm 1 (and Milakov "

@@ -102,6 +102,7 @@ def build_traffic(v: Mapping[str, Any], ctx: FigureContext) -> Json:
 
 TRAFFIC = LabFigure(
     name="traffic",
+    numpy="flash-traffic",
     entry="H3",
     title="Memory traffic",
     intro="Theorem 2 of the FlashAttention paper (Dao et al., 2022): standard attention makes "

@@ -21,6 +21,9 @@ A grid description is a plain dict (JSON, no NaN), self-contained, made by ``gri
               [{"grid": "x", "row": "i", "col": null}, {"grid": "w_q", "row": null, "col": "j"}]
               ("i"/"j" = the hovered row/column index, null = every row/column)
     outline   {"rows": [...], "cols": [...], "cells": [[i, j], …]} drawn outlined (focus)
+    tiles     optional, added by a lab figure: {"rows": [...], "cols": [...]}, the 0-based
+              rows and columns where a tile starts (the flash lab's B_r × B_c tiles); the
+              renderer draws a line above and left of them (grid_core.js ``tileEdges``)
     domain    [lo, hi] of the colour scale; ``scale`` the role's scale id
     scale_colors  [low, middle, high]: the backgrounds at the scale's ends and middle (the
               legend under each grid draws them beside the domain's numbers)

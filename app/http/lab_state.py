@@ -216,11 +216,13 @@ def links(request: Request, lab: Lab, fig: LabFigure, query: Mapping[str, str]) 
 
 def embed_state(lab: Lab, fig: LabFigure, params: Mapping[str, str]) -> dict[str, str]:
     """The canonical query of one figure's embed: its controls that differ from the
-    default (page keys), the main-page state it reads, and the theme unless ``auto``."""
-    values = figure_values(lab, fig, params, embed=True)
+    default (page keys), those of the figures it ``reads`` (their state is drawn too),
+    the main-page state it reads, and the theme unless ``auto``."""
+    values = {fig.name: figure_values(lab, fig, params, embed=True)}
+    values.update(read_values(lab, fig, params, embed=True))
     extra = {k: params[k] for k in BODY_KEYS if fig.uses_body and params.get(k)}
     if params.get("theme", "auto") != "auto":
         extra["theme"] = params["theme"]
     if params.get("controls") == "1":
         extra["controls"] = "1"
-    return state_query(lab, {fig.name: values}, extra)
+    return state_query(lab, values, extra)

@@ -72,6 +72,12 @@ def _stepper(values: Values) -> Price:
     return Price(Cost(39 * CELLS_PER_MS * size * size // 64, 110_000 * size * size // 64 + 8_000))
 
 
+def _flash_steps(_: Values) -> Price:
+    """H2: one frame per column tile, each a few grids of at most 16 × 16; its largest
+    state (N = 16, M = 4·d: 16 frames) is priced as a 16 × 16 grid per frame."""
+    return Price(_grid(16, 16 * 16), "n", "N")
+
+
 def _experiment(_: Values) -> Price:
     """The figure's own drawing; its runs are priced by the experiments' cost model."""
     return Price(SMALL)
@@ -101,6 +107,9 @@ PRICES: dict[tuple[str, str], Callable[[Values], Price]] = {
     ("cost", "flops"): _small,
     ("cost", "params"): _small,
     ("cost", "growth"): _small,
+    ("flash", "tiles"): _small,  # at most a 16 × 16 grid
+    ("flash", "online"): _flash_steps,
+    ("flash", "traffic"): _small,  # ten points of two closed forms
 }
 
 # Figures that read the main page's state (`preset`/`s`): how many main-page figures one

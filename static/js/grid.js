@@ -35,7 +35,7 @@
  *   Masked cells (desc.masked) are hatched (class "masked") with their number printed.
  *
  * Description fields read: grid, label, shape, rows, cols, row_title, col_title, values,
- * text, color, palette, hover, uses, outline, domain, scale, scale_colors, masked (see
+ * text, color, palette, hover, uses, outline, domain, scale, scale_colors, masked, tiles (see
  * app/figures/grid.py).
  *
  * What needs no DOM (keys, cells, labels, which cells changed, pixels) is grid_core.js.
@@ -54,6 +54,7 @@ import {
   maskedAt,
   moveCell,
   outlineOf,
+  tileEdges,
   usedCells,
 } from "./grid_core.js";
 import { notationNodes } from "./notation.js";
@@ -225,6 +226,16 @@ function updateTable(table, old, desc) {
     for (let i = 0; i < rows; i++)
       for (let j = 0; j < cols; j++)
         bodyRows[i].cells[j + 1].classList.toggle("masked", maskedAt(desc, i, j));
+  }
+  // Tile edges (desc.tiles): a line where a new tile starts, redrawn when they move.
+  if (!old || JSON.stringify(old.tiles ?? null) !== JSON.stringify(desc.tiles ?? null)) {
+    for (let i = 0; i < rows; i++)
+      for (let j = 0; j < cols; j++) {
+        const edge = tileEdges(desc, i, j);
+        const td = bodyRows[i].cells[j + 1];
+        td.classList.toggle("tile-top", edge.top);
+        td.classList.toggle("tile-left", edge.left);
+      }
   }
 }
 

@@ -90,6 +90,17 @@ export function cellLook(desc, outline, i, j) {
   };
 }
 
+/**
+ * Whether table cell (i, j) of `desc` starts a tile below or right of another one:
+ * `desc.tiles` lists the rows and columns where the server's tiles begin (a lab's
+ * FlashAttention tiles). The grid draws a line on those edges; nothing is computed here.
+ */
+export function tileEdges(desc, i, j) {
+  const rows = desc.tiles?.rows ?? [];
+  const cols = desc.tiles?.cols ?? [];
+  return { top: i > 0 && rows.includes(i), left: j > 0 && cols.includes(j) };
+}
+
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /**

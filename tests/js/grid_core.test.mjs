@@ -16,6 +16,7 @@ import {
   numberText,
   outlineOf,
   splitLabel,
+  tileEdges,
   usedCells,
 } from "../../static/js/grid_core.js";
 
@@ -279,4 +280,12 @@ test("a mid-orange weight in the dark theme is printed in black, not grey", () =
   assert.equal(mid[0], "#a86f00");
   const desc = { shape: [1, 1], values: [[0.5]], text: [["0.50"]], color: [[0]], palette: [mid] };
   assert.equal(cellLook(desc, outlineOf(desc), 0, 0).ink, "#000000");
+});
+
+test("tileEdges: a line where the server's tiles start, never on the first row or column", () => {
+  const desc = { tiles: { rows: [0, 2], cols: [0, 3] } };
+  assert.deepEqual(tileEdges(desc, 0, 0), { top: false, left: false });
+  assert.deepEqual(tileEdges(desc, 2, 1), { top: true, left: false });
+  assert.deepEqual(tileEdges(desc, 1, 3), { top: false, left: true });
+  assert.deepEqual(tileEdges({}, 2, 3), { top: false, left: false });
 });

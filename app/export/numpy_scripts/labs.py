@@ -1,5 +1,5 @@
 """Which script "Copy as NumPy" writes for a lab figure without a seeded experiment (the
-masks, order, heads and cost labs): the script's name (``LabFigure.numpy``, data next to
+masks, order, heads, cost and flash labs): the script's name (``LabFigure.numpy``, data next to
 the figure) -> (values, ctx) -> script. A figure that
 runs experiments is written by ``experiments.numpy_script`` instead, once per run."""
 
@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.export.numpy_scripts import lab_cost, lab_heads, lab_masks, lab_order
+from app.export.numpy_scripts import lab_cost, lab_flash, lab_heads, lab_masks, lab_order
 from app.figures.labs.base import FigureContext, LabFigure
 from app.figures.labs.cost.common import config_of
+from app.figures.labs.flash import common as flash_common
+from app.figures.labs.flash.traffic import NS as TRAFFIC_NS
 from app.figures.labs.heads.split_concat import IDENTITY
 from app.figures.labs.masks.common import shared
 from app.figures.labs.masks.empty_row import d1_case_allowed, pad_first_body
@@ -47,6 +49,17 @@ def _growth(v: Mapping[str, Any], ctx: FigureContext) -> str:
     )
 
 
+def _flash(entry: str, figure: str) -> Script:
+    """H1 and H2: the tiles section's state (H2 reads it)."""
+
+    def write(v: Mapping[str, Any], ctx: FigureContext) -> str:
+        tiles = v if figure == "tiles" else ctx.others["tiles"]
+        q, k, val = flash_common.inputs(int(tiles["n"]), int(tiles["d"]), int(tiles["seed"]))
+        return lab_flash.flash_state(entry, figure, tiles, q, k, val)
+
+    return write
+
+
 SCRIPTS: dict[str, Script] = {
     "mask-kinds": lambda v, ctx: lab_masks.mask_kinds(v),
     "mask-order": lambda v, ctx: lab_masks.mask_order(shared(ctx, v), v["mask"]),
@@ -70,6 +83,11 @@ SCRIPTS: dict[str, Script] = {
     ),
     "params": _params,
     "growth": _growth,
+    "flash-tiles": _flash("H1", "tiles"),
+    "flash-online": _flash("H2", "online"),
+    "flash-traffic": lambda v, ctx: lab_flash.flash_traffic(
+        int(v["d"]), int(v["sram"]), list(TRAFFIC_NS)
+    ),
 }
 
 

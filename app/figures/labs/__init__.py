@@ -1,4 +1,4 @@
-"""The labs: seven pages where the learner does the work (LABS.md). PURE, like app.figures.
+"""The labs: eight pages where the learner does the work (LABS.md). PURE, like app.figures.
 
 ``LABS`` is the registry, in index order: each ``Lab`` (base.py) with its id, title,
 one-line summary, entries, status and figures. The routes in ``app/web/labs.py`` serve
@@ -28,7 +28,16 @@ How to add a lab (or turn a coming one into a page)
 
 from __future__ import annotations
 
-from app.figures.labs import cost, heads, masks, one_query, order, step_by_step, why_scale
+from app.figures.labs import (
+    cost,
+    flash,
+    heads,
+    masks,
+    one_query,
+    order,
+    step_by_step,
+    why_scale,
+)
 from app.figures.labs.base import FigureContext, Lab, LabFigure, lab_figure
 
 __all__ = ["LABS", "FigureContext", "Lab", "LabFigure", "get_lab", "lab_figure"]
@@ -42,6 +51,7 @@ LABS: tuple[Lab, ...] = (
     order.LAB,
     heads.LAB,
     cost.LAB,
+    flash.LAB,
 )
 
 

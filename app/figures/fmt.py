@@ -172,6 +172,12 @@ def derived(x: float, dp: int = 3) -> str:
     return _signed(f"{x:.{dp}f}")
 
 
+def fixed(x: float, dp: int) -> str:
+    """Exactly ``dp`` decimals, one minus sign, never a negative zero: a grid whose cells
+    must line up and whose float noise (1e−17) is zero at that precision ('−1.0000')."""
+    return _signed(f"{_finite(x):.{dp}f}")
+
+
 def coarse(x: float, dp: int = 2) -> str:
     """A quantity to exactly ``dp`` decimals where space is short (a head's entropy on a
     small map): a non-zero that would print as 0 is a bound, '<0.01', never '0.00'."""

@@ -5,11 +5,13 @@ in float64, for the default and adversarial scores), and Theorem 2's traffic."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
 
+from app.figures import fmt
 from app.figures.labs import FigureContext, get_lab
 from app.figures.labs.flash import common
 from app.figures.style import theme
@@ -229,8 +231,7 @@ def test_traffic_when_m_is_below_d_squared() -> None:
 
 
 def test_output_grids_print_four_decimals_without_a_negative_zero() -> None:
-    from app.figures.labs.flash.online import four
-
+    four = partial(fmt.fixed, dp=4)
     assert [four(x) for x in (-1.0, -0.9999999999999998, 1e-17, -1e-17, 0.12344)] == [
         "−1.0000", "−1.0000", "0.0000", "0.0000", "0.1234",
     ]  # fmt: skip

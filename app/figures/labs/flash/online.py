@@ -89,14 +89,8 @@ def _out_grid(name: str, label: str, o: Matrix, rows: list[str], cols: list[str]
     and the one-shot outputs differ by about 10⁻¹⁶, and their printed digits must not."""
     desc = matrix_grid(name, label, o, rows, cols, theme, role="z", row_title="queries",
                        col_title="columns of d")  # fmt: skip
-    desc["text"] = [[four(float(x)) for x in row] for row in o]
+    desc["text"] = [[fmt.fixed(float(x), 4) for x in row] for row in o]
     return desc
-
-
-def four(x: float) -> str:
-    """Exactly 4 decimals, one minus sign, no −0.0000."""
-    text = f"{x:.4f}"
-    return "0.0000" if text == "-0.0000" else text.replace("-", fmt.MINUS)
 
 
 def _grids(s: State, rows: tuple[int, int], t: flash.Tile, theme: str, final: bool) -> list[Json]:
@@ -259,6 +253,7 @@ def build_online(v: Mapping[str, Any], ctx: FigureContext) -> Json:
 ONLINE = LabFigure(
     name="online",
     numpy="flash-online",
+    asks=True,  # its reveal: a stop-and-try question a lesson step can ask
     entry="H2",
     title="Online softmax, step by step",
     intro="One row tile meets the column tiles one at a time, as in Algorithm 1 (and Milakov "

@@ -116,6 +116,7 @@ def settle_tiles(v: dict[str, Any]) -> dict[str, Any]:
 TILES = LabFigure(
     name="tiles",
     numpy="flash-tiles",
+    asks=True,  # its reveal: a stop-and-try question a lesson step can ask
     entry="H1",
     title="Tiles",
     intro="FlashAttention (Dao et al., 2022, Algorithm 1) never writes the N × N scores to "

@@ -103,6 +103,7 @@ def build_traffic(v: Mapping[str, Any], ctx: FigureContext) -> Json:
 TRAFFIC = LabFigure(
     name="traffic",
     numpy="flash-traffic",
+    asks=True,  # its reveal: a stop-and-try question a lesson step can ask
     entry="H3",
     title="Memory traffic",
     intro="Theorem 2 of the FlashAttention paper (Dao et al., 2022): standard attention makes "

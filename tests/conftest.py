@@ -37,6 +37,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import settings
 
 # One BLAS thread, as `attention-lab` and the image set (app/cli.py): with BLAS threads
 # fighting over two busy cores the real model's 128-token forward pass took 13 s instead
@@ -51,6 +52,12 @@ DIGITS = 6  # significant digits kept in snapshots: float noise must not churn t
 LINE_KEYS = {"values", "text", "color", "hover"}  # lists of lines: a grid's rows, one a line
 _hidden: dict[str, str] = {}
 _rewritten: list[str] = []
+
+# No Hypothesis deadline anywhere (its default is 200 ms an example): a deadline is a timed
+# test, and on a loaded machine it failed properties whose answers were right (one did in
+# a fast-loop run at load 10). Speed is what benchmarks/ measures.
+settings.register_profile("attention-lab", deadline=None)
+settings.load_profile("attention-lab")
 
 
 def _settings_variables() -> list[str]:

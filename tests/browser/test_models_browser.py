@@ -64,7 +64,8 @@ def test_encoder_page_tokens_heads_keyboard_and_open_in_figures(
     names = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
     for i, name in enumerate(names):
         head = rf"Layer {i // 12 + 1}, head {i % 12 + 1}"
-        assert re.fullmatch(rf"{head}: .+, entropy .+ nats, .+ of its weight on the first token", name)
+        spoken = rf"{head}: .+, entropy .+ nats, .+ of its weight on the first token"
+        assert re.fullmatch(spoken, name)
     pattern = api["summaries"][1][2]["pattern"]
     assert pattern in page.locator(".head-mini").nth(14).locator(".mini-pattern").inner_text()
 

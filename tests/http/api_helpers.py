@@ -1,11 +1,12 @@
 """Helpers for the HTTP tests: the type of the ``make_client`` fixture (tests/conftest.py),
-the running example body, and the checks every response must pass (error shape naming the
-field; no NaN or Infinity)."""
+the running example body, the checks every response must pass (error shape naming the
+field; no NaN or Infinity), and the ``src`` of the iframes an embed snippet holds."""
 
 from __future__ import annotations
 
 import copy
 import json
+from html.parser import HTMLParser
 from typing import Any, Protocol
 
 from fastapi.testclient import TestClient
@@ -54,3 +55,21 @@ def assert_error(response: Any, field: str, status: int = 422) -> list[dict[str,
     fields = [d["field"] for d in detail]
     assert any(f == field or f.startswith((f"{field}[", f"{field}.")) for f in fields), fields
     return list(detail)
+
+
+class _Frames(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.src: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "iframe":
+            self.src.append(dict(attrs).get("src") or "")
+
+
+def iframe_srcs(html: str) -> list[str]:
+    """The ``src`` of every iframe in ``html`` (an oEmbed answer's or a snippet), read
+    with the standard HTML parser as an embedding site would."""
+    frames = _Frames()
+    frames.feed(html)
+    return frames.src

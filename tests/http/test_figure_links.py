@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
+from api_helpers import iframe_srcs
 from fastapi.testclient import TestClient
 
 from app.export.targets import url_target
@@ -53,18 +54,6 @@ class Head(HTMLParser):
             self._block = None
 
 
-class Frame(HTMLParser):
-    """The ``src`` of the one iframe of an oEmbed answer's ``html``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.src: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "iframe":
-            self.src.append(dict(attrs).get("src") or "")
-
-
 def read(client: TestClient, url: str) -> Head:
     r = client.get(url.removeprefix(SITE))
     assert r.status_code == 200, (url, r.status_code, r.text[:300])
@@ -82,10 +71,9 @@ def discovered(client: TestClient, page: str) -> tuple[str, dict[str, Any], str]
     answer = client.get(href.removeprefix(SITE))
     assert answer.status_code == 200, (href, answer.text)
     data = answer.json()
-    frame = Frame()
-    frame.feed(data["html"])
-    assert len(frame.src) == 1, data["html"]
-    return href, data, frame.src[0]
+    srcs = iframe_srcs(data["html"])
+    assert len(srcs) == 1, data["html"]
+    return href, data, srcs[0]
 
 
 def discovery_url(href: str) -> str:
@@ -198,9 +186,8 @@ def test_a_lab_link_names_its_figure_for_discovery(
     assert data["title"].startswith("Attention Lab, ")
     assert urlsplit(src).path == f"/embed/labs/{lab_id}/{name}"
     assert src == links["embed_url"]
-    frame = Frame()
-    frame.feed(links["embed"])
-    assert frame.src == [src]
+    srcs = iframe_srcs(links["embed"])
+    assert srcs == [src]
     page = read(client, link.split("#")[0])
     assert json.loads(page.blocks["lab-state"])["figure"] == name
 
@@ -225,9 +212,8 @@ def test_the_lab_query_wins_over_its_fragment_and_the_fragment_still_works(
     client: TestClient,
 ) -> None:
     def embedded(url: str) -> str:
-        frame = Frame()
-        frame.feed(client.get("/oembed?" + urlencode({"url": url})).json()["html"])
-        return urlsplit(frame.src[0]).path
+        srcs = iframe_srcs(client.get("/oembed?" + urlencode({"url": url})).json()["html"])
+        return urlsplit(srcs[0]).path
 
     assert embedded(f"{SITE}/labs/why-scale#saturation") == "/embed/labs/why-scale/saturation"
     both = f"{SITE}/labs/why-scale?figure=flat-line#saturation"

@@ -11,25 +11,16 @@ uvicorn on a free loopback port in a thread for this module. Before issue 29,
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
 import uvicorn
+from api_helpers import iframe_srcs
+from live_server import free_port, in_thread
 from pyoembed import oEmbed
 
 from app.settings import Settings
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
@@ -39,40 +30,18 @@ def site() -> Iterator[str]:
     port = free_port()
     config = uvicorn.Config(create_app(Settings()), host="127.0.0.1", port=port,
                             log_level="warning", access_log=False)  # fmt: skip
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive(), "uvicorn stopped"
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
+    with in_thread(config):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-
-
-class Frame(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.src: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "iframe":
-            self.src.append(dict(attrs).get("src") or "")
 
 
 def embedded_path(site: str, link: str) -> str:
     """The path of the iframe pyoembed embeds for ``link``."""
     data = oEmbed(site + link)
     assert data["type"] == "rich"
-    frame = Frame()
-    frame.feed(data["html"])
-    assert len(frame.src) == 1, data["html"]
-    assert frame.src[0].startswith(site + "/embed/")
-    return urlsplit(frame.src[0]).path
+    srcs = iframe_srcs(data["html"])
+    assert len(srcs) == 1, data["html"]
+    assert srcs[0].startswith(site + "/embed/")
+    return urlsplit(srcs[0]).path
 
 
 @pytest.mark.parametrize(

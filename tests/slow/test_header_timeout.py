@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import uvicorn
+from live_server import free_port, in_thread
 
 from app.server import HeadTimeoutH11
 from app.settings import Settings, get_settings
@@ -25,13 +25,6 @@ pytestmark = pytest.mark.slow
 
 HEADER_TIMEOUT = 1.0
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
@@ -46,19 +39,10 @@ def port() -> Iterator[int]:
         create_app(settings), host="127.0.0.1", port=port, http=HeadTimeoutH11,
         limit_concurrency=settings.limit_concurrency, log_level="warning", access_log=False,
     )  # fmt: skip
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive(), "uvicorn stopped"
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        yield port
+        with in_thread(config):
+            yield port
     finally:
-        server.should_exit = True
-        thread.join(timeout=30)
         env.undo()
         get_settings.cache_clear()
 

@@ -15,6 +15,7 @@ from page_helpers import (
     element_source_text,
     open_all_tables,
     open_page,
+    scroll_still,
     source_text,
     wait_idle,
     wait_until,
@@ -621,7 +622,10 @@ def test_a2_drag_the_tip_of_q(lab: Any) -> None:
     page.click("#alignment [data-role=check]")
     # the chart, below the question, in view (the section is taller than the window)
     page.locator("#alignment .js-plotly-plot").scroll_into_view_if_needed()
-    # the chart was drawn hidden and is fitted to its box once shown: wait until it stays
+    # the chart was drawn hidden and is fitted to its box once shown (after Plotly's own
+    # timer: data-fit="done"), then the scroll settles and the point stays where it is
+    page.wait_for_selector("#alignment [data-role=plot][data-fit=done]", state="attached")
+    scroll_still(page)
     wait_until(page, PIXEL_STILL_JS, [1, 0])
     start = page.evaluate(PIXEL_JS, [1, 0])
     end = page.evaluate(PIXEL_JS, [0, 1.5])

@@ -156,11 +156,14 @@ def test_two_workers_report_on_the_metrics_port_and_a_killed_one_stops_counting(
             for pid in _workers(proc.pid):  # kill -9 both: whichever holds the slot
                 os.kill(pid, signal.SIGKILL)
             until(lambda: value(_get(scraped)[1], HEAVY) == 0, WAIT, "a dead worker counts")
+            assert _healthz_total(_get(scraped)[1]) == probes  # the dead ones' counts stay
         finally:
             reader.close()
-        # uvicorn starts new workers; the port answered throughout, and still does.
+        # uvicorn starts new workers; the port answered throughout, and still does. A
+        # request is counted once its answer is sent, so the scrape may come first: wait
+        # for the count (with no other request to /healthz, only this one can raise it).
         until(lambda: _get(f"{app}/healthz")[0] == 200, WAIT, "no new worker")
-        assert _healthz_total(_get(scraped)[1]) > probes  # the dead ones' counts stay
+        until(lambda: _healthz_total(_get(scraped)[1]) > probes, WAIT, "uncounted probe")
     finally:
         proc.terminate()
         proc.communicate(timeout=30)

@@ -64,8 +64,15 @@ function wire(panel, form) {
     panel.dataset.guess = "done";
     showResult(panel, JSON.parse(form.dataset.reveal));
     // The chart was drawn while hidden (no width): fit it to its box now it shows.
+    // Plotly resizes after its own short timer; <… data-fit="done"> says it has, so a
+    // pointer aimed at the chart (a drag of q's tip) aims where it will stay.
     const plot = part(panel, "plot");
-    if (plot?.data && window.Plotly) window.Plotly.Plots.resize(plot);
+    if (plot?.data && window.Plotly) {
+      plot.dataset.fit = "pending";
+      window.Plotly.Plots.resize(plot).then(() => {
+        plot.dataset.fit = "done";
+      });
+    }
   });
 }
 

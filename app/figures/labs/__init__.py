@@ -31,6 +31,7 @@ from __future__ import annotations
 from app.figures.labs import (
     cost,
     flash,
+    generation,
     heads,
     masks,
     one_query,
@@ -52,6 +53,7 @@ LABS: tuple[Lab, ...] = (
     heads.LAB,
     cost.LAB,
     flash.LAB,
+    generation.LAB,
 )
 
 

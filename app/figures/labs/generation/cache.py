@@ -42,6 +42,7 @@ def _reveal(c: kv_cache.KVConfig) -> Json:
         "half": (per // 2, "one of K and V only"),
         "layer": (per // c.layers, "one layer only"),
         "width": (per // c.bytes_per_value, "one byte per value"),
+        "row": (per // c.d_head, "one number per head, not a row of d_head"),
     }
     options: dict[str, tuple[int, str]] = {"right": (per, "")}
     for key, (n, why) in wrong.items():  # one choice per distinct number
@@ -84,6 +85,19 @@ def _preset_rows(tokens: int) -> tuple[list[str], list[list[str]]]:
     return heads, cells
 
 
+def models_of(v: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """Every named model at its full context, and the learner's at ``tokens`` (Copy as
+    NumPy's input)."""
+    out = {
+        c.name: {"layers": c.layers, "heads": c.heads, "kv_heads": c.kv_heads,
+                 "d_head": c.d_head, "bytes_per_value": c.bytes_per_value, "tokens": c.context}
+        for c in kv_cache.PRESETS
+    }  # fmt: skip
+    out["your model"] = {k: int(v[k]) for k in ("layers", "heads", "kv_heads", "d_head",
+                                                "bytes_per_value", "tokens")}  # fmt: skip
+    return out
+
+
 def build_cache(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     t = ctx.theme
     layers, heads, kvh = int(v["layers"]), int(v["heads"]), int(v["kv_heads"])
@@ -103,7 +117,8 @@ def build_cache(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
     bar["x"], bar["y"] = bar["y"], bar["x"]  # horizontal: the names stay readable on a phone
     bar["orientation"] = "h"
-    xa = charts.value_axis(t, "bytes per token", type="log", exponentformat="power")
+    bar["marker"]["color"] = [t.roles["k"]] * len(kv_cache.PRESETS) + [t.roles["v"]]
+    xa = charts.value_axis(t, "bytes per token", rangemode="tozero", tickformat="~s")
     ya = charts.label_axis(t, labels)
     ya["autorange"] = "reversed"
     layout = charts.layout(t, 320, xa, ya)
@@ -127,7 +142,7 @@ def build_cache(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     return lab_figure(
         CACHE,
         caption=caption,
-        alt="Bars of the cache's bytes per token, on a log axis, for "
+        alt="Bars of the cache's bytes per token for "
         + fmt.listing([f"{name} {_kib(n)}" for name, n in zip(labels, per, strict=True)], 8)
         + ".",
         plot=chart([bar], layout),

@@ -11,8 +11,9 @@ from app.figures import fmt
 from app.figures.labs.cost.common import byte_text
 from app.labs.attend import Matrix
 
-__all__ = ["ENTRY", "byte_text", "inputs", "names", "stack", "widest"]
+__all__ = ["ENTRY", "D", "byte_text", "inputs", "names", "stack", "widest"]
 
+D = 2  # I4's rows: enough for a score, small enough to read
 ENTRY = 3  # entries are whole numbers in −3 … 3: scores a person can read
 
 

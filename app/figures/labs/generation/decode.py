@@ -109,7 +109,7 @@ def _grids(s: Decoded, step: decoding.Step, theme: str) -> list[Json]:
         "output",
         "z",
         both,
-        ["step (cache)", f"row {t + 1} (one pass)"],
+        ["cache", "one pass"],
         dims,
         theme,
         dp=4,
@@ -136,6 +136,8 @@ def _frame(s: Decoded, step: decoding.Step, theme: str) -> Json:
         f"{fmt.listing([fmt.weight(float(w), 4) for w in step.weights], 8)}. The output "
         f"equals row {t + 1} of full causal attention: max |difference| = {gap}."
     )
+    if t == s.n - 1:
+        caption += f" Over all {s.n} steps: max |cached − one pass| = {widest(s.diff)} (float64)."
     return {
         "step": t + 1,
         "caption": caption,
@@ -192,8 +194,7 @@ def build_decode(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     total = widest(s.diff)
     return lab_figure(
         DECODE,
-        caption=here["caption"]
-        + f" Over all {n} steps: max |cached − one pass| = {total} (float64).",
+        caption=here["caption"],
         alt=here["alt"],
         grids=here["grids"],
         readout=[

@@ -157,6 +157,11 @@ def build_shared(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         row_title="queries",
         col_title="keys",
     )
+    # exactly 2 decimals: a change of 0.005 must not widen its column as a power of ten
+    delta["text"] = [
+        ["·" if b else fmt.fixed(float(x), 2) for x, b in zip(row, brow, strict=True)]
+        for row, brow in zip(change, blocked, strict=True)
+    ]
     options = grouped.kv_head_options(h)
     reveal = _reveal(s)
     llama = kv_cache.preset("Llama-2-70B")

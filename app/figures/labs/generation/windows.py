@@ -15,7 +15,7 @@ import numpy as np
 from app.figures import fmt
 from app.figures.labs.base import FigureContext, Json, LabFigure, grid_item, lab_figure, table
 from app.figures.labs.controls import integer, number
-from app.figures.labs.generation.common import inputs, names, widest
+from app.figures.labs.generation.common import D, inputs, names, widest
 from app.figures.labs.parts import matrix_grid
 from app.labs import attend, kv_cache, sinks, windows
 from app.labs.attend import BoolMatrix, Matrix
@@ -23,7 +23,6 @@ from app.labs.attend import BoolMatrix, Matrix
 MAX_TOKENS = 16
 MAX_LAYERS = 6
 MAX_SINKS = 4
-D = 2  # width of the example's rows: enough for a score, small enough to read
 
 
 @dataclass(frozen=True)
@@ -113,20 +112,21 @@ def build_windows(v: Mapping[str, Any], ctx: FigureContext) -> Json:
         toks,
         keys,
         theme,
-        blocked=s.needed == 0,
-        blocked_text="·",
         role="x",
         row_title="positions",
         col_title="inputs it depends on",
     )
+    # not a mask: an input out of reach is printed "·", its 0 drawn in the scale's middle
+    reach["text"] = [["·" if x == 0 else str(int(x)) for x in row] for row in s.needed]
     last = np.stack([wt[-1] for wt in s.weights])
     kept = np.stack([allowed[-1] for _, allowed in s.rules])
     rule_names = [name for name, _ in s.rules]
+    short = ["all", "no token 1", f"window {w}", f"{k} + window"]  # a phone's row headers
     rows = matrix_grid(
         "weights-last",
         f"token {n}'s weights",
         last,
-        rule_names,
+        short,
         keys,
         theme,
         dp=2,

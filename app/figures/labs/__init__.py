@@ -1,4 +1,4 @@
-"""The labs: eight pages where the learner does the work (LABS.md). PURE, like app.figures.
+"""The labs: nine pages where the learner does the work (LABS.md). PURE, like app.figures.
 
 ``LABS`` is the registry, in index order: each ``Lab`` (base.py) with its id, title,
 one-line summary, entries, status and figures. The routes in ``app/web/labs.py`` serve

@@ -54,6 +54,10 @@ def decoded(v: Mapping[str, Any]) -> Decoded:
     return Decoded(q, k, val, steps, weights, output, decoding.incremental_output(steps))
 
 
+def _rows(n: int) -> str:
+    return "1 row" if n == 1 else f"{n} rows"
+
+
 def _grids(s: Decoded, step: decoding.Step, theme: str) -> list[Json]:
     t, n, d = step.t, s.n, s.q.shape[1]
     cached, dims = names("k", t + 1), [str(c + 1) for c in range(d)]
@@ -82,15 +86,36 @@ def _grids(s: Decoded, step: decoding.Step, theme: str) -> list[Json]:
     )
     w = matrix_grid(
         "weights-step",
-        "softmax(q Kᵀ / √d)",
-        step.weights[None, :],
-        [f"q_{t + 1}"],
+        f"q_{t + 1}'s weights",
+        np.stack([step.weights, s.weights[t, : t + 1]]),
+        ["cache", "one pass"],
         cached,
         theme,
         dp=4,
-        row_title="new query",
+        row_title="computed",
         col_title="cached keys",
     )
+    items = [
+        grid_item(k, f"K cache: {_rows(t + 1)}, row {t + 1} new at this step"),
+        grid_item(v, f"V cache: {_rows(t + 1)}"),
+        grid_item(w, f"q_{t + 1} against the cache, and row {t + 1} of one-pass attention"),
+    ]
+    both = np.stack([step.output, s.output[t]])
+    out = matrix_grid(
+        "output",
+        "z",
+        both,
+        ["cache", "one pass"],
+        dims,
+        theme,
+        dp=4,
+        role="z",
+        row_title="computed",
+        col_title="columns of d",
+    )
+    items.append(grid_item(out, f"Output of step {t + 1} and row {t + 1} of one-pass attention"))
+    if t < n - 1:
+        return items
     full = matrix_grid(
         "weights-full",
         "A (causal, one pass)",
@@ -104,25 +129,9 @@ def _grids(s: Decoded, step: decoding.Step, theme: str) -> list[Json]:
         col_title="keys",
         outline=new,
     )
-    both = np.stack([step.output, s.output[t]])
-    out = matrix_grid(
-        "output",
-        "z",
-        both,
-        ["cache", "one pass"],
-        dims,
-        theme,
-        dp=4,
-        role="z",
-        row_title="output",
-        col_title="columns of d",
-    )
     return [
-        grid_item(k, f"K cache: {t + 1} rows, row {t + 1} new at this step"),
-        grid_item(v, f"V cache: {t + 1} rows"),
-        grid_item(w, f"q_{t + 1} against the cache"),
-        grid_item(out, f"Output of step {t + 1} and row {t + 1} of full causal attention"),
-        grid_item(full, f"Full causal attention in one pass, row {t + 1} outlined"),
+        *items,
+        grid_item(full, "Full causal attention in one pass: every row, each a step of the cache"),
     ]
 
 
@@ -131,8 +140,8 @@ def _frame(s: Decoded, step: decoding.Step, theme: str) -> Json:
     gap = widest(step.output - s.output[t])
     caption = (
         f"Step {t + 1} of {s.n}: token {t + 1}'s key and value join the cache, which now "
-        f"holds {t + 1} rows; only this one row of K and V is computed. Its query q_{t + 1} "
-        f"reads all {t + 1} cached keys: weights "
+        f"holds {_rows(t + 1)}; only this one row of K and V is computed. Its query q_{t + 1} "
+        f"reads {'its own key' if t == 0 else f'all {t + 1} cached keys'}: weights "
         f"{fmt.listing([fmt.weight(float(w), 4) for w in step.weights], 8)}. The output "
         f"equals row {t + 1} of full causal attention: max |difference| = {gap}."
     )

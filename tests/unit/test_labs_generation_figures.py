@@ -194,7 +194,7 @@ def test_grouped_weights_are_the_mean_pooled_keys(heads: int, kv_heads: int, hea
     np.testing.assert_allclose(grid(fig, "weights-grouped"), e / e.sum(axis=1, keepdims=True),
                                rtol=0, atol=1e-12)  # fmt: skip
     np.testing.assert_allclose(grid(fig, "k-pooled"), k_mean, rtol=0, atol=1e-12)
-    change = grid(fig, "weights-change")
+    change = grid(fig, "change")
     multi = grid(fig, "weights-multi")
     np.testing.assert_allclose(multi + change, grid(fig, "weights-grouped"),
                                rtol=0, atol=1e-12)  # fmt: skip

@@ -144,7 +144,7 @@ def build_shared(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     )
     change = s.grouped[j] - s.multi[j]
     delta = matrix_grid(
-        "weights-change",
+        "change",
         "grouped − multi-head",
         change,
         toks,

@@ -118,7 +118,7 @@ def build_cache(v: Mapping[str, Any], ctx: FigureContext) -> Json:
     bar["x"], bar["y"] = bar["y"], bar["x"]  # horizontal: the names stay readable on a phone
     bar["orientation"] = "h"
     bar["marker"]["color"] = [t.roles["k"]] * len(kv_cache.PRESETS) + [t.roles["v"]]
-    xa = charts.value_axis(t, "bytes per token", rangemode="tozero", tickformat="~s")
+    xa = charts.value_axis(t, "bytes per token", rangemode="tozero", tickformat="~s", nticks=4)
     ya = charts.label_axis(t, labels)
     ya["autorange"] = "reversed"
     layout = charts.layout(t, 320, xa, ya)

@@ -248,7 +248,8 @@ SHARED = LabFigure(
     "heads. Our example: whole numbers from the seed, causal. Lower kv_heads and watch the "
     "cache shrink and the weights change.",
     teaching="Sharing K and V divides the cache by heads / kv_heads; the price is that the "
-    "heads of a group now read the same, averaged keys, so their weights move.",
+    "heads of a group now read the same, averaged keys, so their weights move (GQA then "
+    "trains the pooled model a little longer to win the quality back).",
     build=build_shared,
     badges=("our example",),
     settle=settle_shared,

@@ -78,6 +78,12 @@ def _flash_steps(_: Values) -> Price:
     return Price(_grid(16, 16 * 16), "n", "N")
 
 
+def _decode_steps(_: Values) -> Price:
+    """I1: one frame per decoding step, each five grids of at most 8 × 8; its largest
+    state (8 tokens of width 4: 8 frames) is priced as a 16 × 16 grid per frame."""
+    return Price(_grid(16, 8 * 16), "tokens", "the tokens L")
+
+
 def _experiment(_: Values) -> Price:
     """The figure's own drawing; its runs are priced by the experiments' cost model."""
     return Price(SMALL)
@@ -110,6 +116,10 @@ PRICES: dict[tuple[str, str], Callable[[Values], Price]] = {
     ("flash", "tiles"): _small,  # at most a 16 × 16 grid
     ("flash", "online"): _flash_steps,
     ("flash", "traffic"): _small,  # ten points of two closed forms
+    ("generation", "decode"): _decode_steps,
+    ("generation", "cache"): _small,  # seven products of five integers and a bar chart
+    ("generation", "shared"): _small,  # at most 8 heads of 6 × 6 weights, five grids
+    ("generation", "windows"): _small,  # three grids of at most 16 × 16
 }
 
 # Figures that read the main page's state (`preset`/`s`): how many main-page figures one

@@ -8,11 +8,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.export.numpy_scripts import lab_cost, lab_flash, lab_heads, lab_masks, lab_order
+from app.export.numpy_scripts import (
+    lab_cost,
+    lab_flash,
+    lab_generation,
+    lab_heads,
+    lab_masks,
+    lab_order,
+)
 from app.figures.labs.base import FigureContext, LabFigure
 from app.figures.labs.cost.common import config_of
 from app.figures.labs.flash import common as flash_common
 from app.figures.labs.flash.traffic import NS as TRAFFIC_NS
+from app.figures.labs.generation import common as generation_common
+from app.figures.labs.generation.cache import models_of
 from app.figures.labs.heads.split_concat import IDENTITY
 from app.figures.labs.masks.common import shared
 from app.figures.labs.masks.empty_row import d1_case_allowed, pad_first_body
@@ -60,6 +69,24 @@ def _flash(entry: str, figure: str) -> Script:
     return write
 
 
+def _generation(figure: str) -> Script:
+    """I1, I3, I4: the figure's own state (Q, K, V from its seed)."""
+
+    def write(v: Mapping[str, Any], ctx: FigureContext) -> str:
+        if figure == "shared":
+            q, k, val = generation_common.stack(int(v["heads"]), int(v["tokens"]),
+                                                int(v["width"]), int(v["seed"]))  # fmt: skip
+            return lab_generation.shared(q, k, val, int(v["kv_heads"]))
+        n, d = int(v["tokens"]), int(v["width"]) if figure == "decode" else generation_common.D
+        q, k, val = generation_common.inputs(n, d, int(v["seed"]))
+        if figure == "decode":
+            return lab_generation.decode(q, k, val)
+        return lab_generation.windows(q, k, val, int(v["window"]), int(v["layers"]),
+                                      int(v["sinks"]), float(v["boost"]))  # fmt: skip
+
+    return write
+
+
 SCRIPTS: dict[str, Script] = {
     "mask-kinds": lambda v, ctx: lab_masks.mask_kinds(v),
     "mask-order": lambda v, ctx: lab_masks.mask_order(shared(ctx, v), v["mask"]),
@@ -88,6 +115,10 @@ SCRIPTS: dict[str, Script] = {
     "flash-traffic": lambda v, ctx: lab_flash.flash_traffic(
         int(v["d"]), int(v["sram"]), list(TRAFFIC_NS)
     ),
+    "generation-decode": _generation("decode"),
+    "generation-cache": lambda v, ctx: lab_generation.cache(models_of(v)),
+    "generation-shared": _generation("shared"),
+    "generation-windows": _generation("windows"),
 }
 
 

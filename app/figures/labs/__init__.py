@@ -1,4 +1,4 @@
-"""The labs: eight pages where the learner does the work (LABS.md). PURE, like app.figures.
+"""The labs: nine pages where the learner does the work (LABS.md). PURE, like app.figures.
 
 ``LABS`` is the registry, in index order: each ``Lab`` (base.py) with its id, title,
 one-line summary, entries, status and figures. The routes in ``app/web/labs.py`` serve
@@ -31,6 +31,7 @@ from __future__ import annotations
 from app.figures.labs import (
     cost,
     flash,
+    generation,
     heads,
     masks,
     one_query,
@@ -52,6 +53,7 @@ LABS: tuple[Lab, ...] = (
     heads.LAB,
     cost.LAB,
     flash.LAB,
+    generation.LAB,
 )
 
 

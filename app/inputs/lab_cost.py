@@ -110,6 +110,9 @@ PRICES: dict[tuple[str, str], Callable[[Values], Price]] = {
     ("flash", "tiles"): _small,  # at most a 16 × 16 grid
     ("flash", "online"): _flash_steps,
     ("flash", "traffic"): _small,  # ten points of two closed forms
+    ("rotary", "rotation"): _small,  # three grids of at most 8 × 8
+    ("rotary", "wavelengths"): _small,  # two lines of at most 512 points and their table
+    ("rotary", "alibi"): _small,  # two 16 × 16 grids and a 64-row table
 }
 
 # Figures that read the main page's state (`preset`/`s`): how many main-page figures one

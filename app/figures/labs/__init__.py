@@ -1,4 +1,4 @@
-"""The labs: eight pages where the learner does the work (LABS.md). PURE, like app.figures.
+"""The labs: nine pages where the learner does the work (LABS.md). PURE, like app.figures.
 
 ``LABS`` is the registry, in index order: each ``Lab`` (base.py) with its id, title,
 one-line summary, entries, status and figures. The routes in ``app/web/labs.py`` serve
@@ -35,6 +35,7 @@ from app.figures.labs import (
     masks,
     one_query,
     order,
+    rotary,
     step_by_step,
     why_scale,
 )
@@ -52,6 +53,7 @@ LABS: tuple[Lab, ...] = (
     heads.LAB,
     cost.LAB,
     flash.LAB,
+    rotary.LAB,
 )
 
 

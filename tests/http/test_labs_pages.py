@@ -37,11 +37,12 @@ def cells(fig: dict[str, Any], table: int = 0) -> list[list[str]]:
     return list(fig["tables"][table]["cells"])
 
 
-def test_index_lists_all_eight_labs_with_a_picture_each(client: TestClient) -> None:
+def test_index_lists_all_nine_labs_with_a_picture_each(client: TestClient) -> None:
     html = client.get("/labs").text
     ids = re.findall(r'<li class="lab-card" data-lab="([a-z-]+)" data-status="(\w+)"', html)
     assert [i for i, _ in ids] == [
         "one-query", "step-by-step", "why-scale", "masks", "order", "heads", "cost", "flash",
+        "rotary",
     ]  # fmt: skip
     status = dict(ids)
     assert status == {lab.id: lab.status for lab in LABS}
@@ -50,7 +51,7 @@ def test_index_lists_all_eight_labs_with_a_picture_each(client: TestClient) -> N
         linked = f'href="/labs/{lab.id}"' in html
         assert linked == (lab.status == "ready"), lab.id
     pictures = re.findall(r'<img src="([^"]+)"', html)
-    assert len(pictures) == 8
+    assert len(pictures) == 9
     for src in pictures:
         response = client.get(src)
         assert response.status_code == 200, src

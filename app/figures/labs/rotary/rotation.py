@@ -61,9 +61,10 @@ def _reveal(s: State) -> Json:
     r, c = asked_cell(s)
     before, after = float(s.here.scores[r, c]), float(s.moved.scores[r, c])
     choices = [
-        ["same", "it stays the same"],
-        ["different", "it changes: both vectors turned further"],
-        ["larger", "it grows with the positions"],
+        # labels read after "You predicted" and "It is"
+        ["same", "the same"],
+        ["different", "different: both vectors turned further"],
+        ["larger", "larger: it grows with the positions"],
     ]
     correct = "same" if s.same else "larger" if abs(after) > abs(before) else "different"
     offset = r - c

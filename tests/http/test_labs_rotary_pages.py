@@ -200,3 +200,14 @@ def test_copy_as_numpy_of_alibi(client: TestClient, tmp_path: Any) -> None:
             assert printed["weights"][i][j] == pytest.approx(weights[i][j], abs=1e-15)
     cells = fig["tables"][0]["cells"]
     assert [common.fmt.derived(x, 2) for x in printed["mean_distance"]] == [r[3] for r in cells]
+
+
+@pytest.mark.parametrize("heads", ["1", "8", "12", "64"])
+def test_the_lab_slopes_are_the_alibi_routes(client: TestClient, heads: str) -> None:
+    """J3 and GET /api/v1/alibi?heads=N print the same slopes from one function."""
+    route = client.get(f"/api/v1/alibi?heads={heads}")
+    assert route.status_code == 200, route.text
+    slopes = route.json()["slopes"]
+    cells = answer(client, heads=heads)["figures"]["alibi"]["tables"][0]["cells"]
+    assert [row[0] for row in cells] == [common.slope_text(m) for m in slopes]
+    assert slopes == alibi.slopes(int(heads)).tolist()

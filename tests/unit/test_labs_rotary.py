@@ -256,3 +256,24 @@ def test_one_head_and_a_head_past_the_count() -> None:
     assert past["warnings"]
     assert "showing head 4" in past["warnings"][0]
     assert "head 4" in past["grids"][0]["heading"]
+
+
+@pytest.mark.parametrize("d", [4, 8, 128, 1024])
+@pytest.mark.parametrize("base", [2.0, 10.0, 10_000.0, 1e9])
+def test_every_wavelength_question_has_its_answer_once(d: int, base: float) -> None:
+    reveal = build("wavelengths", d=d, base=base)["reveal"]
+    values = [c[0] for c in reveal["choices"]]
+    assert values.count(reveal["correct"]) == 1
+    assert len(values) == len(set(values)) >= 3
+
+
+@pytest.mark.parametrize("heads", range(1, 65))
+def test_every_head_count_asks_with_its_answer_among_the_choices(heads: int) -> None:
+    fig = build("alibi", heads=heads, head=heads - 1)
+    reveal = fig["reveal"]
+    values = [c[0] for c in reveal["choices"]]
+    assert values.count(reveal["correct"]) == 1
+    reach = [float(alibi.mean_distance(alibi.flat_weights(float(m), 8))[-1])
+             for m in alibi.slopes(heads)]  # fmt: skip
+    assert reveal["correct"] == str(int(np.argmax(reach)))
+    assert len(fig["choice_labels"]["head"]) == heads

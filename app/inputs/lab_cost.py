@@ -120,6 +120,9 @@ PRICES: dict[tuple[str, str], Callable[[Values], Price]] = {
     ("generation", "cache"): _small,  # seven products of five integers and a bar chart
     ("generation", "shared"): _small,  # at most 8 heads of 6 × 6 weights, five grids
     ("generation", "windows"): _small,  # three grids of at most 16 × 16
+    ("rotary", "rotation"): _small,  # three grids of at most 8 × 8: 5 ms, 18 KB at its largest
+    ("rotary", "wavelengths"): _small,  # two lines of 512 points, their table: 3 ms, 90 KB
+    ("rotary", "alibi"): _small,  # two 16 × 16 grids, a 64-row table: 9 ms, 44 KB
 }
 
 # Figures that read the main page's state (`preset`/`s`): how many main-page figures one

@@ -7,13 +7,18 @@ slopes are the geometric sequence 2^(−8/n), 2^(−16/n), …, 2^(−8) (8 head
 1/256; 16 heads: 1/√2, 1/2, …, 1/256). For other n the paper's reference code takes the n₀
 slopes of the closest power of two below, n₀ = 2^⌊log₂ n⌋, then the first n − n₀ of every
 other slope of 2·n₀ heads (the ones between n₀'s, interleaved in value).
+
+The locality each head gets: with every content score equal, the weights are the softmax
+of the bias alone (``flat_weights``): query i's weight on key j falls by e^(−m) per step
+back, so a steep head reads its neighbours and a flat one the whole prefix; the mean
+distance Σ_j w_ij (i − j) (``mean_distance``) says how far back a head reads on average.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from app.labs.attend import Matrix
+from app.labs.attend import Matrix, causal, softmax_rows
 
 
 def _power_of_two_slopes(n: int) -> list[float]:
@@ -48,4 +53,18 @@ def bias(slope: float, l_q: int, l_k: int) -> Matrix:
 def biases(heads: int, l_q: int, l_k: int) -> Matrix:
     """(heads, L_Q, L_K): every head's bias."""
     out: Matrix = -slopes(heads)[:, None, None] * distances(l_q, l_k)[None, :, :]
+    return out
+
+
+def flat_weights(slope: float, n: int) -> Matrix:
+    """(n, n): softmax_j(−m·(i − j)) over keys j ≤ i: the weights when every content score
+    is equal, what the bias alone makes of each causal row."""
+    out: Matrix = softmax_rows(np.where(causal(n, n), bias(slope, n, n), -np.inf))
+    return out
+
+
+def mean_distance(weights: Matrix) -> Matrix:
+    """(n,): Σ_j w_ij (i − j), how far back each query reads on average."""
+    n_q, n_k = weights.shape
+    out: Matrix = (weights * np.maximum(distances(n_q, n_k), 0.0)).sum(axis=1)
     return out

@@ -583,7 +583,7 @@ def test_axe_dark_mode_and_phone_width(
 def test_index_and_404(lab_page: Page, server_url: str) -> None:
     open_page(lab_page, server_url + "/labs")
     cards = lab_page.locator(".lab-card")
-    assert cards.count() == len(REGISTRY)  # eight: the flash lab is the last
+    assert cards.count() == len(REGISTRY)  # ten: the rotary lab is the last
     coming = sum(lab.status == "coming" for lab in REGISTRY)
     assert lab_page.locator(".lab-card[data-status=coming]").count() == coming
     lab_page.click(".lab-card[data-lab=why-scale] h2 a")  # "Why scale by √d_k", in MathML

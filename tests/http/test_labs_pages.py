@@ -37,12 +37,12 @@ def cells(fig: dict[str, Any], table: int = 0) -> list[list[str]]:
     return list(fig["tables"][table]["cells"])
 
 
-def test_index_lists_all_nine_labs_with_a_picture_each(client: TestClient) -> None:
+def test_index_lists_all_ten_labs_with_a_picture_each(client: TestClient) -> None:
     html = client.get("/labs").text
     ids = re.findall(r'<li class="lab-card" data-lab="([a-z-]+)" data-status="(\w+)"', html)
     assert [i for i, _ in ids] == [
         "one-query", "step-by-step", "why-scale", "masks", "order", "heads", "cost", "flash",
-        "generation",
+        "generation", "rotary",
     ]  # fmt: skip
     status = dict(ids)
     assert status == {lab.id: lab.status for lab in LABS}

@@ -351,10 +351,10 @@ def test_preview_runs_are_smaller() -> None:
 # ---- registry and controls
 
 
-def test_registry_has_nine_labs_and_unique_figure_names() -> None:
+def test_registry_has_ten_labs_and_unique_figure_names() -> None:
     assert [lab.id for lab in LABS] == ["one-query", "step-by-step", "why-scale", "masks",
                                         "order", "heads", "cost", "flash",
-                                        "generation"]  # fmt: skip
+                                        "generation", "rotary"]  # fmt: skip
     for lab in LABS:
         names = [f.name for f in lab.figures]
         assert len(names) == len(set(names))

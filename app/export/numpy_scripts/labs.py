@@ -1,6 +1,6 @@
 """Which script "Copy as NumPy" writes for a lab figure without a seeded experiment (the
-masks, order, heads, cost and flash labs): the script's name (``LabFigure.numpy``, data next to
-the figure) -> (values, ctx) -> script. A figure that
+masks, order, heads, cost, flash and rotary labs): the script's name (``LabFigure.numpy``,
+data next to the figure) -> (values, ctx) -> script. A figure that
 runs experiments is written by ``experiments.numpy_script`` instead, once per run."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from app.export.numpy_scripts import (
     lab_heads,
     lab_masks,
     lab_order,
+    lab_rotary,
 )
 from app.figures.labs.base import FigureContext, LabFigure
 from app.figures.labs.cost.common import config_of
@@ -26,6 +27,7 @@ from app.figures.labs.heads.split_concat import IDENTITY
 from app.figures.labs.masks.common import shared
 from app.figures.labs.masks.empty_row import d1_case_allowed, pad_first_body
 from app.figures.labs.parts import preset_body
+from app.figures.labs.rotary import common as rotary_common
 from app.labs import masks
 from app.presets import RUNNING_EXAMPLE
 
@@ -87,6 +89,12 @@ def _generation(figure: str) -> Script:
     return write
 
 
+def _rotation(v: Mapping[str, Any], ctx: FigureContext) -> str:
+    """J1: the seed's q and k, at positions 0 … N − 1 and shifted."""
+    q, k = rotary_common.inputs(int(v["n"]), int(v["d"]), int(v["seed"]))
+    return lab_rotary.rotation(q, k, int(v["shift"]), float(v["base"]))
+
+
 SCRIPTS: dict[str, Script] = {
     "mask-kinds": lambda v, ctx: lab_masks.mask_kinds(v),
     "mask-order": lambda v, ctx: lab_masks.mask_order(shared(ctx, v), v["mask"]),
@@ -119,6 +127,13 @@ SCRIPTS: dict[str, Script] = {
     "generation-cache": lambda v, ctx: lab_generation.cache(models_of(v)),
     "generation-shared": _generation("shared"),
     "generation-windows": _generation("windows"),
+    "rotary-rotation": _rotation,
+    "rotary-wavelengths": lambda v, ctx: lab_rotary.wavelengths(
+        int(v["d"]), [float(v["base"]), float(v["other"])]
+    ),
+    "rotary-alibi": lambda v, ctx: lab_rotary.alibi(
+        int(v["heads"]), min(int(v["head"]), int(v["heads"]) - 1), int(v["tokens"])
+    ),
 }
 
 

@@ -36,6 +36,7 @@ from app.figures.labs import (
     masks,
     one_query,
     order,
+    rotary,
     step_by_step,
     why_scale,
 )
@@ -54,6 +55,7 @@ LABS: tuple[Lab, ...] = (
     cost.LAB,
     flash.LAB,
     generation.LAB,
+    rotary.LAB,
 )
 
 

@@ -1,7 +1,9 @@
 """The model pages: ``GET /models`` (every model, installed or how to install it) and
 ``GET /models/{id}`` (a sentence's tokens and every layer × head of the model), and the
 page's data, ``GET /models/{id}/heads.json?text=…`` (every head as a grid with its
-summary, ``app.web.model_views``), declared to the one runner (``app.http.runner``): the
+summary, ``app.web.model_views``) and ``generate.json`` (the generation mode of a model
+that generates: one head's new query rows over the cached keys, the cache's bytes and
+the check against recomputing everything), declared to the one runner (``app.http.runner``): the
 sentence is tokenized in a worker thread after admission, never on the event loop, and an
 identical request (a class opening one link) shares the answer.
 

@@ -182,7 +182,7 @@ HOSTILE = [
     ({"layer": "-1"}, "layer", "whole number"),
     ({"head": "9"}, "head", "head must be from 0 to 8"),
     ({"theme": "sepia"}, "theme", "one of light, dark"),
-    ({"text": ""}, "text", ""),
+    ({"text": ""}, "text", "it is empty"),
     ({"text": "x" * (MAX_TEXT_CHARS + 1)}, "text", "characters"),
     ({"text": "1" * 120, "steps": "10"}, "steps", "at most 8 more"),
     ({"text": "word " * 100}, "text", "reduce text or steps"),

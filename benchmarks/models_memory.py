@@ -11,6 +11,11 @@ request plus the bodies being refused. The pod's limit (deploy/kubernetes.yaml) 
 
     python benchmarks/models_memory.py            # 6 + 6 clients
     python benchmarks/models_memory.py --count 12
+    python benchmarks/models_memory.py --all-models   # the decoder and SmolLM2 loaded too
+
+``--all-models`` loads the tiny decoder and SmolLM2 as well (one request each), then adds
+SmolLM2's largest requests to the mix: the longest text its attention price admits (its
+trace keeps q, k and v) and a 32-step generation, each admitted once.
 """
 
 from __future__ import annotations
@@ -47,6 +52,22 @@ def largest_attention_body() -> bytes:
 Job = tuple[str, str, bytes]
 
 
+def smollm2_longest() -> str:
+    """The longest text of one-token words SmolLM2's attention price admits by default."""
+    from app.api.models_api import shape_of
+    from app.inputs.model_text import ModelText, plan_attention
+    from app.settings import Settings
+
+    words = TEXT_128.split()
+    budget, shape = Settings().max_cells, shape_of("smollm2")
+
+    def cells(n: int) -> int:
+        return plan_attention(ModelText(text=" ".join(words[:n])), shape).cost.cells
+
+    fits = [n for n in range(1, len(words) + 1) if cells(n) <= budget]
+    return " ".join(words[: max(fits)])
+
+
 def mix(port: int, first: list[Job], then: list[Job]) -> dict[tuple[str, int], int]:
     """``first`` all at once, ``then`` half a second later (while the first still run);
     how many of each kind got each status."""
@@ -72,6 +93,7 @@ def main() -> None:
     parser.add_argument("--app-dir", default=str(ROOT))
     parser.add_argument("--kill-mb", type=int, default=1536)
     parser.add_argument("--limit-mb", type=int, default=768)
+    parser.add_argument("--all-models", action="store_true", help="load the decoder and SmolLM2")
     args = parser.parse_args()
     model_body = json.dumps({"text": TEXT_128}).encode()
     big = largest_attention_body()
@@ -82,7 +104,19 @@ def main() -> None:
         print(f"after the first model request ({status}): RSS {srv.rss() / MIB:.0f} MiB")
         model = ("model 128 tokens", "/api/v1/models/minilm/attention", model_body)
         largest = ("attention 512", "/api/v1/attention", big)
-        for first, then in ((largest, model), (model, largest)):  # each kind admitted once
+        pairs = [(largest, model), (model, largest)]
+        if args.all_models:
+            for path, body in (("tiny-decoder/attention", b'{"text": "abab"}'),
+                               ("smollm2/attention", b'{"text": "I love LLMs"}')):  # fmt: skip
+                status, _ = post(srv.port, f"/api/v1/models/{path}", body, 300)
+                print(f"after {path} ({status}): RSS {srv.rss() / MIB:.0f} MiB")
+            smol = ("smollm2 longest", "/api/v1/models/smollm2/attention",
+                    json.dumps({"text": smollm2_longest()}).encode())  # fmt: skip
+            steps = ("smollm2 32 steps", "/api/v1/models/smollm2/generate",
+                     json.dumps({"text": "The river runs past the old mill and",
+                                 "steps": 32}).encode())  # fmt: skip
+            pairs += [(smol, largest), (steps, smol), (largest, steps)]
+        for first, then in pairs:  # each kind admitted once
             results = mix(srv.port, [first] * args.count, [then] * args.count)
             print(f"{first[0]} first, then {then[0]} ({args.count} + {args.count}): {results}; "
                   f"peak so far {srv.peak / MIB:.0f} MiB")  # fmt: skip

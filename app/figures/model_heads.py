@@ -13,6 +13,9 @@ Two views, both honest about what they show:
   grey (their numbers unchanged), and each head's colours run from 0 to a 1-2-5 step just
   above its largest weight between ordinary tokens, so the rest of the pattern shows.
 
+Generation (``generation_grid``): one head's new query rows, one per token added, over
+every token so far; the keys not yet in the cache at a step are the causal mask's cells.
+
 Causal models: blocked cells (a key after its query) are ``masked`` and drawn hatched with
 the legend naming them, as on the main page.
 
@@ -31,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from app.figures import fmt
-from app.figures.grid import STEPS, colour_index, nice_bound, palette
+from app.figures.grid import STEPS, colour_index, grid, nice_bound, palette
 
 Json = dict[str, Any]
 
@@ -160,3 +163,38 @@ def head_grids(
         }
 
     return [[one(layer, head) for head in range(heads)] for layer in range(layers)]
+
+
+def generation_grid(
+    tokens: list[str],
+    added: int,
+    rows: list[np.ndarray[Any, Any]],
+    *,
+    name: str,
+    theme: str = "light",
+) -> Json:
+    """One head's attention while generating: row s is step s's new query (the token
+    added at position ``len(tokens) - added + s``) over the keys cached then, positions
+    0 … its own; the later keys, not yet in the cache, are masked with weight 0, which
+    makes the grid the last ``added`` rows of the whole causal sequence's weights.
+    ``tokens``: the prompt's and then the added tokens' labels; ``rows``: each step's
+    weights (length position + 1)."""
+    n = len(tokens)
+    values = np.zeros((added, n))
+    for s, row in enumerate(rows):
+        values[s, : len(row)] = row
+    later = np.arange(n)[None, :] > (n - added + np.arange(added))[:, None]
+    shown = np.round(values, 6)
+    return grid(
+        name,
+        "A",
+        shown,
+        rows=tokens[n - added :],
+        cols=tokens,
+        theme=theme,
+        role="weights",
+        text=fmt.weight_grid(shown),
+        row_title="new query (one per step)",
+        col_title="cached keys",
+        masked=later,
+    )

@@ -5,7 +5,8 @@ The prompt runs once and leaves every layer's keys (after RoPE) and values in a
 sample drawn with a seeded generator), feeds only that token (its position is the cache's
 length), and keeps what the product shows: the token, the new query's weights per layer
 and head against every cached key, and the cache's size, 2 × layers × kv_heads × d_head ×
-4 bytes per token (float32). Equal to recomputing the whole causal sequence (tested).
+4 bytes per token (float32). Equal to recomputing the whole causal sequence (tested, and
+measured per answer by ``recompute_difference``).
 """
 
 from __future__ import annotations
@@ -80,3 +81,37 @@ def generate(model: SmolLM2, text: str, steps: int, seed: int | None = None) -> 
         weights = np.stack([w[:, 0, :] for w in kept["weights"]])  # (layers, heads, t + 1)
         out.append(Step(token, model.bpe.decode([token]), position, weights, cache.nbytes))
     return out
+
+
+def recompute_difference(model: SmolLM2, text: str, steps: list[Step]) -> float:
+    """The largest |cached − recomputed| weight over every step, layer, head and key: the
+    prompt and the tokens added run again in one forward, no cache, the causal mask
+    alone keeping each row from later keys; step s's row is that forward's row
+    ``position`` (0 when nothing was added)."""
+    if not steps:
+        return 0.0
+    ids = model.ids(text) + [s.token for s in steps]
+    _, full = model.run(ids)
+    worst = 0.0
+    for step in steps:
+        p = step.position
+        again = np.stack([w[:, p, : p + 1] for w in full["weights"]])  # (layers, heads, p + 1)
+        cached = step.weights.astype(np.float64)
+        worst = max(worst, float(np.abs(cached - again.astype(np.float64)).max()))
+    return worst
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A whole generation as the page and the API show it: the prompt's ids, the steps,
+    and how far the cached weights are from recomputing everything."""
+
+    prompt: list[int]
+    steps: list[Step]
+    difference: float  # recompute_difference
+
+
+def generated(model: SmolLM2, text: str, steps: int, seed: int | None = None) -> Generated:
+    """``generate`` and its check against recomputing the whole causal sequence."""
+    out = generate(model, text, steps, seed)
+    return Generated(model.ids(text), out, recompute_difference(model, text, out))

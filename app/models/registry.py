@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.models import decoder, minilm, smollm
+from app.models import decoder, generation, minilm, smollm
 from app.models.base import Model, ModelSpec, Trace
 from app.models.errors import NotInstalledError, UnknownModelError
 from app.models.weights import verify
@@ -156,8 +156,26 @@ def trace(model_id: str, text: str) -> Trace:
     return found
 
 
+# Generations kept per worker: the model page asks for one generation's weights head by
+# head (a 32-step one of SmolLM2 holds 30 × 9 × Σ t weights, under 1.5 MB).
+GENERATIONS_KEPT = 4
+
+
+@functools.lru_cache(maxsize=GENERATIONS_KEPT)
+def generated(model_id: str, text: str, steps: int, seed: int | None) -> generation.Generated:
+    """``generation.generated`` with the model ``model_id`` (which must generate), the last
+    few kept (read-only arrays: shared)."""
+    model = get(model_id)
+    assert isinstance(model, smollm.SmolLM2)  # entry(model_id).generates
+    found = generation.generated(model, text, steps, seed)
+    for step in found.steps:
+        step.weights.flags.writeable = False
+    return found
+
+
 def forget() -> None:
     """Drop every loaded model and kept trace (tests; a worker never needs it)."""
     with _lock:
         _loaded.clear()
         trace.cache_clear()
+        generated.cache_clear()

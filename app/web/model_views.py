@@ -15,15 +15,23 @@ from urllib.parse import urlencode
 import numpy as np
 
 from app.figures import fmt
-from app.figures.model_heads import head_grids, mini_maps
+from app.figures.model_heads import generation_grid, head_grids, mini_maps
 from app.inputs.errors import FieldError
 from app.inputs.fields import printable
 from app.inputs.limits import Cost
-from app.inputs.model_text import MAX_TEXT_CHARS, attention_cost, head_cost
-from app.models import head_state, registry, summaries
+from app.inputs.model_text import (
+    MAX_TEXT_CHARS,
+    ModelShape,
+    attention_cost,
+    forward_cost,
+    generate_cost,
+    head_cost,
+)
+from app.models import generation, head_state, registry, summaries
 from app.models import text as text_rule
 from app.models.base import Model, ModelSpec, Trace
 from app.models.errors import ModelInputError
+from app.models.smollm import SmolLM2
 
 # What the page opens on: the running example's sentence, and for the decoder a repeated
 # random sequence (the second half repeats the first: induction heads show on it).
@@ -76,6 +84,7 @@ class Listed:
     spec: ModelSpec
     installed: bool
     install: str | None  # the command that installs it, when it is not
+    generates: bool = False  # the page's generation mode (registry.Entry.generates)
 
 
 def load(model_id: str) -> Model:
@@ -98,7 +107,7 @@ def listed() -> list[Listed]:
     out = []
     for model_id, entry in registry.MODELS.items():
         ready = registry.installed(model_id)
-        out.append(Listed(entry.spec, ready, None if ready else entry.install))
+        out.append(Listed(entry.spec, ready, None if ready else entry.install, entry.generates))
     return out
 
 
@@ -288,4 +297,123 @@ def heads_answer(
             hide_special=hide_special,
         ),
         "selected": head_answer(model, text, theme, hide_special, layer, head, traced),
+    }
+
+
+# What the page's generation opens on (its steps; greedy unless a seed is given).
+GENERATE_STEPS = 6
+
+
+def generation_cost(spec: ModelSpec, prompt: int, steps: int) -> Cost:
+    """The page's generation: the API's price of the steps (``generate_cost``), the
+    check's forward of every token again without the cache, and one head's grid."""
+    shape = ModelShape(
+        spec.layers, spec.heads, spec.d_model, spec.d_k, len(spec.special_tokens),
+        spec.max_tokens, 0, spec.key_value_heads,
+    )  # fmt: skip
+    n = prompt + steps
+    check = forward_cost(n, spec.layers, spec.heads, spec.d_model)
+    cells = steps * n
+    return generate_cost(prompt, steps, shape) + check + Cost(cells, cells * GRID_BYTES_PER_CELL)
+
+
+def check_generation(model: Model, prompt: int, steps: int, seed: int | None) -> None:
+    """FieldError naming ``model``, ``steps`` or ``seed`` when this generation cannot run."""
+    entry = registry.MODELS.get(model.spec.id)
+    if entry is None or not entry.generates:
+        raise FieldError("model", f"{model.spec.name} does not generate text")
+    try:
+        generation.check_steps(prompt, steps)
+    except ModelInputError as exc:
+        raise FieldError(exc.field, exc.message) from None
+
+
+def token_label(text: str) -> str:
+    """A token as the generation shows it: a new line as ⏎ (it is the commonest token a
+    small model adds and would print as nothing), other control characters replaced."""
+    return printable(text.replace("\n", "⏎"))
+
+
+def _quoted(texts: list[str]) -> str:
+    return ", ".join(f"“{t}”" for t in texts)
+
+
+def generation_answer(
+    model: Model, text: str, steps: int, seed: int | None, theme: str, layer: int, head: int
+) -> dict[str, Any]:
+    """The page's generation: the prompt and the tokens added, head ``head`` of ``layer``
+    (0-based) as each new query's row over the cached keys, the cache's bytes per step,
+    and the largest difference from recomputing the whole causal sequence, in words."""
+    spec = model.spec
+    assert isinstance(model, SmolLM2)  # check_generation: it generates
+    done = registry.generated(spec.id, text, steps, seed)
+    prompt = [token_label(t) for t in model.bpe.token_texts(done.prompt)]
+    added = [token_label(s.text) for s in done.steps]
+    tokens = prompt + added
+    per_token = generation.bytes_per_token()
+    name = f"Layer {layer + 1}, head {head + 1}"
+    kv = spec.kv_head(head)
+    group = spec.head_groups()[kv]
+    grid = generation_grid(
+        tokens,
+        len(added),
+        [s.weights[layer, head] for s in done.steps],
+        name=f"weights-gen-l{layer + 1}h{head + 1}",
+        theme=theme,
+    )
+    rows = [
+        {
+            "step": i + 1,
+            "token": added[i],
+            "position": s.position,
+            "keys": s.position + 1,
+            "cache_bytes": s.cache_bytes,
+            "cache_text": f"{fmt.count(s.cache_bytes)} bytes",
+            "announce": f"Step {i + 1}: added “{added[i]}” as token {s.position + 1}; "
+            f"its query meets {s.position + 1} cached keys; the cache is now "
+            f"{fmt.count(s.cache_bytes)} bytes.",
+        }
+        for i, s in enumerate(done.steps)
+    ]
+    last = done.steps[-1]
+    n_all = len(tokens)
+    how = "greedy: the most likely token each step" if seed is None else (
+        f"sampled from the softmax of the logits with seed {seed}")  # fmt: skip
+    return {
+        "model": spec.id,
+        "text": text,
+        "steps": steps,
+        "seed": seed,
+        "greedy": seed is None,
+        "layer": layer,
+        "head": head,
+        "prompt": prompt,
+        "added": added,
+        "rows": rows,
+        "grid": grid,
+        "how": f"{len(added)} tokens added, {how}.",
+        "title": f"{name}: each new query over the cached keys",
+        "head_words": f"{name} reads key/value head {kv + 1}, which query heads "
+        f"H{group[0] + 1}–H{group[-1] + 1} share: at each step the new token's query meets "
+        "the keys of every token before it and its own, read from the cache, never "
+        "recomputed. Hatched cells are keys not added yet (the causal mask, weight 0).",
+        "cache_words": f"Each token adds 2 (k and v) × {spec.layers} layers × "
+        f"{spec.key_value_heads} key/value heads × {spec.d_k} numbers × 4 bytes "
+        f"(float32) = {fmt.count(per_token)} bytes to the cache: "
+        f"{fmt.count(per_token // (spec.layers * spec.key_value_heads))} bytes per layer "
+        f"and key/value head. After the prompt ({len(prompt)} tokens) it holds "
+        f"{fmt.count(per_token * len(prompt))} bytes; after step {len(added)}, "
+        f"{fmt.count(last.cache_bytes)} bytes.",
+        "difference": done.difference,
+        # The steps of "Add one token", or None when no more fit (the step limit, the
+        # model's length).
+        "more": steps + 1 if steps < generation.MAX_STEPS and n_all < spec.max_tokens else None,
+        "check": f"Cached against recomputed: running all {n_all} tokens again in one "
+        f"forward, with no cache and the causal mask, gives each step's weights in every "
+        f"one of the {spec.layers} × {spec.heads} heads to within "
+        f"{fmt.significant(done.difference, 2)} (the largest |difference|, float32 "
+        "rounding).",
+        "announce": f"Added {len(added)} token{'s' if len(added) != 1 else ''}: "
+        f"{_quoted(added)}; the cache holds {n_all} tokens, "
+        f"{fmt.count(last.cache_bytes)} bytes.",
     }

@@ -1,7 +1,9 @@
 """The model pages: ``GET /models`` (every model, installed or how to install it) and
 ``GET /models/{id}`` (a sentence's tokens and every layer × head of the model), and the
 page's data, ``GET /models/{id}/heads.json?text=…`` (every head as a grid with its
-summary, ``app.web.model_views``), declared to the one runner (``app.http.runner``): the
+summary, ``app.web.model_views``) and ``generate.json`` (the generation mode of a model
+that generates: one head's new query rows over the cached keys, the cache's bytes and
+the check against recomputing everything), declared to the one runner (``app.http.runner``): the
 sentence is tokenized in a worker thread after admission, never on the event loop, and an
 identical request (a class opening one link) shares the answer.
 
@@ -27,7 +29,9 @@ from app.inputs.errors import FieldError
 from app.inputs.limits import Cost
 from app.inputs.model_text import MAX_TEXT_CHARS
 from app.inputs.plan import Ask, Plan
+from app.inputs.query import query_int
 from app.models.base import ModelSpec
+from app.models.generation import MAX_STEPS
 from app.web import model_views
 from app.web.errors import error_response, html_answer, page_error
 from app.web.model_views import PATTERN_MEANINGS, PATTERN_WORDS, Listed
@@ -81,13 +85,25 @@ def _plan_page(ask: Ask) -> Plan:
     assert found is not None  # _found ran first
     theme = ask.query.get("theme", "auto")
     shown, problem = _page_text(found, ask.query.get("text"))
-    return Plan(
-        PAGE_COST, "text", args=(found, shown, problem, theme if theme in THEMES else "auto")
-    )
+    asked, generating_problem = _page_generation(found, ask.query)
+    args = (found, shown, problem or generating_problem, theme if theme in THEMES else "auto")
+    return Plan(PAGE_COST, "text", args=(*args, asked))
+
+
+def _page_generation(found: Listed, query: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The generation a link opens (``steps``, and ``seed`` when sampled), or None, and
+    a message when the link's could not be read (the page opens without it)."""
+    if not found.generates or "steps" not in query:
+        return None, None
+    try:
+        steps, seed = generation_asked(query)
+    except FieldError as exc:
+        return None, f"The link's generation could not be used ({exc.field}: {exc.message})."
+    return {"steps": steps, "seed": seed}, None
 
 
 def _page(request: Request, plan: Plan) -> Answer:
-    found, shown, problem, theme = plan.args
+    found, shown, problem, theme, generating = plan.args
     spec = found.spec
     initial = {
         "model": spec.id,
@@ -100,6 +116,10 @@ def _page(request: Request, plan: Plan) -> Answer:
         "max_chars": MAX_TEXT_CHARS,
         "problem": problem,
         "theme": theme,
+        "generates": found.generates,
+        "generate": generating,
+        "max_steps": MAX_STEPS,
+        "default_steps": model_views.GENERATE_STEPS,
     }
     context = {
         "model": found,
@@ -111,6 +131,10 @@ def _page(request: Request, plan: Plan) -> Answer:
         "known_heads": model_views.known_heads(spec.id),
         "initial": Markup(json_block(initial)),
         "view": {"theme": theme},
+        "generating": generating,
+        "max_steps": MAX_STEPS,
+        "default_steps": model_views.GENERATE_STEPS,
+        "max_seed": 10**SEED_DIGITS - 1,
     }
     return html_answer(templates.TemplateResponse(request, "models/model.html", context))
 
@@ -183,6 +207,50 @@ async def head_json(
     head: int = 0,
 ) -> Response:
     """One head's full grid (the page's larger view when another head is picked)."""
+    raise NotImplementedError  # run by app.http.runner
+
+
+def _generate_check(request: Request) -> Response | None:
+    q = request.query_params
+    return _checked(request, request.path_params["model_id"], q.get("theme", "light"), "0")
+
+
+SEED_DIGITS = 6  # a seed in a link: 0 … 999,999 (the API takes any 64-bit one)
+
+
+def generation_asked(query: Any) -> tuple[int, int | None]:
+    """``steps`` (default ``GENERATE_STEPS``) and ``seed`` (absent or empty: greedy) of a
+    query, strict whole numbers or FieldError naming the parameter."""
+    steps = query_int(query.get("steps", str(model_views.GENERATE_STEPS)), "steps", 2)
+    seed_text = query.get("seed", "")
+    seed = query_int(seed_text, "seed", SEED_DIGITS) if seed_text else None
+    return steps, seed
+
+
+def _generate_plan(ask: Ask) -> Plan:
+    """generate.json: the head, steps and seed read strictly, the text tokenized (in a
+    worker thread, after admission) and checked with the steps, priced from its tokens."""
+    q = ask.query
+    model = model_views.load(ask.path["model_id"])
+    layer = query_int(q.get("layer", "0"), "layer", 3)
+    head = query_int(q.get("head", "0"), "head", 3)
+    model_views.check_head(model.spec, layer, head)
+    steps, seed = generation_asked(q)
+    text = q.get("text", "")
+    prompt = len(model_views.check_text(model, text))
+    model_views.check_generation(model, prompt, steps, seed)
+    asked = (model, text, steps, seed, q.get("theme", "light"), layer, head)
+    return Plan(model_views.generation_cost(model.spec, prompt, steps), "text or steps",
+                args=asked, field="text")  # fmt: skip
+
+
+@router.get("/models/{model_id}/generate.json")
+@declare("json", plan=_generate_plan, off_loop=True, check=_generate_check,
+         work=_heads_work(model_views.generation_answer))  # fmt: skip
+async def generate_json(model_id: str, request: Request) -> Response:
+    """The page's generation mode: ``steps`` tokens added to ``text`` (greedy, or sampled
+    with ``seed``), head ``head`` of ``layer`` (0-based) as each new query's row over the
+    cached keys, the cache's bytes and the check against recomputing everything (JSON)."""
     raise NotImplementedError  # run by app.http.runner
 
 

@@ -152,6 +152,10 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
         "/models/tiny-decoder/head.json?text=abab&layer=1&head=2",
         None,
     ),
+    ("GET", "/models/{model_id}/generate.json"): (
+        "/models/smollm2/generate.json?text=Hi&steps=1",
+        None,
+    ),
     ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),
     ("GET", "/embed/{figure}"): ("/embed/6", None),
     ("GET", "/oembed"): ("/oembed?url=http%3A%2F%2Ftestserver%2Fembed%2F6", None),

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  generateQuery,
   headQuery,
   headsQuery,
   moveHead,
   nextSort,
+  pageQuery,
   sortSummaries,
 } from "../../static/js/models/heads_core.js";
 
@@ -64,4 +66,24 @@ test("one head's query is the sentence's with its layer and head (0-based)", () 
   assert.equal(query.get("hide_special"), "0");
   assert.equal(query.get("layer"), "2");
   assert.equal(query.get("head"), "11");
+});
+
+test("generate.json's query: greedy without a seed, the steps and seed as typed", () => {
+  const greedy = new URLSearchParams(generateQuery("Hi you", "dark", "6", "", 29, 8));
+  assert.deepEqual(Object.fromEntries(greedy), {
+    text: "Hi you",
+    theme: "dark",
+    steps: "6",
+    layer: "29",
+    head: "8",
+  });
+  const sampled = new URLSearchParams(generateQuery("Hi", "light", "3", "07", 0, 0));
+  assert.equal(sampled.get("seed"), "07"); // the server reads it, not the page
+  assert.equal(sampled.get("steps"), "3");
+});
+
+test("the page's query keeps the generation's steps and seed, the theme unless auto", () => {
+  assert.equal(pageQuery("I love LLMs", "auto"), "text=I+love+LLMs");
+  assert.equal(pageQuery("Hi", "dark", { steps: 6 }), "text=Hi&theme=dark&steps=6");
+  assert.equal(pageQuery("Hi", "auto", { steps: 6, seed: 7 }), "text=Hi&steps=6&seed=7");
 });

@@ -40,6 +40,25 @@ export function headQuery(text, theme, hideSpecial, layer, head) {
   return query.toString();
 }
 
+/** The query of generate.json: `steps` tokens after `text` (greedy when `seed` is "",
+ * else sampled with it; both as typed), drawn for `layer`/`head` (0-based) in `theme`. */
+export function generateQuery(text, theme, steps, seed, layer, head) {
+  const query = new URLSearchParams({ text, theme, steps: String(steps) });
+  if (seed !== "") query.set("seed", String(seed));
+  query.set("layer", String(layer));
+  query.set("head", String(head));
+  return query.toString();
+}
+
+/** The page's own query: the sentence, the theme unless automatic, and what the
+ * generation mode keeps (`extra`: its steps and seed, or nothing). */
+export function pageQuery(text, theme, extra = {}) {
+  const query = new URLSearchParams({ text });
+  if (theme !== "auto") query.set("theme", theme);
+  for (const [key, value] of Object.entries(extra)) query.set(key, String(value));
+  return query.toString();
+}
+
 /** The next direction when a column's sort button is pressed (same column: flip). */
 export function nextSort(current, key) {
   if (current.key !== key) return { key, descending: false };

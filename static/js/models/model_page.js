@@ -12,7 +12,8 @@
 import { ApiError, getJSON, siteUrl } from "../api.js";
 import { renderGrid } from "../grid.js";
 import { applyTheme, onSchemeChange, resolveTheme } from "../theme.js";
-import { headQuery, moveHead, nextSort, sortSummaries } from "./heads_core.js";
+import { createGeneration } from "./generation.js";
+import { headQuery, moveHead, nextSort, pageQuery, sortSummaries } from "./heads_core.js";
 
 const initial = JSON.parse(document.getElementById("initial-state").textContent);
 const main = document.getElementById("main");
@@ -35,6 +36,21 @@ const page = {
 function theme() {
   return resolveTheme(initial.theme);
 }
+
+function writeUrl() {
+  const text = page.data?.text ?? initial.text;
+  const query = pageQuery(text, initial.theme, generation?.urlParams() ?? {});
+  window.history.replaceState(null, "", `?${query}`);
+}
+
+// The generation mode (models that generate: #generation), following the picked head.
+const generation = createGeneration({
+  model: initial.model,
+  theme,
+  selected: () => page.selected,
+  onSelect: (layer, head) => select(layer, head),
+  onChange: writeUrl,
+});
 
 function showError(field, msg) {
   const onText = field === "text";
@@ -173,6 +189,7 @@ function select(layer, head) {
   for (const row of page.buttons)
     for (const b of row) b.setAttribute("aria-pressed", String(b === page.buttons[layer][head]));
   if (page.data) drawSelected(page.data);
+  generation?.setHead(layer, head);
 }
 
 /** The larger head: its words at once; its full grid came with the sentence or is asked
@@ -308,9 +325,8 @@ async function load(text) {
       if (controller.signal.aborted) return;
       drawSelected(data);
       drawTable(data);
-      const url = new URLSearchParams({ text });
-      if (initial.theme !== "auto") url.set("theme", initial.theme);
-      window.history.replaceState(null, "", `?${url}`);
+      writeUrl();
+      generation?.setText(text);
       document.getElementById("announce").textContent =
         `${data.tokens.length} tokens; every head drawn.`;
       page.painted += 1;
@@ -344,6 +360,7 @@ function start() {
   });
   if (initial.problem) showError(null, initial.problem);
   load(initial.text);
+  generation?.start(() => input.value, initial.generate);
 }
 
 start();

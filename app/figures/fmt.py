@@ -178,6 +178,12 @@ def fixed(x: float, dp: int) -> str:
     return _signed(f"{_finite(x):.{dp}f}")
 
 
+def grouped(x: float, dp: int) -> str:
+    """A large quantity to exactly ``dp`` decimals with thousands separators
+    ('54,410.14'): a wavelength in positions, read as a size, not lined up in a grid."""
+    return _signed(f"{_finite(x):,.{dp}f}")
+
+
 def coarse(x: float, dp: int = 2) -> str:
     """A quantity to exactly ``dp`` decimals where space is short (a head's entropy on a
     small map): a non-zero that would print as 0 is a bound, '<0.01', never '0.00'."""

@@ -111,7 +111,7 @@ def base_text(base: float) -> str:
 
 def positions_text(x: float) -> str:
     """A wavelength in positions, to 2 decimals with separators ('54,410.14')."""
-    return f"{x:,.2f}"
+    return fmt.grouped(x, 2)
 
 
 def slope_text(m: float) -> str:

@@ -34,7 +34,7 @@ def test_page_has_the_three_sections_and_its_neighbours(client: TestClient) -> N
     for name in SECTIONS:
         assert f'data-figure="{name}"' in html
     assert "RoPE and ALiBi" in html
-    assert 'rel="prev" href="/labs/flash"' in html
+    assert 'rel="prev" href="/labs/generation"' in html  # the lab before it in the registry
     index = client.get("/labs").text
     assert 'data-lab="rotary"' in index
     assert "/static/img/labs/rotary.svg" in index

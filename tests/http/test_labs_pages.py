@@ -51,7 +51,7 @@ def test_index_lists_all_ten_labs_with_a_picture_each(client: TestClient) -> Non
         linked = f'href="/labs/{lab.id}"' in html
         assert linked == (lab.status == "ready"), lab.id
     pictures = re.findall(r'<img src="([^"]+)"', html)
-    assert len(pictures) == 9
+    assert len(pictures) == len(LABS)
     for src in pictures:
         response = client.get(src)
         assert response.status_code == 200, src

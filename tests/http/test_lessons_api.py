@@ -30,7 +30,8 @@ def test_the_list_names_every_builtin_with_its_counts(client: TestClient) -> Non
     r = client.get("/api/v1/lessons")
     assert r.status_code == 200
     lessons = strict_json(r.text)["lessons"]
-    assert [x["id"] for x in lessons] == ["attention-by-hand", "why-scale", "masks-and-order"]
+    ids = ["attention-by-hand", "why-scale", "masks-and-order", "attention-today"]
+    assert [x["id"] for x in lessons] == ids
     for x in lessons:
         assert set(x) == {"id", "title", "summary", "steps", "questions"}
         one = client.get(f"/api/v1/lessons/{x['id']}").json()
@@ -43,7 +44,7 @@ def test_the_list_names_every_builtin_with_its_counts(client: TestClient) -> Non
 def test_an_unknown_lesson_is_a_404_listing_the_ids(client: TestClient) -> None:
     r = client.get("/api/v1/lessons/nope")
     detail = assert_error(r, "lesson_id", 404)
-    assert "attention-by-hand, why-scale, masks-and-order" in detail[0]["msg"]
+    assert "attention-by-hand, why-scale, masks-and-order, attention-today" in detail[0]["msg"]
 
 
 def test_the_schema_is_published(client: TestClient) -> None:

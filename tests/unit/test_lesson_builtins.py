@@ -13,17 +13,21 @@ import jsonschema_rs
 import pytest
 from lesson_helpers import asking, lesson, step
 
+from app.http.lesson_labs import lab_figure
 from app.inputs.resolve import resolve_plan
 from app.lessons.answers import answer_lesson
 from app.lessons.builtin import ORDER, builtin_json, get_builtin, summaries
 from app.lessons.format import LabState, LessonError, lesson_json, parse_lesson
 from app.lessons.schema import lesson_schema
+from app.lessons.section import asking_sections
 from app.lessons.states import KEY_ROW_STAGES, plan_lesson
 from app.settings import get_settings
 from app.web.lesson_player import player_steps
 
 # jsonschema_rs: the validator schemathesis itself uses (ECMA-style patterns).
 VALIDATOR = jsonschema_rs.Draft202012Validator(lesson_schema())
+# Builds a lab section, so a section's own question is answered by its lab.
+BUILD = lab_figure(get_settings())
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
@@ -38,7 +42,7 @@ def test_a_builtin_validates_and_every_answer_is_computed(lesson_id: str) -> Non
     parsed = get_builtin(lesson_id)
     assert parsed == parse_lesson(raw)
     assert lesson_json(parsed) == raw  # the files are written in the canonical form
-    answers = answer_lesson(parsed)
+    answers = answer_lesson(parsed, lab_figure=BUILD)
     for s, a in zip(parsed.steps, answers, strict=True):
         assert (a is None) == (s.question is None)
         if a is not None:
@@ -75,6 +79,36 @@ def test_the_builtins_have_the_shape_the_issue_asks_for() -> None:
     masks = get_builtin("masks-and-order")
     assert masks is not None
     assert {s.state.lab for s in masks.steps if isinstance(s.state, LabState)} == {"masks", "order"}
+
+
+def test_attention_today_asks_first_in_every_section_of_the_three_labs() -> None:
+    today = get_builtin("attention-today")
+    assert today is not None
+    walked = []
+    for s in today.steps:
+        assert isinstance(s.state, LabState), s.title
+        assert s.question is not None, s.title
+        assert s.question.kind == "section_question", s.title
+        walked.append(f"{s.state.lab}/{s.state.section}")
+    new = [p for p in asking_sections() if p.split("/")[0] in {"flash", "generation", "rotary"}]
+    assert len(new) == 10
+    assert sorted(walked) == sorted(new)  # each section once, none of the others
+    assert walked[0] == "generation/decode"  # decoding first: the cache is what the rest saves
+
+
+def test_attention_today_asks_with_its_own_controls() -> None:
+    # The cache step asks about Llama-2-70B, the sharing step about 8 heads sharing 2.
+    today = get_builtin("attention-today")
+    assert today is not None
+    answers = answer_lesson(today, lab_figure=BUILD)
+    by = {f"{s.state.lab}/{s.state.section}": a for s, a in zip(today.steps, answers, strict=True)
+          if isinstance(s.state, LabState) and a is not None}  # fmt: skip
+    per = 2 * 80 * 8 * 128 * 2  # 2 (K and V) x layers x kv_heads x d_head x bytes
+    assert by["generation/cache"]["asks"].startswith("Llama-2-70B: 80 layers, 8 key/value")
+    assert f"({per:,} bytes)" in by["generation/cache"]["answer"]
+    assert by["generation/shared"]["accept"] == {"choice": str(8 // 2)}
+    assert by["rotary/rotation"]["accept"] == {"choice": "same"}
+    assert by["flash/tiles"]["accept"] == {"choice": str((8 // 2) * (8 // 2))}  # M=32, d=4
 
 
 def test_the_scaling_direction_question_is_answered_up() -> None:
@@ -250,7 +284,7 @@ def test_no_step_gives_its_answer_away(lesson_id: str) -> None:
     parsed = get_builtin(lesson_id)
     assert parsed is not None
     plan = plan_lesson(parsed, get_settings())
-    answers = answer_lesson(parsed)
+    answers = answer_lesson(parsed, lab_figure=BUILD)
     for s, step_plan, a in zip(parsed.steps, plan.steps, answers, strict=True):
         if a is None:
             continue

@@ -12,7 +12,7 @@ from typing import Any
 from app.lessons.format import Lesson, parse_lesson
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("attention-by-hand", "why-scale", "masks-and-order")
+ORDER = ("attention-by-hand", "why-scale", "masks-and-order", "attention-today")
 
 
 @cache

@@ -97,7 +97,8 @@ def test_attention_today_asks_first_in_every_section_of_the_three_labs() -> None
 
 
 def test_attention_today_asks_with_its_own_controls() -> None:
-    # The cache step asks about Llama-2-70B, the sharing step about 8 heads sharing 2.
+    # The cache step asks about Llama-2-70B, the sharing step about 8 heads sharing 2, and
+    # the states are small enough to fit a 375 px step (the lab defaults' grids did not).
     today = get_builtin("attention-today")
     assert today is not None
     answers = answer_lesson(today, lab_figure=BUILD)
@@ -108,7 +109,8 @@ def test_attention_today_asks_with_its_own_controls() -> None:
     assert f"({per:,} bytes)" in by["generation/cache"]["answer"]
     assert by["generation/shared"]["accept"] == {"choice": str(8 // 2)}
     assert by["rotary/rotation"]["accept"] == {"choice": "same"}
-    assert by["flash/tiles"]["accept"] == {"choice": str((8 // 2) * (8 // 2))}  # M=32, d=4
+    # N = 6, d = 4, M = 32: blocks of ceil(32 / 16) = 2, so 3 row tiles times 3 column tiles
+    assert by["flash/tiles"]["accept"] == {"choice": str(3 * 3)}
 
 
 def test_the_scaling_direction_question_is_answered_up() -> None:

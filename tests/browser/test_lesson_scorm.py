@@ -109,7 +109,7 @@ def respond(frame: Frame, answer: dict[str, Any], right: bool) -> None:
     question = frame.locator("[data-question]")
     accept = answer["accept"]
     kind = answer["kind"]
-    if kind in ("attends_most", "direction"):
+    if kind in ("attends_most", "direction", "section_question"):
         ids = [c["id"] for c in answer["choices"]]
         pick = accept["choice"] if right else next(c for c in ids if c != accept["choice"])
         question.locator(f'input[type="radio"][value="{pick}"]').check()
@@ -350,3 +350,36 @@ def test_scorm_runtime_receives_completion_and_score(
     page.evaluate("document.querySelectorAll('iframe').forEach((f) => f.remove())")
     wait_for(page, "lmsCalls.includes('LMSFinish') && lmsCalls.includes('Terminate')")
     assert errors == []
+
+
+def test_attention_today_reports_one_choice_per_lab_section(
+    page: Page, host_site: tuple[str, Path], embed_app_url: str
+) -> None:
+    # "Attention today" asks only the labs' own questions: each a `choice` interaction
+    # whose response is the lab's id (1.2 all right; 2004 the third wrong).
+    url, folder = host_site
+    for name in ("scorm12.min.js", "scorm2004.min.js"):
+        shutil.copy(SCORM_AGAIN / name, folder / name)
+    lesson = lesson_json(embed_app_url, "attention-today")
+    computed = answers(embed_app_url, lesson)
+    assert all(a is not None and a["kind"] == "section_question" for a in computed)
+    marks = (install(folder, "sco12", export(embed_app_url, lesson, "scorm12")),
+             install(folder, "sco2004", export(embed_app_url, lesson, "scorm2004")))  # fmt: skip
+    frames = launch(page, url, lms_page(folder, "lms-today.html", *marks,
+                                        *learner("t", "ab-initio")))  # fmt: skip
+    play(frames["sco12"], computed, wrong=set())
+    play(frames["sco2004"], computed, wrong={2})
+    wait_for(page, "window.API.cmi.core.lesson_status === 'passed'")
+    wait_for(page, "window.API_1484_11.cmi.completion_status === 'completed'")
+    a12, a2004 = data(page, "API"), data(page, "API_1484_11")
+    rights = [a["accept"]["choice"] for a in computed if a is not None]
+    assert a12["core"]["score"]["raw"] == "100"
+    got12 = list(a12["interactions"].values())
+    assert [(x["id"], x["type"], x["student_response"], x["result"]) for x in got12] == [
+        (f"step-{i + 1}", "choice", right, "correct") for i, right in enumerate(rights)
+    ]
+    got2004 = list(a2004["interactions"].values())
+    assert [x["result"] for x in got2004] == ["correct"] * 2 + ["incorrect"] + ["correct"] * 7
+    assert a2004["score"]["raw"] == "90"
+    assert a2004["success_status"] == "passed"  # 90 against the default pass mark of 80
+    leave(page)

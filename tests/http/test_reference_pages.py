@@ -15,6 +15,7 @@ from app.figures.registry import FIGURES, LAB_LINKS
 from app.web.crosslinks import figure_labs
 from app.web.glossary import BY_ID as TERM_BY_ID
 from app.web.glossary import TERMS
+from app.web.papers import PAPERS
 from app.web.sources import SOURCES
 from app.web.templating import environment
 
@@ -56,6 +57,29 @@ def test_sources_names_the_five_sources_by_id(client: TestClient) -> None:
     assert '<math alttext="W^O" aria-label="W O"><msup><mi>W</mi><mi>O</mi></msup></math>' in html
     for note in ("(ours)", "reconstructed", "is missing"):
         assert note not in html
+
+
+def test_sources_lists_each_paper_the_new_labs_cite_with_its_arxiv_link(
+    client: TestClient,
+) -> None:
+    html = client.get("/sources").text
+    new = [lab for lab in LABS if lab.id in ("flash", "generation", "rotary")]
+    intros = " ".join(" ".join(f.intro.split()) for lab in new for f in lab.figures)
+    entries = {f.entry for lab in new for f in lab.figures}
+    assert len(PAPERS) == len({p.id for p in PAPERS}) == len({p.arxiv for p in PAPERS}) == 10
+    for paper in PAPERS:
+        assert paper.named in intros, paper.id  # a lab names it, so it belongs here
+        assert re.fullmatch(r"\d{4}\.\d{5}", paper.arxiv), paper.id
+        assert f'<a href="https://arxiv.org/abs/{paper.arxiv}">arXiv:{paper.arxiv}</a>' in html
+        assert f'<section class="source-card" id="{paper.id}"' in html
+        assert f"“{paper.title}”</h3>" in html
+        cited = set(re.findall(r"\b[HIJ][1-4]\b", " ".join(paper.uses)))
+        assert cited, paper.id
+        assert cited <= entries, paper.id  # every use names a lab entry that exists
+    assert PAPERS[0].title.startswith("FlashAttention: Fast and Memory-Efficient Exact")
+    assert {p.arxiv for p in PAPERS} >= {"2205.14135", "2104.09864", "2108.12409",
+                                          "2305.13245", "1911.02150", "2309.17453",
+                                          "2310.06825", "2309.06180"}  # fmt: skip
 
 
 def test_glossary_defines_each_term_once(client: TestClient) -> None:

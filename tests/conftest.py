@@ -102,6 +102,34 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         )
 
 
+# What a test of each kind usually costs (seconds), for ordering the files only: a wrong
+# guess makes a run slower, never changes a result. Anything else costs about 0.05 s.
+KIND_SECONDS = {"fuzz": 10.0, "slow": 4.0, "browser": 3.0}
+
+
+def _guessed_seconds(item: pytest.Item) -> float:
+    for kind, seconds in KIND_SECONDS.items():
+        if item.get_closest_marker(kind):
+            return seconds
+    return 0.05
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the files that take longest first, each file's tests in their own order.
+
+    CI's workers take whole files (``--dist loadfile --no-loadscope-reorder``) in this
+    order, as each finishes one: longest first leaves short files to even out the end,
+    instead of one worker alone on a long browser file while the other waits (xdist's
+    own order, by test count, put the many-case unit files first and the long browser
+    files last)."""
+    files: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    cost = {path: sum(map(_guessed_seconds, group)) for path, group in files.items()}
+    ordered = sorted(files, key=lambda path: -cost[path])  # stable: ties keep their order
+    items[:] = [item for path in ordered for item in files[path]]
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     os.environ.update(_hidden)
     _hidden.clear()

@@ -22,8 +22,8 @@ option a 422 naming it; never a 500.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
-from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -34,10 +34,12 @@ from app.http.runner import Declared
 from app.http.sending import Answer
 from app.inputs.errors import FieldError
 from app.inputs.frame import FrameOptions, frame_options
+from app.inputs.limits import CostError, check_cost
 from app.inputs.link import FIGURE_KEY
 from app.inputs.plan import Ask, Plan
 from app.inputs.resolve import Resolved, StateError, resolve_plan
 from app.inputs.view import url_defaults
+from app.settings import Settings
 from app.web import model_link
 from app.web.errors import embed_error_page, html_answer
 from app.web.figure_embed import figure_specs, script_json
@@ -75,6 +77,17 @@ def read_only(query: Mapping[str, str]) -> None:
             raise RefusedError(key, message, 422)
 
 
+def priced(head: ModelHead, settings: Settings) -> Plan:
+    """The plan's price, the model's forward pass for the head's sentence, checked here so
+    that an embed over the budget gets its own small error page naming ``text``."""
+    cost = model_link.cost_of(head)
+    try:
+        check_cost(cost, settings, "text")
+    except CostError as exc:
+        raise RefusedError(exc.field, exc.message, exc.status) from None
+    return Plan(cost, "text")
+
+
 def read_head(query: Mapping[str, str]) -> tuple[ModelHead, int]:
     """The head the query names (registry, installed, layer, head, sentence: tokenized)
     and how many figures its theme draws (``auto``: both schemes); ``RefusedError`` naming the
@@ -87,11 +100,11 @@ def read_head(query: Mapping[str, str]) -> tuple[ModelHead, int]:
 
 
 def resolve_head(
-    head: ModelHead, query: Mapping[str, str], ask_settings: Any, drawn: int
+    head: ModelHead, query: Mapping[str, str], settings: Settings, drawn: int
 ) -> Resolved:
     """Run the model for the head, check the state as a link's and run the engine."""
     try:
-        return resolve_plan(model_link.planned(head, query, ask_settings, drawn))
+        return resolve_plan(model_link.planned(head, query, settings, drawn))
     except StateError as exc:
         raise _refused(exc) from None
 
@@ -120,7 +133,7 @@ def _plan_embed(ask: Ask) -> Plan:
         raise _refused(exc) from None
     head, drawn = read_head(ask.query)
     number = int(ask.path["figure"])  # the route checked it is a built figure
-    return Plan(model_link.cost_of(head), "text", args=(head, number, frame, drawn))
+    return replace(priced(head, ask.settings), args=(head, number, frame, drawn))
 
 
 def _embed(request: Request, plan: Plan) -> Answer:
@@ -177,7 +190,7 @@ def _plan_oembed(number: int, params: dict[str, str], ask: Ask) -> Plan:
     read_only(params)
     head, _ = read_head(params)
     bounds = tuple(ask.query.get(k) for k in ("maxwidth", "maxheight"))
-    return Plan(model_link.cost_of(head), "text", args=(head, number, params, bounds))
+    return replace(priced(head, ask.settings), args=(head, number, params, bounds))
 
 
 def _oembed(request: Request, plan: Plan) -> Answer:

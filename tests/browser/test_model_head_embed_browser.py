@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from models_support import needs_minilm
 from playwright.sync_api import Browser, Page
 
 from tests.browser.embed_support import (
@@ -131,4 +132,24 @@ def test_a_heads_snippet_is_short_and_shows_its_weights_in_a_course_page(
             wait_for(page, f"document.querySelector('iframe').style.height === '{inner_height}px'")
             page.screenshot(path=str(artifacts / f"model-head-embed-{width}-{scheme}.png"),
                             full_page=True)  # fmt: skip
+    assert errors == []
+
+
+@needs_minilm
+def test_minilms_embed_button_gives_a_working_snippet(page: Page, embed_app_url: str) -> None:
+    """MiniLM's Embed answered a 400 when the snippet carried its state (800 kB of s=)."""
+    errors = console_errors(page)
+    link = {"model": "minilm", "text": "The cat sat on the mat.", "layer": "3", "head": "5"}
+    page.goto(f"{embed_app_url}/?{urlencode(link)}&fig=6")
+    wait_idle(page)
+    snippet = copied_snippet(page, "#fig-6 button[data-share='embed']")
+    assert len(snippet) < 700, snippet
+    src = unescape(re.search(r'src="([^"]+)"', snippet).group(1))  # type: ignore[union-attr]
+    assert src == f"{embed_app_url}/embed/6?{urlencode(link)}"
+    page.goto(src)
+    page.locator("#embed[data-drawn='true']").wait_for(timeout=60_000)
+    assert page.locator("#plot [data-grid='weights']").count() == 1
+    assert "all-MiniLM-L6-v2, layer 3, head 5" in (
+        page.locator(".state-title").text_content() or ""
+    )
     assert errors == []

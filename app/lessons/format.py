@@ -64,6 +64,11 @@ LAB_STATE_KEYS = {"page": True, "lab": True, "section": True, "query": False}
 # head (model, text, layer and head: app.lessons.model_state) and the view.
 MODEL_KEYS = ("model", "text", "layer")
 MAIN_QUERY_KEYS = ("preset", "s", *(f.name for f in VIEW_FIELDS), *MODEL_KEYS)
+# A direction question's changed state on a real model's head switches the head's scaling
+# or mask in its own link (scale=0|1, mask=none|causal: app.lessons.model_state), so the
+# change stays the model's exact numbers in a few bytes (as s= it is the whole state).
+CHANGE_SWITCHES = ("scale", "mask")
+CHANGE_QUERY_KEYS = (*MAIN_QUERY_KEYS, *CHANGE_SWITCHES)
 
 
 class LessonError(FieldError):
@@ -259,7 +264,7 @@ def _question(raw: Any, path: str) -> Question:
         fields["tolerance"] = _tolerance(raw["tolerance"], _at(path, "tolerance"))
     if "change" in raw:
         fields["change"] = _text(raw["change"], _at(path, "change"), 0, MAX_QUERY)
-        query_params(fields["change"], _at(path, "change"), MAIN_QUERY_KEYS)
+        query_params(fields["change"], _at(path, "change"), CHANGE_QUERY_KEYS)
     for key, (other, value) in KINDS[kind].only_when.items():
         if (fields.get(other) == value) != (key in raw):
             raise LessonError(

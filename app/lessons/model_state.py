@@ -44,6 +44,7 @@ class ModelAsk:
     head: int
     cost: Cost  # the forward pass and the body it makes
     view: dict[str, str]  # the query's other keys: the view
+    switches: tuple[tuple[str, bool | str], ...] = ()  # a changed state's scale and mask
 
     @property
     def query(self) -> str:
@@ -72,6 +73,26 @@ def _count(params: Mapping[str, str], key: str, high: int, path: str) -> int:
     return int(raw)
 
 
+# A direction question's changed state may switch the head's scaling or mask (its body's
+# ``scale`` and ``mask``), each value spelt one way.
+SWITCHES: dict[str, dict[str, bool | str]] = {
+    "scale": {"1": True, "0": False},
+    "mask": {"none": "none", "causal": "causal"},
+}
+
+
+def _switches(params: Mapping[str, str], path: str) -> tuple[tuple[str, bool | str], ...]:
+    out: list[tuple[str, bool | str]] = []
+    for key, values in SWITCHES.items():
+        if key not in params:
+            continue
+        if params[key] not in values:
+            raise LessonError(path, f"{key}: must be {' or '.join(values)}, not "
+                              f"{params[key][:20]!r}")  # fmt: skip
+        out.append((key, values[params[key]]))
+    return tuple(out)
+
+
 def read_model(params: Mapping[str, str], path: str) -> ModelAsk:
     """The model link of a step's query checked (the registry, layer, head, text) and
     priced; ``LessonError`` naming ``path`` and the parameter. The model is loaded (its
@@ -98,8 +119,8 @@ def read_model(params: Mapping[str, str], path: str) -> ModelAsk:
         field = exc.field if isinstance(exc, ModelInputError) else "model"
         raise LessonError(path, f"{field}: {getattr(exc, 'message', str(exc))}") from None
     cost = head_cost(len(tokens), spec.layers, spec.heads, spec.d_model, spec.d_k)
-    view = {k: v for k, v in params.items() if k not in (*MODEL_KEYS, "head")}
-    return ModelAsk(model_id, params["text"], layer, head, cost, view)
+    view = {k: v for k, v in params.items() if k not in (*MODEL_KEYS, "head", *SWITCHES)}
+    return ModelAsk(model_id, params["text"], layer, head, cost, view, _switches(params, path))
 
 
 def plan_model(ask: ModelAsk, path: str, settings: Settings, figures: int) -> ModelPlan:
@@ -108,6 +129,7 @@ def plan_model(ask: ModelAsk, path: str, settings: Settings, figures: int) -> Mo
     check_cost(ask.cost, settings, "the model step's text", field=path)
     try:
         body = head_state.head_body(ask.model, ask.text, ask.layer - 1, ask.head - 1)
+        body.update(ask.switches)  # a changed state's scaling or mask switched
         request, shape, cost = check_request(body, settings, "model", figures)
         view = ViewState.from_query(ask.view)
     except ModelError as exc:

@@ -32,6 +32,8 @@ from app.inputs.resolve import Plan, StateError, check_request, plan_link
 from app.labs.experiments import experiment_cells
 from app.lessons import model_state
 from app.lessons.format import (
+    CHANGE_QUERY_KEYS,
+    CHANGE_SWITCHES,
     MAIN_QUERY_KEYS,
     MODEL_KEYS,
     LabState,
@@ -69,10 +71,18 @@ class LessonPlan:
     cost: Cost
 
 
-def plan_main(query: str, path: str, settings: Settings, figures: int) -> Plan:
+def plan_main(
+    query: str, path: str, settings: Settings, figures: int, *, change: bool = False
+) -> Plan:
     """A main-page query planned as the page plans its link (nothing runs; a model's
-    head runs the model, its price checked first)."""
-    params = query_params(query, path, MAIN_QUERY_KEYS)
+    head runs the model, its price checked first). ``change``: a direction question's
+    changed state, whose model link may switch scaling or the mask."""
+    params = query_params(query, path, CHANGE_QUERY_KEYS if change else MAIN_QUERY_KEYS)
+    if not model_state.is_model(params):
+        for key in CHANGE_SWITCHES:
+            if key in params:
+                raise LessonError(path, f"{key}: switches a real model's head, with model; "
+                                  "a changed state of numbers is its s= body")  # fmt: skip
     if model_state.is_model(params):
         return model_state.plan_model(model_state.read_model(params, path), path, settings,
                                       figures)  # fmt: skip
@@ -173,7 +183,7 @@ def plan_step(step: Any, path: str, settings: Settings) -> StepPlan:
     plan = outline_asked_row(plan, question)
     change = None
     if question is not None and question.change is not None:
-        change = plan_main(question.change, f"{path}.question.change", settings, 1)
+        change = plan_main(question.change, f"{path}.question.change", settings, 1, change=True)
         change = outline_asked_row(change, question)
     cost = plan.cost + (change.cost if change is not None else Cost(0, 0))
     return StepPlan(cost, plan, change)
@@ -188,7 +198,7 @@ def _forward_cost(lesson: Lesson) -> Cost:
         change = step.question.change if step.question is not None else None
         for query, path in ((step.state.query, f"steps[{i}].state.query"),
                             (change, f"steps[{i}].question.change")):  # fmt: skip
-            params = query_params(query or "", path, MAIN_QUERY_KEYS)
+            params = query_params(query or "", path, CHANGE_QUERY_KEYS)
             if model_state.is_model(params):
                 total = total + model_state.read_model(params, path).cost
     return total

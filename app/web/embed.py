@@ -16,21 +16,21 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from markupsafe import Markup
 
-from app.figures import build_figures
 from app.figures.registry import BUILT_FIGURES, BY_NUMBER, known_figures
-from app.figures.view_fields import DRAWN_THEMES, DrawnTheme
 from app.http.params import embed_params, link_params
 from app.http.pipeline import compute, computes, priced
 from app.http.responses import SettingsDep, site_base
+from app.http.runner import run
 from app.inputs.errors import FieldError
 from app.inputs.frame import FrameOptions, frame_options
 from app.inputs.link import FIGURE_KEY, to_query
 from app.inputs.query import path_int
 from app.inputs.resolve import Plan, Resolved, StateError, plan_link, resolve_plan
 from app.inputs.view import url_defaults
+from app.web import model_embed, model_link
 from app.web.errors import embed_error_page
+from app.web.figure_embed import figure_specs, script_json
 from app.web.lab_oembed import lab_oembed
 from app.web.lesson_oembed import lesson_oembed, parse_lesson_url
 from app.web.oembed import (
@@ -43,54 +43,12 @@ from app.web.oembed import (
 )
 from app.web.oembed import parse_site_url as parse_url
 from app.web.templating import templates
-from app.wire import json_block
 
 router = APIRouter(tags=["pages"])
 oembed_router = APIRouter(tags=["embedding"])
 
 
 CONTROLS = ("scale", "mask", "focus", "head", "stretch", "row")
-
-
-def script_json(payload: Any) -> Markup:
-    """JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&``."""
-    return Markup(json_block(payload))
-
-
-def figure_specs(
-    resolved: Resolved, number: int, *, plotly: bool = False
-) -> dict[str, dict[str, Any]]:
-    """The figure in the theme asked for, or in both when the theme is ``auto``.
-
-    An embed draws a figure made of number grids as the page does (static/js/panels.js),
-    so by default it gets the grid descriptions only (``draw=tables``: every grid inline,
-    every table alternative) and no Plotly conversion is computed or sent; charts keep
-    the Plotly data their builders make. ``plotly=True``: the converted figure (oEmbed
-    reads its height)."""
-    view = resolved.link.view
-    themes: tuple[DrawnTheme, ...] = DRAWN_THEMES if view.theme == "auto" else (view.theme,)
-    specs: dict[str, dict[str, Any]] = {}
-    for theme in themes:
-        v = view.figure_view(theme, (number,))
-        built = build_figures(resolved.stages, v, plotly=plotly, defer_tables=False)
-        specs[theme] = inline_grids(built["figures"][str(number)], built.get("grids", {}))
-    return specs
-
-
-def inline_grids(fig: dict[str, Any], grids: dict[str, Any]) -> dict[str, Any]:
-    """Put the shared grid descriptions of a lean answer back into the figure's panels
-    (the page does this in static/js/charts.js; an embed has one figure, so nothing is
-    shared), and drop the empty Plotly keys of a grid figure."""
-    if not fig.get("panels"):
-        return fig
-    for row in fig["panels"]:
-        for k, item in enumerate(row):
-            if "ref" in item:
-                row[k] = {"grid": {**grids[item["ref"]], "outline": item["outline"]}}
-    for key in ("data", "layout", "frames"):
-        if not fig.get(key):
-            fig.pop(key, None)
-    return fig
 
 
 def _options(params: Any) -> tuple[bool, list[str], FrameOptions]:
@@ -152,6 +110,8 @@ async def embed(
         shown = figure[:20]
         return embed_error_page(request, 404, "figure", f"there is no Figure {shown}; "
                           f"embeddable figures: {known_figures()}")  # fmt: skip
+    if model_link.requested(request.query_params):  # a real model's head: app.web.model_embed
+        return await run(request, model_embed.EMBED)
     try:
         editable, controls, frame = _options(options)
         # theme=auto sends the figure in both colour schemes: two builds, priced as two.
@@ -250,6 +210,8 @@ async def oembed(
         number, params = parse_url(url, base)
         if number not in BUILT_FIGURES:
             raise OEmbedError(404, "url", f"there is no Figure {number} to embed")
+        if model_link.requested(params):  # a real model's head: app.web.model_embed
+            return await run(request, model_embed.oembed_declared(number, params))
         try:
             plan = plan_link(params, settings, figures=True)
         except StateError as exc:

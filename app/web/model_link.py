@@ -25,8 +25,9 @@ from starlette.requests import Request
 
 from app.http.pipeline import compute, price
 from app.inputs.errors import FieldError
+from app.inputs.limits import Cost
 from app.inputs.link import LinkState
-from app.inputs.resolve import StateError, check_request
+from app.inputs.resolve import Plan, StateError, check_request, make_plan
 from app.inputs.view import ViewState
 from app.models.errors import ModelError, ModelInputError
 from app.settings import Settings
@@ -99,20 +100,36 @@ def _body(head: ModelHead) -> dict[str, Any]:
         raise StateError("model", str(exc)) from None
 
 
+def planned(head: ModelHead, params: Mapping[str, str], settings: Settings, figures: int) -> Plan:
+    """The head's state run (the work: off the loop), checked as a link's state would be
+    (limits, figure limits, the cost of ``figures`` figures) with the view of the query's
+    other parameters: a ``Plan`` that ``resolve_plan`` runs like any link's."""
+    body = _body(head)
+    request, shape, cost = check_request(body, settings, "model", figures)
+    rest = {k: v for k, v in params.items() if k not in KEYS}
+    try:
+        view = ViewState.from_query(rest).for_tokens(len(body["tokens"]))
+    except FieldError as exc:
+        raise StateError(exc.field, exc.message) from None
+    return make_plan(LinkState(body=body, view=view), request, shape, cost, "model")
+
+
+def token_count(head: ModelHead) -> int:
+    """How many tokens the head's sentence makes (tokenizing: cheap, but work)."""
+    return len(model_views.load(head.model).tokenize(head.text))
+
+
+def cost_of(head: ModelHead) -> Cost:
+    """The price of running the model for the head's state (``model_views.link_cost``)."""
+    return model_views.link_cost(model_views.load(head.model).spec, token_count(head))
+
+
 async def open_head(
     request: Request, params: Mapping[str, str], settings: Settings, figures: int
 ) -> tuple[LinkState, ModelHead]:
     """The page state of the query's head (priced, computed off the loop, then checked as
     a link's state would be), and what the banner says about it."""
     head = parse(params)
-    spec = model_views.load(head.model).spec
-    n = len(model_views.load(head.model).tokenize(head.text))
-    cost = price(request, model_views.link_cost(spec, n), "text")
-    body = await compute(request, cost, _body, head)
-    check_request(body, settings, "model", figures)
-    rest = {k: v for k, v in params.items() if k not in KEYS}
-    try:
-        view = ViewState.from_query(rest).for_tokens(len(body["tokens"]))
-    except FieldError as exc:
-        raise StateError(exc.field, exc.message) from None
-    return LinkState(body=body, view=view), head
+    cost = price(request, cost_of(head), "text")
+    plan = await compute(request, cost, planned, head, params, settings, figures)
+    return plan.link, head

@@ -35,6 +35,7 @@ from app.models.generation import MAX_STEPS
 from app.web import model_views
 from app.web.errors import error_response, html_answer, page_error
 from app.web.model_views import PATTERN_MEANINGS, PATTERN_WORDS, Listed
+from app.web.oembed import DEFAULT_FIGURE
 from app.web.templating import templates
 from app.wire import encode, json_block
 
@@ -120,6 +121,7 @@ def _page(request: Request, plan: Plan) -> Answer:
         "generate": generating,
         "max_steps": MAX_STEPS,
         "default_steps": model_views.GENERATE_STEPS,
+        "embed_figure": DEFAULT_FIGURE,
     }
     context = {
         "model": found,
@@ -135,6 +137,7 @@ def _page(request: Request, plan: Plan) -> Answer:
         "max_steps": MAX_STEPS,
         "default_steps": model_views.GENERATE_STEPS,
         "max_seed": 10**SEED_DIGITS - 1,
+        "embed_figure": DEFAULT_FIGURE,
     }
     return html_answer(templates.TemplateResponse(request, "models/model.html", context))
 

@@ -41,6 +41,9 @@ EDITOR_HEIGHT = 260
 CONTROLS_HEIGHT = 48
 # Query keys an embed understands: the shared URL state plus the embed options.
 EMBED_KEYS = ("preset", "s", "focus", "head", "stretch", "row", "theme", "editable", "controls")
+# A real model's head is named by its short link (app.web.model_link: model, text, layer,
+# head counted from 1), not by its state, and its view.
+HEAD_EMBED_KEYS = ("model", "text", "layer", "head", "focus", "stretch", "row", "theme")
 
 
 class OEmbedError(ValueError):
@@ -53,7 +56,8 @@ class OEmbedError(ValueError):
 
 def embed_query(params: Mapping[str, str]) -> str:
     """The embed options and state from ``params``, in a fixed order, others dropped."""
-    return urlencode([(k, params[k]) for k in EMBED_KEYS if params.get(k)])
+    keys = HEAD_EMBED_KEYS if "model" in params else EMBED_KEYS
+    return urlencode([(k, params[k]) for k in keys if params.get(k)])
 
 
 def embed_path(figure: int, params: Mapping[str, str]) -> str:

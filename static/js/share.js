@@ -24,15 +24,26 @@ export function linkFor(state, presetId = null, figure = null, modelQuery = null
   return `${window.location.origin}${siteUrl(`/${figureLink(query, figure)}`)}`;
 }
 
-/** The embed URL of figure N in this state. */
-export function embedUrl(figure, state, presetId = null) {
-  return `${window.location.origin}${siteUrl(`/embed/${figure}?${toQuery(state, presetId)}`)}`;
+/**
+ * The embed URL of figure N in this state; `modelQuery` (a real model's head) stands for
+ * the body while it is that head's, as in `linkFor`: the server runs the model for the
+ * embed (app/web/model_embed.py), so the snippet stays short.
+ */
+export function embedUrl(figure, state, presetId = null, modelQuery = null) {
+  const query = modelQuery
+    ? [modelQuery, stateViewQuery(state.view)].filter(Boolean).join("&")
+    : toQuery(state, presetId);
+  return `${window.location.origin}${siteUrl(`/embed/${figure}?${query}`)}`;
+}
+
+/** The <iframe> snippet for the embed URL `url` (built by the server's oEmbed endpoint). */
+export async function snippetFor(url) {
+  return (await getJSON(siteUrl(`/oembed?format=json&url=${encodeURIComponent(url)}`))).html;
 }
 
 /** The <iframe> snippet for figure N (built by the server's oEmbed endpoint). */
-export async function embedSnippet(figure, state, presetId = null) {
-  const url = encodeURIComponent(embedUrl(figure, state, presetId));
-  return (await getJSON(siteUrl(`/oembed?format=json&url=${url}`))).html;
+export async function embedSnippet(figure, state, presetId = null, modelQuery = null) {
+  return snippetFor(embedUrl(figure, state, presetId, modelQuery));
 }
 
 function viewQuery(view) {

@@ -16,7 +16,7 @@ async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
     case "embed":
       return copyOrShow(
         bar,
-        await share.embedSnippet(n, state, presetId),
+        await share.embedSnippet(n, state, presetId, modelQuery),
         `Embed code for Figure ${n}`,
       );
     case "link":

@@ -146,3 +146,64 @@ def test_thirty_clients_on_eight_heads_each_get_their_heads_answer(
         layer, head = (int(x) - 1 for x in heads[n % 8])
         best = int(np.argmax(np.asarray(trace[layer][head])[13]))
         assert answer.json()["steps"][0]["accept"] == {"choice": f"k{best + 1}"}
+
+
+def on_head_direction(change: str) -> dict[str, Any]:
+    lesson = on_head()
+    lesson["steps"][0]["question"] = {
+        "kind": "direction", "prompt": "Which way?", "quantity": "entropy", "row": 14,
+        "change": change,
+    }  # fmt: skip
+    return lesson
+
+
+def entropy_bits(weights: Any) -> float:
+    p = np.asarray(weights, dtype=float)
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+@pytest.mark.parametrize(
+    ("switch", "body"),
+    [({"scale": "0"}, {"scale": False}), ({"mask": "none"}, {"mask": "none"})],
+)  # fmt: skip
+def test_a_direction_question_switches_the_heads_scaling_or_mask_in_its_link(
+    client: TestClient, switch: dict[str, str], body: dict[str, Any]
+) -> None:
+    """The changed state is the head's own link with the switch (a few bytes): as s= the
+    decoder's head is 111 kB, over the lesson's 64 KiB. The answer runs both states."""
+    change = urlencode(LINK | switch)
+    r = client.post(ANSWERS, json=on_head_direction(change))
+    assert r.status_code == 200, r.text
+    [answer] = strict_json(r.text)["steps"]
+    head = client.post("/api/v1/models/tiny-decoder/head",
+                       json={"text": TEXT, "layer": 1, "head": 1}).json()["body"]  # fmt: skip
+    before = client.post("/api/v1/attention", json=head).json()["weights"][13]
+    after = client.post("/api/v1/attention", json=head | body).json()["weights"][13]
+    was, now = entropy_bits(before), entropy_bits(after)
+    assert abs(was - now) > 0.05  # a direction, not a tie
+    assert answer["accept"] == {"choice": "up" if now > was else "down"}
+    link = encode_lesson(parse_lesson(on_head_direction(change)))
+    page = client.get(f"/lessons/play?l={link}")
+    assert page.status_code == 200, page.text[:300]
+    [step] = player_state(page.text)["steps"]
+    assert {k: step["after"]["body"][k] for k in body} == body  # the reveal draws it
+    assert step["after"]["body"]["x"] == step["body"]["x"]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [(urlencode(LINK | {"scale": "off"}), "scale: must be 1 or 0, not 'off'"),
+     (urlencode(LINK | {"mask": "alibi"}), "mask: must be none or causal"),
+     ("preset=causal&scale=0", "scale: switches a real model's head, with model")],
+)  # fmt: skip
+def test_a_bad_switch_is_a_422_naming_it(client: TestClient, change: str, words: str) -> None:
+    detail = assert_error(client.post(ANSWERS, json=on_head_direction(change)),
+                          "steps[0].question.change")  # fmt: skip
+    assert words in detail[0]["msg"]
+
+
+def test_a_steps_own_state_takes_no_switch(client: TestClient) -> None:
+    lesson = on_head(scale="0")
+    detail = assert_error(client.post(ANSWERS, json=lesson), "steps[0].state.query")
+    assert "unknown parameter 'scale'" in detail[0]["msg"]

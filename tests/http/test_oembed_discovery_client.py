@@ -69,3 +69,12 @@ def test_unknown_figures_and_fragment_only_links_embed_the_default(site: str) ->
     # An older link's fragment cannot reach the server, so discovery shows the default
     # (a browser still scrolls to it; the oEmbed endpoint given the whole URL reads it).
     assert embedded_path(site, "/?preset=causal#fig-7") == "/embed/6"
+
+
+def test_a_real_heads_link_embeds_the_head_by_its_short_link(site: str) -> None:
+    # The Link button's form on the main page opened on the tiny decoder's head.
+    head = "model=tiny-decoder&text=kqzfmbwd+kqzfmbwd&layer=2&head=2"
+    data = oEmbed(f"{site}/?{head}&fig=7#fig-7")
+    [src] = iframe_srcs(data["html"])
+    assert src == f"{site}/embed/7?{head}"
+    assert "Tiny induction decoder, layer 2, head 2" in data["title"]

@@ -195,4 +195,10 @@ test("l= round-trips a lesson with text outside ASCII; a change query toggles th
   assert.equal(decodeParam(params.get("s")).scale, false);
   const masked = decodeParam(new URLSearchParams(changeQuery("", body, "mask")).get("s"));
   assert.equal(masked.mask, "causal");
+  // A real model's head keeps its link and names the switch (no s= of its whole state).
+  const head = "model=tiny-decoder&text=abab&layer=2&head=2&focus=3";
+  const causal = { tokens: ["[BOS]", "a"], scale: true, mask: "causal" };
+  assert.equal(changeQuery(head, causal, "scale"), `${head}&scale=0`);
+  assert.equal(changeQuery(head, causal, "mask"), `${head}&mask=none`);
+  assert.equal(changeQuery(`${head}&s=x`, causal, "mask"), `${head}&mask=none`);
 });

@@ -8,8 +8,10 @@ import copy
 import json
 import re
 from typing import Any
+from urllib.parse import parse_qsl
 
 import jsonschema_rs
+import numpy as np
 import pytest
 from lesson_helpers import asking, lesson, step
 
@@ -21,6 +23,7 @@ from app.lessons.format import LabState, LessonError, lesson_json, parse_lesson
 from app.lessons.schema import lesson_schema
 from app.lessons.section import asking_sections
 from app.lessons.states import KEY_ROW_STAGES, plan_lesson
+from app.models import registry
 from app.settings import get_settings
 from app.web.lesson_player import player_steps
 
@@ -316,3 +319,29 @@ def test_a_direction_step_carries_its_changed_state_for_the_reveal() -> None:
         assert after["figures"] == shown["figures"]
         assert q.row is not None
         assert after["view"]["focus"] == shown["view"]["focus"] == q.row - 1
+
+
+def test_the_builtins_ask_a_teachers_own_question_and_one_on_a_real_head() -> None:
+    """Issue 28 item 4 in the built-ins: a multiple-choice question as a teacher writes it,
+    and a step on a real model's head, opening only a model shipped with the app (the tiny
+    decoder's files are in app/models/data), so every built-in works with none installed."""
+    masks = get_builtin("masks-and-order")
+    assert masks is not None
+    assert "multiple_choice" in kinds("masks-and-order")
+    opened = []
+    for lesson_id in ORDER:
+        parsed = get_builtin(lesson_id)
+        assert parsed is not None
+        for s in parsed.steps:
+            for query in (getattr(s.state, "query", ""), s.question and s.question.change):
+                model = dict(parse_qsl(query or "")).get("model")
+                if model is not None:
+                    opened.append((lesson_id, model))
+                    assert registry.MODELS[model].folder_in_repo is not None, (lesson_id, model)
+    assert ("masks-and-order", "tiny-decoder") in opened
+    # The head's question is the model's: the second m weighs b, after the first m, most.
+    step = next(s for s in masks.steps if "model=" in getattr(s.state, "query", ""))
+    [answer] = [a for s, a in zip(masks.steps, answer_lesson(masks), strict=True) if s is step]
+    assert answer is not None
+    w = registry.trace("tiny-decoder", "kqzfmbwd kqzfmbwd").attentions[1][1]
+    assert answer["accept"] == {"choice": f"k{int(np.argmax(np.asarray(w)[13])) + 1}"}

@@ -162,8 +162,20 @@ export function changedBody(body, change) {
   return out;
 }
 
-/** The changed state's query: its body as s=, the view keys of `query` kept. */
+/**
+ * The changed state's query: its body as s=, the view keys of `query` kept. A real
+ * model's head keeps its own link and names the switch (scale=0|1, mask=none|causal:
+ * app/lessons/model_state.py), so the change stays the model's exact numbers in a few
+ * bytes; as s= it is the whole state (111 kB for the tiny decoder, over a lesson's limit).
+ */
 export function changeQuery(query, body, change) {
+  if (new URLSearchParams(query).has("model")) {
+    const out = new URLSearchParams(keepKeys(query, MODEL_KEYS));
+    const switched = changedBody(body, change);
+    if (change === "scale") out.set("scale", switched.scale ? "1" : "0");
+    if (change === "mask") out.set("mask", switched.mask);
+    return out.toString();
+  }
   const params = new URLSearchParams(keepKeys(query, MAIN_KEYS.slice(2)));
   const out = new URLSearchParams({ s: encodeBody(changedBody(body, change)) });
   for (const [k, v] of params) out.set(k, v);

@@ -11,6 +11,8 @@
 
 import { ApiError, getJSON, siteUrl } from "../api.js";
 import { renderGrid } from "../grid.js";
+import { snippetFor } from "../share.js";
+import { barStatus, copyOrShow } from "../toolbar.js";
 import { applyTheme, onSchemeChange, resolveTheme } from "../theme.js";
 import { createGeneration } from "./generation.js";
 import { headQuery, moveHead, nextSort, pageQuery, sortSummaries } from "./heads_core.js";
@@ -204,6 +206,13 @@ async function drawSelected(data) {
   const open = document.getElementById("open-head");
   open.href = siteUrl(`/?${summary.open}`);
   open.setAttribute("aria-label", `Open ${summary.name} in the figures`);
+  const embed = document.getElementById("embed-head");
+  embed.dataset.open = summary.open;
+  embed.disabled = false;
+  embed.setAttribute(
+    "aria-label",
+    `Copy embed code for ${summary.name} (Figure ${initial.embed_figure})`,
+  );
   const large = document.getElementById("head-large");
   const held = data.selected;
   if (held.layer === l && held.head === h) {
@@ -336,8 +345,30 @@ async function load(text) {
   );
 }
 
+/** Embed: the head's figure as an iframe snippet, from the server's oEmbed answer for its
+ * embed URL, which names the head by its short link (the embed runs the model). */
+function wireEmbed() {
+  const button = document.getElementById("embed-head");
+  const bar = button.closest(".share-bar");
+  button.addEventListener("click", async () => {
+    if (button.dataset.working) return;
+    button.dataset.working = "1";
+    const figure = initial.embed_figure;
+    const url = `${window.location.origin}${siteUrl(`/embed/${figure}?${button.dataset.open}`)}`;
+    try {
+      const snippet = await snippetFor(url);
+      barStatus(bar, await copyOrShow(bar, snippet, `Embed code for Figure ${figure}`));
+    } catch (error) {
+      barStatus(bar, `Embed failed: ${error.message}`);
+    } finally {
+      delete button.dataset.working;
+    }
+  });
+}
+
 function start() {
   applyTheme(initial.theme);
+  wireEmbed();
   buildHeadGrid();
   select(0, 0);
   form.addEventListener("submit", (event) => {

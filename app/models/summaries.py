@@ -21,6 +21,12 @@ whatever the head does, so it is left out of every score and of the entropy
 (``causal=True``); on "I love LLMs" it made every head of SmolLM2 a quarter "self" and
 "first" before it looked at anything.
 
+Tokens can be set aside (``of_trace(..., aside=...)``): the page's toggle greys out
+[CLS] and [SEP] (or a causal model's first token, its sink), which take most of many
+heads' weight; every head is then summarised on the other tokens only, each query's
+weight on them rescaled to sum to 1 (its share of what is left), so a head that puts
+0.68 of "it"'s weight on "animal" is named for that instead of "special-token head".
+
 Patterns are built once per sentence as masks and applied to every layer and head at once.
 """
 
@@ -190,12 +196,31 @@ def summarise(
     return [[one((layer, head)) for head in range(heads)] for layer in range(layers)]
 
 
-def of_trace(spec: ModelSpec, trace: Trace) -> list[list[dict[str, Any]]]:
+def set_aside(attentions: np.ndarray, aside: Sequence[bool]) -> np.ndarray:
+    """(…, n, n) → (…, m, m): the queries and keys not ``aside``, each row rescaled to
+    sum to 1 over the kept keys (a row with no weight left stays 0)."""
+    keep = ~np.asarray(aside, dtype=bool)
+    kept = np.asarray(attentions, dtype=np.float64)[..., keep, :][..., keep]
+    total = kept.sum(axis=-1, keepdims=True)
+    out: np.ndarray = np.divide(kept, total, out=np.zeros_like(kept), where=total > 0)
+    return out
+
+
+def of_trace(
+    spec: ModelSpec, trace: Trace, aside: Sequence[bool] | None = None
+) -> list[list[dict[str, Any]]]:
     """``[layer][head]`` summaries of one sentence through the model ``spec`` describes:
-    its special tokens, its WordPiece words, its causal mask."""
-    special = [t in spec.special_tokens for t in trace.tokens]
-    words = word_ids(trace.tokens, spec.tokenizer.startswith("WordPiece"))
-    found: list[list[dict[str, Any]]] = summarise(
-        trace.attentions, trace.tokens, special, words, spec.causal
-    )
+    its special tokens, its WordPiece words, its causal mask; with ``aside`` (one flag a
+    token, some set), on the other tokens only (``set_aside``, module docstring)."""
+    tokens = list(trace.tokens)
+    special = [t in spec.special_tokens for t in tokens]
+    words = word_ids(tokens, spec.tokenizer.startswith("WordPiece"))
+    attentions = np.asarray(trace.attentions)
+    if aside is not None and any(aside) and not all(aside):
+        kept = [i for i, out in enumerate(aside) if not out]
+        attentions = set_aside(attentions, aside)
+        tokens = [tokens[i] for i in kept]
+        special = [special[i] for i in kept]
+        words = [words[i] for i in kept]
+    found: list[list[dict[str, Any]]] = summarise(attentions, tokens, special, words, spec.causal)
     return found

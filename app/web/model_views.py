@@ -97,9 +97,12 @@ def head_body(model_id: str, text: str, layer: int, head: int) -> dict[str, Any]
     return head_state.head_body(model_id, text, layer, head)
 
 
-def summarise(model: Model, trace: Trace) -> list[list[dict[str, Any]]]:
-    """``[layer][head]`` of {"pattern", "entropy", "scores"} (``app.models.summaries``)."""
-    return summaries.of_trace(model.spec, trace)
+def summarise(
+    model: Model, trace: Trace, aside: list[bool] | None = None
+) -> list[list[dict[str, Any]]]:
+    """``[layer][head]`` of {"pattern", "entropy", "scores"} (``app.models.summaries``),
+    on the tokens not ``aside`` when some are (the greyed-out ones)."""
+    return summaries.of_trace(model.spec, trace, aside)
 
 
 def listed() -> list[Listed]:
@@ -269,7 +272,10 @@ def heads_answer(
     summary, and the full grid of head ``head`` of ``layer`` (``selected``)."""
     traced = _traced(model, text)
     trace, tokens, special = traced
-    found = summarise(model, trace)
+    greyed = hide_special and any(_grey(model, traced))
+    # Greyed-out tokens are set aside in the summaries too: each head is named for what it
+    # does with the other tokens (the grids keep the model's own weights).
+    found = summarise(model, trace, _grey(model, traced) if greyed else None)
     attentions = np.asarray(trace.attentions)
     sinks = summaries.sink(attentions, model.spec.causal)
     return {
@@ -278,7 +284,7 @@ def heads_answer(
         "tokens": tokens,
         "special": special,
         "causal": model.spec.causal,
-        "hide_special": hide_special and any(_grey(model, traced)),
+        "hide_special": greyed,
         "greyable": _grey(model, traced),
         "summaries": [
             [

@@ -101,7 +101,7 @@ def install(monkeypatch: pytest.MonkeyPatch) -> dict[str, FakeModel]:
               f"attention-lab models install {i}") for i, m in MODELS.items()]  # fmt: skip
     monkeypatch.setattr(model_views, "listed", lambda: listed)
     monkeypatch.setattr(model_views, "load", MODELS.__getitem__)
-    monkeypatch.setattr(model_views, "summarise", lambda model, trace: summarise(trace))
+    monkeypatch.setattr(model_views, "summarise", lambda model, trace, aside=None: summarise(trace))
     monkeypatch.setattr(
         model_views, "head_body", lambda i, t, layer, h: head_body(MODELS[i], t, layer, h)
     )

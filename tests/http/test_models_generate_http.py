@@ -89,6 +89,7 @@ def test_cached_steps_equal_recomputing_the_whole_causal_sequence(client: TestCl
     assert out["text"] == model().bpe.decode(ids[5:])
 
 
+@pytest.mark.slow  # a forward pass of SmolLM2 or more: seconds alone
 @needs_smollm2
 def test_a_seeded_sample_repeats_and_is_the_models_own(make_client: MakeClient) -> None:
     client = make_client(answer_cache_bytes=0)  # computed twice, not shared

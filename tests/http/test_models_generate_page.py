@@ -42,6 +42,7 @@ def initial(page: str) -> dict[str, Any]:
     return dict(json.loads(found.group(1)))
 
 
+@pytest.mark.slow  # a forward pass of SmolLM2 or more: seconds alone
 @needs_smollm2
 def test_one_heads_rows_are_the_apis_weights_and_the_causal_sequences_last_rows(
     client: TestClient,
@@ -87,6 +88,7 @@ def test_one_heads_rows_are_the_apis_weights_and_the_causal_sequences_last_rows(
     assert out["rows"][0]["announce"].startswith("Step 1: added “ Paris” as token 6; ")
 
 
+@pytest.mark.slow  # a forward pass of SmolLM2 or more: seconds alone
 @needs_smollm2
 def test_the_check_is_the_largest_difference_from_recomputing_everything(
     client: TestClient,
@@ -125,6 +127,7 @@ def test_the_check_sees_a_wrong_cache() -> None:
     assert generation.recompute_difference(model(), "Hi there", []) == 0.0
 
 
+@pytest.mark.slow  # a forward pass of SmolLM2 or more: seconds alone
 @needs_smollm2
 def test_no_more_step_past_the_limit(client: TestClient) -> None:
     out = client.get(URL, params={"text": "Hi", "steps": generation.MAX_STEPS}).json()

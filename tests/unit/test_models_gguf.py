@@ -113,6 +113,7 @@ def test_unpermute_rows_undoes_the_conversions_rope_permutation() -> None:
     assert np.array_equal(converted[llama.unpermute_rows(heads, d)], hf)
 
 
+@pytest.mark.slow  # a forward pass of SmolLM2 or more: seconds alone
 @needs_smollm2
 def test_every_tensor_of_smollm2_as_the_gguf_package_reads_it() -> None:
     file = gguf_file.read(smollm2_file())

@@ -198,6 +198,7 @@ def test_a_heads_note_says_what_its_body_holds() -> None:
     assert head_state.note(minilm.SPEC) == head_state.NOTE
 
 
+@pytest.mark.slow  # a forward pass of SmolLM2 or more: seconds alone
 def test_cached_generation_equals_recomputing_the_whole_sequence() -> None:
     from app.models import generation
 

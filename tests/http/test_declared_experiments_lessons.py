@@ -1,0 +1,122 @@
+"""The experiment scripts and the lesson reads, declared to the one runner
+(``app.http.runner``): an oversized body refused with 413 before it is kept (declared
+and chunked), hostile values a 422 naming the field, 30 concurrent clients all served the
+same answer with every slot given back, and the price of a script bounding every script."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import httpx2 as httpx
+import pytest
+from api_helpers import JSON, MakeClient, assert_error
+from test_runner import chunks
+
+from app.export.numpy_scripts import numpy_script
+from app.inputs.experiment_plan import SCRIPT_BYTES
+from app.inputs.experiments import (
+    MAX_SEED,
+    MAX_WIDTHS,
+    SaturationRequest,
+    ScalingTableRequest,
+    ScoreVarianceRequest,
+)
+
+SCRIPTS = [
+    "/api/v1/experiments/score-variance/numpy",
+    "/api/v1/experiments/saturation/numpy",
+    "/api/v1/experiments/scaling-table/numpy",
+]
+LIMIT = 50_000  # the app's body limit in these tests
+
+
+def concurrently(
+    run_async: Callable[..., Any], app: Any, requests: list[tuple[str, str, Any]]
+) -> list[httpx.Response]:
+    async def run() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            return list(await asyncio.gather(*(c.request(m, u, json=b) for m, u, b in requests)))
+
+    return run_async(run)
+
+
+@pytest.mark.parametrize("path", SCRIPTS)
+def test_a_script_body_over_the_limit_is_a_413_before_it_is_kept(
+    make_client: MakeClient, path: str
+) -> None:
+    client = make_client(max_body_bytes=LIMIT)
+    declared = client.post(path, content=b" " * (LIMIT + 1), headers=JSON)
+    assert_error(declared, "body", 413)
+    streamed = client.post(path, content=chunks(LIMIT + 1), headers=JSON)
+    assert streamed.request.headers.get("transfer-encoding") == "chunked"
+    assert_error(streamed, "body", 413)
+    # the largest admissible body (padded with spaces) is read and answered
+    fits = client.post(path, content=b"{}" + b" " * (LIMIT - 2), headers=JSON)
+    assert fits.status_code == 200, fits.text[:200]
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+HOSTILE: list[tuple[str, bytes, str]] = [
+    (SCRIPTS[0], b'{"draws": NaN}', "draws"),
+    (SCRIPTS[0], b'{"draws": 1e400}', "draws"),
+    (SCRIPTS[0], b'{"draws": 100000000000000000000000000000}', "draws"),
+    (SCRIPTS[0], b'{"draws": -5}', "draws"),
+    (SCRIPTS[0], b'{"d_ks": "64"}', "d_ks"),
+    (SCRIPTS[0], b'{"seed": 9007199254740992}', "seed"),
+    (SCRIPTS[1], b'{"threshold": Infinity}', "threshold"),
+    (SCRIPTS[1], b'{"threshold": 1e999}', "threshold"),
+    (SCRIPTS[1], b'{"keys": -1}', "keys"),
+    (SCRIPTS[1], b'{"trials": [1]}', "trials"),
+    (SCRIPTS[2], b'{"d_ks": [1, null]}', "d_ks[1]"),
+    (SCRIPTS[2], b'{"keys": 99999999999999999999}', "keys"),
+    (SCRIPTS[2], b'{"draws": true}', "draws"),
+    (SCRIPTS[2], b"[]", "body"),
+    (SCRIPTS[2], b"not json", "body"),
+]
+
+
+@pytest.mark.parametrize(("path", "content", "field"), HOSTILE, ids=lambda v: str(v)[:40])
+def test_hostile_values_are_a_422_naming_the_field(
+    make_client: MakeClient, path: str, content: bytes, field: str
+) -> None:
+    client = make_client()
+    assert_error(client.post(path, content=content, headers=JSON), field)
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+def test_a_huge_script_body_is_refused_by_its_number_count_before_parsing(
+    make_client: MakeClient,
+) -> None:
+    text = '{"d_ks": [' + ",".join(["64"] * 200_000) + "]}"  # ~600 kB
+    assert_error(make_client().post(SCRIPTS[0], content=text, headers=JSON), "d_ks")
+    tiny = make_client(max_cells=1000)
+    assert_error(tiny.post(SCRIPTS[0], content=text, headers=JSON), "the body")
+
+
+@pytest.mark.parametrize("path", SCRIPTS)
+def test_thirty_clients_at_once_all_get_the_script(
+    make_client: MakeClient, run_async: Callable[..., Any], path: str
+) -> None:
+    app = make_client(max_heavy=1).app
+    answers = concurrently(run_async, app, [("POST", path, {"seed": 3})] * 30)
+    assert [a.status_code for a in answers] == [200] * 30
+    assert len({a.content for a in answers}) == 1
+    assert answers[0].headers["content-type"].startswith("text/x-python")
+    assert b"default_rng" in answers[0].content
+    assert app.state.gate.running == 0
+
+
+def test_the_price_of_a_script_bounds_the_longest_script() -> None:
+    widest = [1000 + i for i in range(MAX_WIDTHS)]  # 4 digits each, the most widths
+    longest = [
+        ScoreVarianceRequest(d_ks=widest, draws=200_000, seed=MAX_SEED, bins=200),
+        SaturationRequest(d_k=1024, keys=1024, trials=10_000, threshold=0.123456789012345,
+                          seed=MAX_SEED),
+        ScalingTableRequest(d_ks=widest, keys=1024, draws=10_000, seed=MAX_SEED),
+    ]  # fmt: skip
+    sizes = [len(numpy_script(r.to_params()).encode()) for r in longest]
+    assert max(sizes) <= SCRIPT_BYTES, sizes
+    assert min(sizes) > SCRIPT_BYTES // 8  # a bound, not a guess far off

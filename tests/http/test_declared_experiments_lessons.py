@@ -37,7 +37,7 @@ def concurrently(
 ) -> list[httpx.Response]:
     async def run() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
             return list(await asyncio.gather(*(c.request(m, u, json=b) for m, u, b in requests)))
 
     return run_async(run)
@@ -120,3 +120,61 @@ def test_the_price_of_a_script_bounds_the_longest_script() -> None:
     sizes = [len(numpy_script(r.to_params()).encode()) for r in longest]
     assert max(sizes) <= SCRIPT_BYTES, sizes
     assert min(sizes) > SCRIPT_BYTES // 8  # a bound, not a guess far off
+
+
+LESSON_READS = ["/api/v1/lessons", "/api/v1/lessons/schema.json", "/api/v1/lessons/why-scale"]
+
+
+@pytest.mark.parametrize("path", LESSON_READS)
+def test_a_body_sent_to_a_lesson_read_is_never_read(make_client: MakeClient, path: str) -> None:
+    """The lesson reads declare no body (``body=0``): the runner reads none, declared or
+    chunked, whatever its size, and the answer is the one without it."""
+    client = make_client(max_body_bytes=LIMIT)
+    plain = client.get(path)
+    assert plain.status_code == 200
+    declared = client.request("GET", path, content=b" " * (LIMIT + 1), headers=JSON)
+    streamed = client.request("GET", path, content=chunks(LIMIT + 1), headers=JSON)
+    assert streamed.request.headers.get("transfer-encoding") == "chunked"
+    assert declared.content == streamed.content == plain.content
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+HOSTILE_IDS = ["%00", "x" * 5000, "%F0%9F%98%80", "NaN", "-1", "99999999999999999999", "Why-Scale"]
+
+
+@pytest.mark.parametrize("lesson_id", HOSTILE_IDS, ids=lambda v: v[:12])
+def test_a_hostile_lesson_id_is_a_404_naming_it_and_listing_the_ids(
+    client: Any, lesson_id: str
+) -> None:
+    detail = assert_error(client.get(f"/api/v1/lessons/{lesson_id}"), "lesson_id", 404)
+    assert "attention-by-hand, why-scale, masks-and-order, attention-today" in detail[0]["msg"]
+    assert len(detail[0]["msg"]) < 200  # the id is cut, never echoed whole
+
+
+@pytest.mark.parametrize("path", LESSON_READS)
+def test_hostile_queries_change_no_lesson_read(client: Any, path: str) -> None:
+    plain = client.get(path).content
+    for query in ("x=NaN", "steps=-1", "id=1e999", "a=" + "z" * 4000):
+        r = client.get(f"{path}?{query}")
+        assert r.status_code == 200
+        assert r.content == plain
+
+
+@pytest.mark.parametrize("path", LESSON_READS)
+def test_thirty_clients_at_once_all_get_the_lesson_read(
+    make_client: MakeClient, run_async: Callable[..., Any], path: str
+) -> None:
+    client = make_client(max_heavy=1)
+    expected = client.get(path).content
+    answers = concurrently(run_async, client.app, [("GET", path, None)] * 30)
+    assert [a.status_code for a in answers] == [200] * 30
+    assert {a.content for a in answers} == {expected}
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+def test_the_schema_id_follows_each_request_never_a_cached_host(make_client: MakeClient) -> None:
+    client = make_client()
+    one = client.get("/api/v1/lessons/schema.json", headers={"host": "one.example"}).json()
+    two = client.get("/api/v1/lessons/schema.json", headers={"host": "two.example"}).json()
+    assert one["$id"] == "http://one.example/api/v1/lessons/schema.json"
+    assert two["$id"] == "http://two.example/api/v1/lessons/schema.json"

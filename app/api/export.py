@@ -7,6 +7,10 @@ and ``export.svg`` (a lab, or one of its figures).
 ``POST`` takes an ``AttentionRequest`` body (view parameters in the query). Both answer
 the same bytes for the same state. Formats: ``json``, ``csv`` (zip), ``numpy``
 (``text/x-python``, the "Copy as NumPy" script).
+
+``GET /api/v1/export`` is declared to the one runner (``app.http.runner``), planned and
+priced in ``app.inputs.export_plan``; the other routes here still sequence the pipeline
+themselves (issue 25).
 """
 
 from __future__ import annotations
@@ -30,19 +34,23 @@ from app.http.params import link_params, view_params
 from app.http.pipeline import compute, computes, price, priced
 from app.http.responses import POST_ERRORS, SettingsDep
 from app.http.routing import LeanRoute
+from app.http.runner import declare
+from app.http.sending import Answer
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError
+from app.inputs.export_plan import FORMATS, RefusedStateError, check_format, plan_export_link
 from app.inputs.lab_controls import ControlError
 from app.inputs.limits import attention_cost, body_cost, input_cost, request_shape
 from app.inputs.link import LinkState
-from app.inputs.resolve import Plan, Resolved, StateError, make_plan, plan_link, resolve_plan
+from app.inputs.plan import Plan
+from app.inputs.resolve import Plan as LinkPlan
+from app.inputs.resolve import Resolved, StateError, make_plan, plan_link, resolve_plan
 from app.inputs.view import ViewState
 from app.settings import Settings
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["export"], route_class=LeanRoute)
 
-FORMATS = ("json", "csv", "numpy")
 FormatParam = Annotated[
     str,
     Query(
@@ -60,40 +68,56 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _answer(resolved: Resolved, fmt: str) -> Response:
+def _answer(resolved: Resolved, fmt: str) -> Answer:
     state = resolved.link.body
     stem = f"attention-lab-{resolved.link.preset_id or 'state'}"
     if fmt == "csv":
-        return Response(
+        return Answer(
             stages_csv_zip(resolved.stages, state),
-            media_type="application/zip",
-            headers={"content-disposition": f'attachment; filename="{stem}.zip"'},
+            "application/zip",
+            (("content-disposition", f'attachment; filename="{stem}.zip"'),),
         )
     if fmt == "numpy":
         text = numpy_snippet(resolved.input, resolved.stages, resolved.link.view, resolved.title)
-        return Response(
-            text,
-            media_type="text/x-python; charset=utf-8",
-            headers={"content-disposition": f'inline; filename="{stem}.py"'},
+        return Answer(
+            text.encode(),
+            "text/x-python; charset=utf-8",
+            (("content-disposition", f'inline; filename="{stem}.py"'),),
         )
-    return Response(
+    return Answer(
         encode(stages_json(resolved.stages, state)),
-        media_type="application/json",
-        headers={"content-disposition": f'inline; filename="{stem}.json"'},
+        "application/json",
+        (("content-disposition", f'inline; filename="{stem}.json"'),),
     )
-
-
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise StateError("format", f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
 def _error(exc: StateError) -> JSONResponse:
     return JSONResponse(status_code=422, content=exc.detail())
 
 
+def _refused(request: Request, exc: FieldError) -> Response:
+    """A refused state in the API's ``invalid_state`` shape; any other refusal goes to
+    the app's handlers, as it did before the runner."""
+    if isinstance(exc, RefusedStateError):
+        return _error(exc.state)
+    raise exc
+
+
+def _as_answer(response: Response) -> Answer:
+    """A refusal found while running (a view outside the stages) as the runner's answer."""
+    return Answer(bytes(response.body), "application/json", (), response.status_code)
+
+
+def _export_link(_: Request, plan: Plan) -> Answer:
+    state, fmt = plan.args
+    try:
+        return _answer(resolve_plan(state), fmt)
+    except StateError as exc:
+        return _as_answer(_error(exc))
+
+
 @router.get("/export", summary="Export a linked state's stages", responses=_RESPONSES)
-@computes
+@declare("json", plan=plan_export_link, work=_export_link, errors=_refused)
 async def export_link(
     request: Request,
     settings: SettingsDep,
@@ -103,19 +127,18 @@ async def export_link(
     """Every stage of the state in a page URL's query (`preset=` or `s=`, `focus`, `head`,
     `stretch`, `row`) as JSON, a zip of CSVs, or a NumPy script. Blocked cells are null in
     JSON and `-inf` in CSV."""
-    try:
-        _check_format(format)
-        plan = plan_link(state, settings)
-    except StateError as exc:
-        return _error(exc)
-    return await compute(request, priced(request, plan.cost), _export_plan, plan, format)
+    raise NotImplementedError  # run by app.http.runner
 
 
-def _export_plan(plan: Plan, fmt: str) -> Response:
+def _export_plan(plan: LinkPlan, fmt: str) -> Response:
     try:
-        return _answer(resolve_plan(plan), fmt)
+        return _response(_answer(resolve_plan(plan), fmt))
     except StateError as exc:
         return _error(exc)
+
+
+def _response(answer: Answer) -> Response:
+    return Response(answer.body, answer.status, dict(answer.headers), answer.media_type)
 
 
 @router.post(
@@ -136,7 +159,7 @@ async def export_body(
     async with admitted(gate_of(request), body_cost(content_length(request))):
         body = await read_body(request, AttentionRequest, settings, input_cost)
         try:
-            _check_format(format)
+            check_format(format)
             link = LinkState(
                 body=body.model_dump(exclude_unset=True), view=ViewState.from_query(view)
             )
@@ -206,7 +229,7 @@ async def export_figures_html(
     return await compute(request, cost, _figures_html, plan, numbers, settings)
 
 
-def _figures_html(plan: Plan, numbers: tuple[int, ...], settings: Settings) -> Response:
+def _figures_html(plan: LinkPlan, numbers: tuple[int, ...], settings: Settings) -> Response:
     try:
         resolved = resolve_plan(plan)
         text = page_document(resolved, numbers, settings)
@@ -238,7 +261,7 @@ async def export_figure_svg(
                          settings)  # fmt: skip
 
 
-def _figure_svg(plan: Plan, number: int, settings: Settings) -> Response:
+def _figure_svg(plan: LinkPlan, number: int, settings: Settings) -> Response:
     try:
         resolved = resolve_plan(plan)
         picture = page_picture(resolved, number, settings)

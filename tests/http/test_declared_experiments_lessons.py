@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from api_helpers import JSON, MakeClient, assert_error
-from test_runner import chunks
+from api_helpers import JSON, MakeClient, assert_error, body
+from test_runner import cache_count, chunks
 
 from app.export.numpy_scripts import numpy_script
 from app.inputs.experiment_plan import SCRIPT_BYTES
@@ -23,6 +23,10 @@ from app.inputs.experiments import (
     ScalingTableRequest,
     ScoreVarianceRequest,
 )
+from app.inputs.limits import is_heavy
+from app.inputs.link import encode_body
+from app.inputs.resolve import plan_link
+from app.settings import Settings
 
 SCRIPTS = [
     "/api/v1/experiments/score-variance/numpy",
@@ -178,3 +182,88 @@ def test_the_schema_id_follows_each_request_never_a_cached_host(make_client: Mak
     two = client.get("/api/v1/lessons/schema.json", headers={"host": "two.example"}).json()
     assert one["$id"] == "http://one.example/api/v1/lessons/schema.json"
     assert two["$id"] == "http://two.example/api/v1/lessons/schema.json"
+
+
+# ---- GET /api/v1/export: a linked state's stages, declared to the runner ----
+
+EXPORTS = [
+    "/api/v1/export?preset=i-love-llms",
+    "/api/v1/export?preset=i-love-llms&format=csv",
+    "/api/v1/export?preset=i-love-llms&format=numpy&row=focus&focus=2",
+]
+
+
+@pytest.mark.parametrize("url", EXPORTS)
+def test_a_body_sent_to_an_export_is_never_read(make_client: MakeClient, url: str) -> None:
+    client = make_client(max_body_bytes=LIMIT)
+    plain = client.get(url)
+    assert plain.status_code == 200
+    declared = client.request("GET", url, content=b" " * (LIMIT + 1), headers=JSON)
+    streamed = client.request("GET", url, content=chunks(LIMIT + 1), headers=JSON)
+    assert streamed.request.headers.get("transfer-encoding") == "chunked"
+    assert declared.content == streamed.content == plain.content
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+HOSTILE_EXPORTS: list[tuple[str, str]] = [
+    ("format=x", "format"),
+    ("format=", "format"),
+    ("preset=nope", "preset"),
+    ("s=%25%25%25", "s"),
+    ("s=AAAA", "s"),
+    ("focus=NaN", "focus"),
+    ("focus=-1", "focus"),
+    ("focus=99999999999999999999", "focus"),
+    ("stretch=1e999", "stretch"),
+    ("stretch=nan", "stretch"),
+    ("head=-1", "head"),
+    ("head=9", "head"),  # past the heads: refused by the work, after the plan
+    ("focus=9", "focus"),  # past the tokens: refused by the work, after the plan
+    ("row=9", "row"),
+]
+
+
+@pytest.mark.parametrize(("query", "field"), HOSTILE_EXPORTS, ids=lambda v: v[:20])
+def test_a_hostile_export_query_is_a_422_naming_the_parameter(
+    client: Any, query: str, field: str
+) -> None:
+    detail = assert_error(client.get(f"/api/v1/export?preset=i-love-llms&{query}"), field)
+    assert detail[0]["type"] == "invalid_state"
+    assert detail[0]["loc"] == ["query", field]
+    assert client.app.state.gate.running == 0
+
+
+@pytest.mark.parametrize("url", EXPORTS)
+def test_thirty_clients_at_once_all_get_the_export(
+    make_client: MakeClient, run_async: Callable[..., Any], url: str
+) -> None:
+    client = make_client(max_heavy=1)
+    expected = client.get(url)
+    answers = concurrently(run_async, client.app, [("GET", url, None)] * 30)
+    assert [a.status_code for a in answers] == [200] * 30
+    assert {a.content for a in answers} == {expected.content}
+    assert {a.headers["content-disposition"] for a in answers} == {
+        expected.headers["content-disposition"]
+    }
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+def test_thirty_clients_on_one_heavy_export_share_one_computation(
+    make_client: MakeClient, run_async: Callable[..., Any]
+) -> None:
+    """A state of 120 tokens is heavy (off the loop, under the only slot): the 29 others
+    wait for the one computation instead of being refused."""
+    n = 120
+    state = body(tokens=[f"t{i}" for i in range(n)], x=[[i % 3, (i // 3) % 2, 1, 0]
+                                                          for i in range(n)])  # fmt: skip
+    s = encode_body(state)
+    assert is_heavy(plan_link({"s": s}, Settings()).cost)
+    client = make_client(max_heavy=1, queue_seconds=30)
+    before = cache_count("miss")
+    url = f"/api/v1/export?format=csv&s={s}"
+    answers = concurrently(run_async, client.app, [("GET", url, None)] * 30)
+    assert [a.status_code for a in answers] == [200] * 30
+    assert len({a.content for a in answers}) == 1
+    assert answers[0].headers["content-type"] == "application/zip"
+    assert cache_count("miss") - before == 1  # computed once
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]

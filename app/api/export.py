@@ -8,9 +8,9 @@ and ``export.svg`` (a lab, or one of its figures).
 the same bytes for the same state. Formats: ``json``, ``csv`` (zip), ``numpy``
 (``text/x-python``, the "Copy as NumPy" script).
 
-``GET /api/v1/export`` is declared to the one runner (``app.http.runner``), planned and
-priced in ``app.inputs.export_plan``; the other routes here still sequence the pipeline
-themselves (issue 25).
+``GET`` and ``POST /api/v1/export`` are declared to the one runner (``app.http.runner``),
+planned and priced in ``app.inputs.export_plan``; the file routes below still sequence
+the pipeline themselves (issue 25).
 """
 
 from __future__ import annotations
@@ -25,27 +25,29 @@ from app.export.documents import page_document, page_figures, page_picture
 from app.export.numpy_scripts import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
 from app.figures.registry import BY_NUMBER
-from app.http.admission import admitted, gate_of
-from app.http.body import body_doc, content_length, read_body
+from app.http.body import body_doc
 from app.http.lab_answer import Ask, control_detail
 from app.http.lab_export import NoLabError, ask_for, lab_html, lab_named, lab_picture
 from app.http.lab_state import ADMIT_WAIT_S
 from app.http.params import link_params, view_params
-from app.http.pipeline import compute, computes, price, priced
+from app.http.pipeline import compute, computes, priced
 from app.http.responses import POST_ERRORS, SettingsDep
 from app.http.routing import LeanRoute
-from app.http.runner import declare
+from app.http.runner import APP_BODY_LIMIT, declare
 from app.http.sending import Answer
-from app.inputs.body import AttentionRequest, check_limits
+from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
-from app.inputs.export_plan import FORMATS, RefusedStateError, check_format, plan_export_link
+from app.inputs.export_plan import (
+    FORMATS,
+    RefusedStateError,
+    plan_export_body,
+    plan_export_link,
+)
 from app.inputs.lab_controls import ControlError
-from app.inputs.limits import attention_cost, body_cost, input_cost, request_shape
-from app.inputs.link import LinkState
+from app.inputs.limits import input_cost
 from app.inputs.plan import Plan
 from app.inputs.resolve import Plan as LinkPlan
-from app.inputs.resolve import Resolved, StateError, make_plan, plan_link, resolve_plan
-from app.inputs.view import ViewState
+from app.inputs.resolve import Resolved, StateError, plan_link, resolve_plan
 from app.settings import Settings
 from app.wire import encode
 
@@ -130,24 +132,14 @@ async def export_link(
     raise NotImplementedError  # run by app.http.runner
 
 
-def _export_plan(plan: LinkPlan, fmt: str) -> Response:
-    try:
-        return _response(_answer(resolve_plan(plan), fmt))
-    except StateError as exc:
-        return _error(exc)
-
-
-def _response(answer: Answer) -> Response:
-    return Response(answer.body, answer.status, dict(answer.headers), answer.media_type)
-
-
 @router.post(
     "/export",
     summary="Export a request body's stages",
     responses={**POST_ERRORS, **_RESPONSES},
     openapi_extra=body_doc(AttentionRequest),
 )
-@computes
+@declare("json", plan=plan_export_body, work=_export_link, body=APP_BODY_LIMIT,
+         model=AttentionRequest, budget=input_cost, errors=_refused)  # fmt: skip
 async def export_body(
     request: Request,
     settings: SettingsDep,
@@ -156,22 +148,7 @@ async def export_body(
 ) -> Response:
     """The same exports for an `AttentionRequest` body (the body of `POST /api/v1/attention`);
     view parameters (`focus`, `head`, `stretch`, `row`) come from the query."""
-    async with admitted(gate_of(request), body_cost(content_length(request))):
-        body = await read_body(request, AttentionRequest, settings, input_cost)
-        try:
-            check_format(format)
-            link = LinkState(
-                body=body.model_dump(exclude_unset=True), view=ViewState.from_query(view)
-            )
-        except FieldError as exc:
-            return _error(StateError(exc.field, exc.message))
-        except StateError as exc:
-            return _error(exc)
-        check_limits(body, settings)  # shape and cost errors reach the API's 422 handler
-        shape = request_shape(body)
-        cost = price(request, attention_cost(shape), shape.reduce, field=shape.field)
-        plan = make_plan(link, body, shape, cost, "body")
-        return await compute(request, cost, _export_plan, plan, format)
+    raise NotImplementedError  # run by app.http.runner
 
 
 # ---- files drawn from the figures: offline HTML (several figures, one plotly.js) and SVG ----

@@ -1,7 +1,8 @@
-"""The plan of ``GET /api/v1/export`` (a linked state's stages as JSON, a zip of CSVs or
-a NumPy script): the format checked, the state decoded, validated and priced from its
-shapes (``app.inputs.resolve.plan_link``) before the engine runs; the runner
-(``app.http.runner``) admits the work and the route's work function resolves it.
+"""The plans of ``GET`` and ``POST /api/v1/export`` (a state's stages as JSON, a zip of
+CSVs or a NumPy script): the format checked, the state (a link's ``preset``/``s``, or an
+``AttentionRequest`` body with the view in the query) validated and priced from its
+shapes before the engine runs; the runner (``app.http.runner``) admits the work and the
+route's work function resolves it.
 
 A refused state is a ``StateError`` (the API's ``invalid_state`` 422 naming the URL
 parameter); the runner answers ``FieldError``, so the plan raises ``RefusedStateError``, which
@@ -10,9 +11,13 @@ carries the ``StateError`` through unchanged for the route to answer in its own 
 
 from __future__ import annotations
 
+from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError
+from app.inputs.limits import attention_cost, request_shape
+from app.inputs.link import LinkState
 from app.inputs.plan import Ask, Plan
-from app.inputs.resolve import StateError, plan_link
+from app.inputs.resolve import StateError, make_plan, plan_link
+from app.inputs.view import ViewState
 
 FORMATS = ("json", "csv", "numpy")
 
@@ -40,3 +45,24 @@ def plan_export_link(ask: Ask) -> Plan:
         raise RefusedStateError(exc) from None
     # Priced (and checked) by ``plan_link``; the runner's check of the same cost agrees.
     return Plan(plan.cost, plan.shape.reduce, args=(plan, fmt), field=plan.shape.field)
+
+
+def plan_export_body(ask: Ask) -> Plan:
+    """``args``: (the body's plan, the format). A bad format or view is the link's
+    ``invalid_state`` 422 naming the query parameter; the body's own limits and price
+    name its fields (the API's 422)."""
+    body: AttentionRequest = ask.data
+    fmt = ask.query.get("format", "json")
+    try:
+        check_format(fmt)
+        view = ViewState.from_query(ask.query)  # reads the view's parameters only
+    except FieldError as exc:
+        raise RefusedStateError(StateError(exc.field, exc.message)) from None
+    except StateError as exc:
+        raise RefusedStateError(exc) from None
+    link = LinkState(body=body.model_dump(exclude_unset=True), view=view)
+    check_limits(body, ask.settings)
+    shape = request_shape(body)
+    cost = attention_cost(shape)
+    plan = make_plan(link, body, shape, cost, "body")
+    return Plan(cost, shape.reduce, args=(plan, fmt), field=shape.field)

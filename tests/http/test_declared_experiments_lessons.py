@@ -267,3 +267,71 @@ def test_thirty_clients_on_one_heavy_export_share_one_computation(
     assert answers[0].headers["content-type"] == "application/zip"
     assert cache_count("miss") - before == 1  # computed once
     assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+# ---- POST /api/v1/export: a body's stages, declared to the runner ----
+
+EXPORT = "/api/v1/export"
+
+
+def test_an_export_body_over_the_limit_is_a_413_before_it_is_kept(
+    make_client: MakeClient,
+) -> None:
+    client = make_client(max_body_bytes=LIMIT)
+    declared = client.post(EXPORT, content=b" " * (LIMIT + 1), headers=JSON)
+    assert_error(declared, "body", 413)
+    streamed = client.post(EXPORT, content=chunks(LIMIT + 1), headers=JSON)
+    assert streamed.request.headers.get("transfer-encoding") == "chunked"
+    assert_error(streamed, "body", 413)
+    plain = client.post(EXPORT, json=body())
+    text = plain.request.content
+    fits = client.post(EXPORT, content=text + b" " * (LIMIT - len(text)), headers=JSON)
+    assert fits.status_code == 200, fits.text[:200]  # the largest admissible body
+    assert fits.content == plain.content
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+HOSTILE_BODIES: list[tuple[str, bytes, str]] = [
+    ("format=x", b"{}", "format"),
+    ("focus=NaN", b"null", "body"),  # the body is parsed before the query is read
+    ("", b'{"tokens": ["a"], "x": [[NaN, 1]]}', "x[0][0]"),
+    ("", b'{"heads": 99999999999999999999}', "heads"),
+    ("", b'{"heads": -1}', "heads"),
+    ("", b'{"scale": "yes"}', "scale"),
+    ("", b"[1, 2]", "body"),
+    ("", b"{nope", "body"),
+]
+
+
+@pytest.mark.parametrize(("query", "content", "field"), HOSTILE_BODIES, ids=lambda v: str(v)[:30])
+def test_hostile_export_bodies_are_a_422_naming_the_field(
+    make_client: MakeClient, query: str, content: bytes, field: str
+) -> None:
+    client = make_client()
+    if content == b"{}":
+        content = client.post(EXPORT, json=body()).request.content
+    assert_error(client.post(f"{EXPORT}?{query}", content=content, headers=JSON), field)
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+VIEWS = [(q, f) for q, f in HOSTILE_EXPORTS if f not in ("preset", "s")]  # a body has neither
+
+
+@pytest.mark.parametrize(("query", "field"), VIEWS, ids=lambda v: v[:20])
+def test_hostile_export_views_are_the_links_422(client: Any, query: str, field: str) -> None:
+    detail = assert_error(client.post(f"{EXPORT}?{query}", json=body()), field)
+    assert detail[0]["type"] == "invalid_state"
+    assert detail[0]["loc"] == ["query", field]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "numpy"])
+def test_thirty_clients_at_once_all_get_the_body_export(
+    make_client: MakeClient, run_async: Callable[..., Any], fmt: str
+) -> None:
+    client = make_client(max_heavy=1)
+    url = f"{EXPORT}?format={fmt}"
+    expected = client.post(url, json=body()).content
+    answers = concurrently(run_async, client.app, [("POST", url, body())] * 30)
+    assert [a.status_code for a in answers] == [200] * 30
+    assert {a.content for a in answers} == {expected}
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]

@@ -8,9 +8,9 @@ and ``export.svg`` (a lab, or one of its figures).
 the same bytes for the same state. Formats: ``json``, ``csv`` (zip), ``numpy``
 (``text/x-python``, the "Copy as NumPy" script).
 
-``GET`` and ``POST /api/v1/export`` are declared to the one runner (``app.http.runner``),
-planned and priced in ``app.inputs.export_plan``; the file routes below still sequence
-the pipeline themselves (issue 25).
+``/api/v1/export`` (GET and POST) and the main page's files are declared to the one
+runner (``app.http.runner``), planned and priced in ``app.inputs.export_plan``; the lab
+files still sequence the pipeline themselves (issue 25).
 """
 
 from __future__ import annotations
@@ -21,17 +21,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.export.documents import page_document, page_figures, page_picture
+from app.export.documents import page_document, page_picture
 from app.export.numpy_scripts import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
-from app.figures.registry import BY_NUMBER
 from app.http.body import body_doc
 from app.http.lab_answer import Ask, control_detail
 from app.http.lab_export import NoLabError, ask_for, lab_html, lab_named, lab_picture
 from app.http.lab_state import ADMIT_WAIT_S
 from app.http.params import link_params, view_params
 from app.http.pipeline import compute, computes, priced
-from app.http.responses import POST_ERRORS, SettingsDep
+from app.http.responses import POST_ERRORS, SettingsDep, settings_of
 from app.http.routing import LeanRoute
 from app.http.runner import APP_BODY_LIMIT, declare
 from app.http.sending import Answer
@@ -42,13 +41,13 @@ from app.inputs.export_plan import (
     RefusedStateError,
     plan_export_body,
     plan_export_link,
+    plan_figure_svg,
+    plan_figures_html,
 )
 from app.inputs.lab_controls import ControlError
 from app.inputs.limits import input_cost
 from app.inputs.plan import Plan
-from app.inputs.resolve import Plan as LinkPlan
-from app.inputs.resolve import Resolved, StateError, plan_link, resolve_plan
-from app.settings import Settings
+from app.inputs.resolve import Resolved, StateError, resolve_plan
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["export"], route_class=LeanRoute)
@@ -184,9 +183,25 @@ def _stem(resolved: Resolved) -> str:
     return f"attention-lab-{resolved.link.preset_id or 'state'}"
 
 
+def _file_answer(body: str, media: str, name: str) -> Answer:
+    return Answer(body.encode(), f"{media}; charset=utf-8",
+                  (("content-disposition", f'attachment; filename="{name}"'),))  # fmt: skip
+
+
+def _figures_html(request: Request, plan: Plan) -> Answer:
+    state, numbers = plan.args
+    try:
+        resolved = resolve_plan(state)
+        text = page_document(resolved, numbers, settings_of(request))
+    except StateError as exc:
+        return _as_answer(_error(exc))
+    which = f"fig{numbers[0]}" if len(numbers) == 1 else "figures"
+    return _file_answer(text, "text/html", f"{_stem(resolved)}-{which}.html")
+
+
 @router.get("/export/figures.html", summary="Figures as one offline HTML file",
             responses=_FILE_RESPONSES)  # fmt: skip
-@computes
+@declare("file", plan=plan_figures_html, work=_figures_html, errors=_refused)
 async def export_figures_html(
     request: Request,
     settings: SettingsDep,
@@ -196,28 +211,21 @@ async def export_figures_html(
     """Figures of a linked state as ONE self-contained HTML file that works offline:
     number grids as SVG, charts drawn by plotly.js (inlined once, and only when a chart
     is in the file), captions, readouts and the numbers as tables."""
-    try:
-        numbers = page_figures(figures)
-        live = sum(1 for n in numbers if BY_NUMBER[n].builder is not None)
-        plan = plan_link(state, settings, figures=max(1, live))
-    except StateError as exc:
-        return _error(exc)
-    cost = priced(request, plan.cost)
-    return await compute(request, cost, _figures_html, plan, numbers, settings)
+    raise NotImplementedError  # run by app.http.runner
 
 
-def _figures_html(plan: LinkPlan, numbers: tuple[int, ...], settings: Settings) -> Response:
+def _figure_svg(request: Request, plan: Plan) -> Answer:
+    state, number = plan.args
     try:
-        resolved = resolve_plan(plan)
-        text = page_document(resolved, numbers, settings)
+        resolved = resolve_plan(state)
+        picture = page_picture(resolved, number, settings_of(request))
     except StateError as exc:
-        return _error(exc)
-    which = f"fig{numbers[0]}" if len(numbers) == 1 else "figures"
-    return _file(text, "text/html", f"{_stem(resolved)}-{which}.html")
+        return _as_answer(_error(exc))
+    return _file_answer(picture.svg, "image/svg+xml", f"{_stem(resolved)}-fig{number}.svg")
 
 
 @router.get("/export/figure.svg", summary="A grid figure as SVG", responses=_FILE_RESPONSES)
-@computes
+@declare("file", plan=plan_figure_svg, work=_figure_svg, errors=_refused)
 async def export_figure_svg(
     request: Request,
     settings: SettingsDep,
@@ -227,24 +235,7 @@ async def export_figure_svg(
     """A figure drawn as number grids, as an SVG laid out for its content (heading,
     grids, legend, caption): what the page's SVG button saves and its PNG button
     rasterises."""
-    try:
-        number = page_figures(figure, "figure")
-        if len(number) != 1:
-            raise StateError("figure", "name one figure")
-        plan = plan_link(state, settings, figures=1)
-    except StateError as exc:
-        return _error(exc)
-    return await compute(request, priced(request, plan.cost), _figure_svg, plan, number[0],
-                         settings)  # fmt: skip
-
-
-def _figure_svg(plan: LinkPlan, number: int, settings: Settings) -> Response:
-    try:
-        resolved = resolve_plan(plan)
-        picture = page_picture(resolved, number, settings)
-    except StateError as exc:
-        return _error(exc)
-    return _file(picture.svg, "image/svg+xml", f"{_stem(resolved)}-fig{number}.svg")
+    raise NotImplementedError  # run by app.http.runner
 
 
 async def _lab_file(lab_id: str, request: Request, draw: Callable[[Ask], Response]) -> Response:

@@ -1,8 +1,10 @@
-"""The plans of ``GET`` and ``POST /api/v1/export`` (a state's stages as JSON, a zip of
+"""The plans of ``GET`` and ``POST /api/v1/export``, ``GET /api/v1/export/figures.html``
+and ``…/figure.svg`` (a state's stages as JSON, a zip of
 CSVs or a NumPy script): the format checked, the state (a link's ``preset``/``s``, or an
 ``AttentionRequest`` body with the view in the query) validated and priced from its
 shapes before the engine runs; the runner (``app.http.runner``) admits the work and the
-route's work function resolves it.
+route's work function resolves it. ``page_figures`` reads which main-page figures a
+file holds (shared with ``attention-lab export``).
 
 A refused state is a ``StateError`` (the API's ``invalid_state`` 422 naming the URL
 parameter); the runner answers ``FieldError``, so the plan raises ``RefusedStateError``, which
@@ -11,6 +13,7 @@ carries the ``StateError`` through unchanged for the route to answer in its own 
 
 from __future__ import annotations
 
+from app.figures.registry import BY_NUMBER, FIGURES
 from app.inputs.body import AttentionRequest, check_limits
 from app.inputs.errors import FieldError
 from app.inputs.limits import attention_cost, request_shape
@@ -20,6 +23,8 @@ from app.inputs.resolve import StateError, make_plan, plan_link
 from app.inputs.view import ViewState
 
 FORMATS = ("json", "csv", "numpy")
+ALL = "all"
+NUMBERS = tuple(f.number for f in FIGURES)
 
 
 class RefusedStateError(FieldError):
@@ -66,3 +71,46 @@ def plan_export_body(ask: Ask) -> Plan:
     cost = attention_cost(shape)
     plan = make_plan(link, body, shape, cost, "body")
     return Plan(cost, shape.reduce, args=(plan, fmt), field=shape.field)
+
+
+def _choices() -> str:
+    return f"{NUMBERS[0]} … {NUMBERS[-1]}"
+
+
+def page_figures(text: str | None, param: str = "figures") -> tuple[int, ...]:
+    """The figures a choice names, in order: one number, a comma-separated list, or
+    ``all`` / nothing for every figure (StateError naming ``param`` otherwise)."""
+    if text is None or text.strip() in ("", ALL):
+        return NUMBERS
+    out: list[int] = []
+    for part in text.split(","):
+        n = part.strip()
+        if not n.isdigit() or int(n) not in BY_NUMBER:
+            raise StateError(param, f"there is no Figure {n!r}; choose from {_choices()} or all")
+        if int(n) not in out:
+            out.append(int(n))
+    return tuple(sorted(out))
+
+
+def plan_figures_html(ask: Ask) -> Plan:
+    """``GET /api/v1/export/figures.html`` (``args``: the state's plan, the figures),
+    priced with every live figure it draws."""
+    try:
+        numbers = page_figures(ask.query.get("figures"))
+        live = sum(1 for n in numbers if BY_NUMBER[n].builder is not None)
+        plan = plan_link(ask.query, ask.settings, figures=max(1, live))
+    except StateError as exc:
+        raise RefusedStateError(exc) from None
+    return Plan(plan.cost, plan.shape.reduce, args=(plan, numbers), field=plan.shape.field)
+
+
+def plan_figure_svg(ask: Ask) -> Plan:
+    """``GET /api/v1/export/figure.svg`` (``args``: the state's plan, the figure)."""
+    try:
+        number = page_figures(ask.query.get("figure", ""), "figure")
+        if len(number) != 1:
+            raise StateError("figure", "name one figure")
+        plan = plan_link(ask.query, ask.settings, figures=1)
+    except StateError as exc:
+        raise RefusedStateError(exc) from None
+    return Plan(plan.cost, plan.shape.reduce, args=(plan, number[0]), field=plan.shape.field)

@@ -335,3 +335,72 @@ def test_thirty_clients_at_once_all_get_the_body_export(
     assert [a.status_code for a in answers] == [200] * 30
     assert {a.content for a in answers} == {expected}
     assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+# ---- GET /api/v1/export/figures.html and figure.svg: the main page's files ----
+
+FILES = [
+    "/api/v1/export/figures.html?preset=i-love-llms&figures=7",
+    "/api/v1/export/figures.html?preset=i-love-llms",  # every figure: sent in pieces
+    "/api/v1/export/figure.svg?preset=i-love-llms&figure=7",
+]
+
+
+@pytest.mark.parametrize("url", FILES, ids=lambda v: v.split("/")[-1][:40])
+def test_a_body_sent_for_a_file_is_never_read(make_client: MakeClient, url: str) -> None:
+    client = make_client(max_body_bytes=LIMIT)
+    plain = client.get(url)
+    assert plain.status_code == 200
+    declared = client.request("GET", url, content=b" " * (LIMIT + 1), headers=JSON)
+    streamed = client.request("GET", url, content=chunks(LIMIT + 1), headers=JSON)
+    assert streamed.request.headers.get("transfer-encoding") == "chunked"
+    assert declared.content == streamed.content == plain.content
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
+
+
+HOSTILE_FILES: list[tuple[str, str]] = [
+    ("figures.html?figures=99", "figures"),
+    ("figures.html?figures=-1", "figures"),
+    ("figures.html?figures=NaN", "figures"),
+    ("figures.html?figures=99999999999999999999", "figures"),
+    ("figures.html?figures=7&preset=nope", "preset"),
+    ("figures.html?figures=7&s=AAAA", "s"),
+    ("figures.html?figures=7&head=5", "head"),  # refused by the work, after the plan
+    ("figures.html?figures=7&stretch=nan", "stretch"),
+    ("figure.svg?figure=", "figure"),
+    ("figure.svg?figure=3,7", "figure"),
+    ("figure.svg?figure=1", "figure"),  # a template figure: no number grids
+    ("figure.svg?figure=-7", "figure"),
+    ("figure.svg?figure=7&focus=9", "focus"),
+    ("figure.svg?figure=7&focus=NaN", "focus"),
+]
+
+
+@pytest.mark.parametrize(("query", "field"), HOSTILE_FILES, ids=lambda v: v[:30])
+def test_a_hostile_file_query_is_a_422_naming_the_parameter(
+    client: Any, query: str, field: str
+) -> None:
+    detail = assert_error(client.get(f"/api/v1/export/{query}"), field)
+    assert detail[0]["loc"][:2] == ["query", field]
+    assert client.app.state.gate.running == 0
+
+
+def test_a_missing_figure_is_the_frameworks_422(client: Any) -> None:
+    """Refused by the route's signature before the runner, as before (its field is
+    spelled as FastAPI's validation spells it)."""
+    assert_error(client.get("/api/v1/export/figure.svg?preset=i-love-llms"), "query.figure")
+
+
+@pytest.mark.parametrize("url", FILES, ids=lambda v: v.split("/")[-1][:40])
+def test_thirty_clients_at_once_all_get_the_file(
+    make_client: MakeClient, run_async: Callable[..., Any], url: str
+) -> None:
+    client = make_client(max_heavy=1, queue_seconds=30)
+    expected = client.get(url)
+    answers = concurrently(run_async, client.app, [("GET", url, None)] * 30)
+    assert [a.status_code for a in answers] == [200] * 30
+    assert {a.content for a in answers} == {expected.content}
+    assert {a.headers["content-disposition"] for a in answers} == {
+        expected.headers["content-disposition"]
+    }
+    assert client.app.state.gate.running == 0  # type: ignore[attr-defined]

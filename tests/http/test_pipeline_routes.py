@@ -201,8 +201,6 @@ NOT_YET_DECLARED = {
     ("POST", "/api/v1/experiments/score-variance"),
     ("POST", "/api/v1/experiments/saturation"),
     ("POST", "/api/v1/experiments/scaling-table"),
-    ("GET", "/api/v1/export/figures.html"),
-    ("GET", "/api/v1/export/figure.svg"),
     ("GET", "/api/v1/labs/{lab_id}/export.html"),
     ("GET", "/api/v1/labs/{lab_id}/export.svg"),
     ("GET", "/lessons"),

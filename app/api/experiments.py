@@ -36,6 +36,9 @@ from app.http.body import body_doc, read_body_admitted
 from app.http.pipeline import compute, computes, in_slot, priced, stream
 from app.http.responses import POST_ERRORS, JSONBytes, settings_of
 from app.http.routing import LeanRoute
+from app.http.runner import APP_BODY_LIMIT, declare
+from app.http.sending import Answer
+from app.inputs.experiment_plan import plan_script
 from app.inputs.experiments import (
     MAX_CELLS,
     SaturationRequest,
@@ -46,6 +49,7 @@ from app.inputs.experiments import (
     ScoreVarianceResponse,
 )
 from app.inputs.limits import Cost, CostError, check_cost
+from app.inputs.plan import Plan
 from app.labs.experiments import (
     Params,
     SaturationParams,
@@ -211,11 +215,22 @@ async def _read(request: Request, model: type[M]) -> M:
     return await read_body_admitted(request, model, settings, lambda n: Cost(n, 0))
 
 
-def _script(p: Params, request: Request) -> Response:
+def _script(_: Request, plan: Plan) -> Answer:
     """A NumPy script: text from a template (a few KB, no draw runs here)."""
-    text = numpy_script(p)
-    priced(request, Cost(0, len(text)))
-    return Response(text, media_type="text/x-python; charset=utf-8")
+    text = numpy_script(plan.args)
+    return Answer(text.encode(), "text/x-python; charset=utf-8")
+
+
+def _declared_script(model: type[BaseModel]) -> Callable[[F], F]:
+    """A script route declared to the runner: the body parsed as ``model`` within the
+    app's body limit (a large one refused by its number count before parsing)."""
+    return declare("json", plan=plan_script, work=_script, body=APP_BODY_LIMIT, model=model,
+                   budget=_body_budget)  # fmt: skip
+
+
+def _body_budget(numbers: int) -> Cost:
+    """A body of ``numbers`` numbers, before parsing: that many numbers held."""
+    return Cost(numbers, 0)
 
 
 @_experiment("/score-variance", ScoreVarianceRequest, ScoreVarianceResponse,
@@ -255,21 +270,21 @@ async def scaling_table(request: Request) -> Response:
 
 
 @_script_route("/score-variance/numpy", ScoreVarianceRequest, "C1 as a standalone NumPy script")
-@computes
+@_declared_script(ScoreVarianceRequest)
 async def score_variance_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's score-variance JSON."""
-    return _script((await _read(request, ScoreVarianceRequest)).to_params(), request)
+    raise NotImplementedError  # run by app.http.runner
 
 
 @_script_route("/saturation/numpy", SaturationRequest, "C2 as a standalone NumPy script")
-@computes
+@_declared_script(SaturationRequest)
 async def saturation_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's saturation JSON."""
-    return _script((await _read(request, SaturationRequest)).to_params(), request)
+    raise NotImplementedError  # run by app.http.runner
 
 
 @_script_route("/scaling-table/numpy", ScalingTableRequest, "C3 as a standalone NumPy script")
-@computes
+@_declared_script(ScalingTableRequest)
 async def scaling_table_numpy(request: Request) -> Response:
     """Copy as NumPy: a script that prints this body's scaling-table JSON."""
-    return _script((await _read(request, ScalingTableRequest)).to_params(), request)
+    raise NotImplementedError  # run by app.http.runner

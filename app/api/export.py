@@ -7,6 +7,10 @@ and ``export.svg`` (a lab, or one of its figures).
 ``POST`` takes an ``AttentionRequest`` body (view parameters in the query). Both answer
 the same bytes for the same state. Formats: ``json``, ``csv`` (zip), ``numpy``
 (``text/x-python``, the "Copy as NumPy" script).
+
+``/api/v1/export`` (GET and POST) and the main page's files are declared to the one
+runner (``app.http.runner``), planned and priced in ``app.inputs.export_plan``; the lab
+files still sequence the pipeline themselves (issue 25).
 """
 
 from __future__ import annotations
@@ -17,32 +21,37 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.export.documents import page_document, page_figures, page_picture
+from app.export.documents import page_document, page_picture
 from app.export.numpy_scripts import numpy_snippet
 from app.export.tables import stages_csv_zip, stages_json
-from app.figures.registry import BY_NUMBER
-from app.http.admission import admitted, gate_of
-from app.http.body import body_doc, content_length, read_body
+from app.http.body import body_doc
 from app.http.lab_answer import Ask, control_detail
 from app.http.lab_export import NoLabError, ask_for, lab_html, lab_named, lab_picture
 from app.http.lab_state import ADMIT_WAIT_S
 from app.http.params import link_params, view_params
-from app.http.pipeline import compute, computes, price, priced
-from app.http.responses import POST_ERRORS, SettingsDep
+from app.http.pipeline import compute, computes, priced
+from app.http.responses import POST_ERRORS, SettingsDep, settings_of
 from app.http.routing import LeanRoute
-from app.inputs.body import AttentionRequest, check_limits
+from app.http.runner import APP_BODY_LIMIT, declare
+from app.http.sending import Answer
+from app.inputs.body import AttentionRequest
 from app.inputs.errors import FieldError
+from app.inputs.export_plan import (
+    FORMATS,
+    RefusedStateError,
+    plan_export_body,
+    plan_export_link,
+    plan_figure_svg,
+    plan_figures_html,
+)
 from app.inputs.lab_controls import ControlError
-from app.inputs.limits import attention_cost, body_cost, input_cost, request_shape
-from app.inputs.link import LinkState
-from app.inputs.resolve import Plan, Resolved, StateError, make_plan, plan_link, resolve_plan
-from app.inputs.view import ViewState
-from app.settings import Settings
+from app.inputs.limits import input_cost
+from app.inputs.plan import Plan
+from app.inputs.resolve import Resolved, StateError, resolve_plan
 from app.wire import encode
 
 router = APIRouter(prefix="/api/v1", tags=["export"], route_class=LeanRoute)
 
-FORMATS = ("json", "csv", "numpy")
 FormatParam = Annotated[
     str,
     Query(
@@ -60,40 +69,56 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _answer(resolved: Resolved, fmt: str) -> Response:
+def _answer(resolved: Resolved, fmt: str) -> Answer:
     state = resolved.link.body
     stem = f"attention-lab-{resolved.link.preset_id or 'state'}"
     if fmt == "csv":
-        return Response(
+        return Answer(
             stages_csv_zip(resolved.stages, state),
-            media_type="application/zip",
-            headers={"content-disposition": f'attachment; filename="{stem}.zip"'},
+            "application/zip",
+            (("content-disposition", f'attachment; filename="{stem}.zip"'),),
         )
     if fmt == "numpy":
         text = numpy_snippet(resolved.input, resolved.stages, resolved.link.view, resolved.title)
-        return Response(
-            text,
-            media_type="text/x-python; charset=utf-8",
-            headers={"content-disposition": f'inline; filename="{stem}.py"'},
+        return Answer(
+            text.encode(),
+            "text/x-python; charset=utf-8",
+            (("content-disposition", f'inline; filename="{stem}.py"'),),
         )
-    return Response(
+    return Answer(
         encode(stages_json(resolved.stages, state)),
-        media_type="application/json",
-        headers={"content-disposition": f'inline; filename="{stem}.json"'},
+        "application/json",
+        (("content-disposition", f'inline; filename="{stem}.json"'),),
     )
-
-
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise StateError("format", f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
 def _error(exc: StateError) -> JSONResponse:
     return JSONResponse(status_code=422, content=exc.detail())
 
 
+def _refused(request: Request, exc: FieldError) -> Response:
+    """A refused state in the API's ``invalid_state`` shape; any other refusal goes to
+    the app's handlers, as it did before the runner."""
+    if isinstance(exc, RefusedStateError):
+        return _error(exc.state)
+    raise exc
+
+
+def _as_answer(response: Response) -> Answer:
+    """A refusal found while running (a view outside the stages) as the runner's answer."""
+    return Answer(bytes(response.body), "application/json", (), response.status_code)
+
+
+def _export_link(_: Request, plan: Plan) -> Answer:
+    state, fmt = plan.args
+    try:
+        return _answer(resolve_plan(state), fmt)
+    except StateError as exc:
+        return _as_answer(_error(exc))
+
+
 @router.get("/export", summary="Export a linked state's stages", responses=_RESPONSES)
-@computes
+@declare("json", plan=plan_export_link, work=_export_link, errors=_refused)
 async def export_link(
     request: Request,
     settings: SettingsDep,
@@ -103,19 +128,7 @@ async def export_link(
     """Every stage of the state in a page URL's query (`preset=` or `s=`, `focus`, `head`,
     `stretch`, `row`) as JSON, a zip of CSVs, or a NumPy script. Blocked cells are null in
     JSON and `-inf` in CSV."""
-    try:
-        _check_format(format)
-        plan = plan_link(state, settings)
-    except StateError as exc:
-        return _error(exc)
-    return await compute(request, priced(request, plan.cost), _export_plan, plan, format)
-
-
-def _export_plan(plan: Plan, fmt: str) -> Response:
-    try:
-        return _answer(resolve_plan(plan), fmt)
-    except StateError as exc:
-        return _error(exc)
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.post(
@@ -124,7 +137,8 @@ def _export_plan(plan: Plan, fmt: str) -> Response:
     responses={**POST_ERRORS, **_RESPONSES},
     openapi_extra=body_doc(AttentionRequest),
 )
-@computes
+@declare("json", plan=plan_export_body, work=_export_link, body=APP_BODY_LIMIT,
+         model=AttentionRequest, budget=input_cost, errors=_refused)  # fmt: skip
 async def export_body(
     request: Request,
     settings: SettingsDep,
@@ -133,22 +147,7 @@ async def export_body(
 ) -> Response:
     """The same exports for an `AttentionRequest` body (the body of `POST /api/v1/attention`);
     view parameters (`focus`, `head`, `stretch`, `row`) come from the query."""
-    async with admitted(gate_of(request), body_cost(content_length(request))):
-        body = await read_body(request, AttentionRequest, settings, input_cost)
-        try:
-            _check_format(format)
-            link = LinkState(
-                body=body.model_dump(exclude_unset=True), view=ViewState.from_query(view)
-            )
-        except FieldError as exc:
-            return _error(StateError(exc.field, exc.message))
-        except StateError as exc:
-            return _error(exc)
-        check_limits(body, settings)  # shape and cost errors reach the API's 422 handler
-        shape = request_shape(body)
-        cost = price(request, attention_cost(shape), shape.reduce, field=shape.field)
-        plan = make_plan(link, body, shape, cost, "body")
-        return await compute(request, cost, _export_plan, plan, format)
+    raise NotImplementedError  # run by app.http.runner
 
 
 # ---- files drawn from the figures: offline HTML (several figures, one plotly.js) and SVG ----
@@ -184,9 +183,25 @@ def _stem(resolved: Resolved) -> str:
     return f"attention-lab-{resolved.link.preset_id or 'state'}"
 
 
+def _file_answer(body: str, media: str, name: str) -> Answer:
+    return Answer(body.encode(), f"{media}; charset=utf-8",
+                  (("content-disposition", f'attachment; filename="{name}"'),))  # fmt: skip
+
+
+def _figures_html(request: Request, plan: Plan) -> Answer:
+    state, numbers = plan.args
+    try:
+        resolved = resolve_plan(state)
+        text = page_document(resolved, numbers, settings_of(request))
+    except StateError as exc:
+        return _as_answer(_error(exc))
+    which = f"fig{numbers[0]}" if len(numbers) == 1 else "figures"
+    return _file_answer(text, "text/html", f"{_stem(resolved)}-{which}.html")
+
+
 @router.get("/export/figures.html", summary="Figures as one offline HTML file",
             responses=_FILE_RESPONSES)  # fmt: skip
-@computes
+@declare("file", plan=plan_figures_html, work=_figures_html, errors=_refused)
 async def export_figures_html(
     request: Request,
     settings: SettingsDep,
@@ -196,28 +211,21 @@ async def export_figures_html(
     """Figures of a linked state as ONE self-contained HTML file that works offline:
     number grids as SVG, charts drawn by plotly.js (inlined once, and only when a chart
     is in the file), captions, readouts and the numbers as tables."""
-    try:
-        numbers = page_figures(figures)
-        live = sum(1 for n in numbers if BY_NUMBER[n].builder is not None)
-        plan = plan_link(state, settings, figures=max(1, live))
-    except StateError as exc:
-        return _error(exc)
-    cost = priced(request, plan.cost)
-    return await compute(request, cost, _figures_html, plan, numbers, settings)
+    raise NotImplementedError  # run by app.http.runner
 
 
-def _figures_html(plan: Plan, numbers: tuple[int, ...], settings: Settings) -> Response:
+def _figure_svg(request: Request, plan: Plan) -> Answer:
+    state, number = plan.args
     try:
-        resolved = resolve_plan(plan)
-        text = page_document(resolved, numbers, settings)
+        resolved = resolve_plan(state)
+        picture = page_picture(resolved, number, settings_of(request))
     except StateError as exc:
-        return _error(exc)
-    which = f"fig{numbers[0]}" if len(numbers) == 1 else "figures"
-    return _file(text, "text/html", f"{_stem(resolved)}-{which}.html")
+        return _as_answer(_error(exc))
+    return _file_answer(picture.svg, "image/svg+xml", f"{_stem(resolved)}-fig{number}.svg")
 
 
 @router.get("/export/figure.svg", summary="A grid figure as SVG", responses=_FILE_RESPONSES)
-@computes
+@declare("file", plan=plan_figure_svg, work=_figure_svg, errors=_refused)
 async def export_figure_svg(
     request: Request,
     settings: SettingsDep,
@@ -227,24 +235,7 @@ async def export_figure_svg(
     """A figure drawn as number grids, as an SVG laid out for its content (heading,
     grids, legend, caption): what the page's SVG button saves and its PNG button
     rasterises."""
-    try:
-        number = page_figures(figure, "figure")
-        if len(number) != 1:
-            raise StateError("figure", "name one figure")
-        plan = plan_link(state, settings, figures=1)
-    except StateError as exc:
-        return _error(exc)
-    return await compute(request, priced(request, plan.cost), _figure_svg, plan, number[0],
-                         settings)  # fmt: skip
-
-
-def _figure_svg(plan: Plan, number: int, settings: Settings) -> Response:
-    try:
-        resolved = resolve_plan(plan)
-        picture = page_picture(resolved, number, settings)
-    except StateError as exc:
-        return _error(exc)
-    return _file(picture.svg, "image/svg+xml", f"{_stem(resolved)}-fig{number}.svg")
+    raise NotImplementedError  # run by app.http.runner
 
 
 async def _lab_file(lab_id: str, request: Request, draw: Callable[[Ask], Response]) -> Response:

@@ -6,9 +6,11 @@ answers the product computes for any lesson. Validate, call ``app.lessons``, ser
 * ``GET  /api/v1/lessons/{lesson_id}``  one built-in as lesson JSON
 * ``POST /api/v1/lessons/answers``      lesson JSON -> every question's computed answer
 
-All four join the pipeline. The answers are priced before any work: the lesson's price is
-the sum of its steps' states' prices (each as its page prices it) and of the direction
-questions' changed states; over the budget, a 422 names ``steps`` and the costliest ones.
+All four are declared to the one runner (``app.http.runner``), planned in
+``app.lessons.plans``; an unknown id is a 404 from the path alone. The answers are priced
+before any work: the lesson's price is the sum of its steps' states' prices (each as its
+page prices it) and of the direction questions' changed states; over the budget, a 422
+names ``steps`` and the costliest ones.
 """
 
 from __future__ import annotations
@@ -21,18 +23,21 @@ from pydantic import BaseModel, Field
 from starlette.convertors import Convertor, register_url_convertor
 
 from app.http.lesson_labs import lab_figure
-from app.http.pipeline import computes, priced
 from app.http.responses import POST_ERRORS, JSONBytes, error_doc, settings_of, site_base
 from app.http.routing import LeanRoute
 from app.http.runner import declare
 from app.http.sending import Answer
 from app.inputs.errors import problem
-from app.inputs.limits import Cost
 from app.inputs.plan import Plan
 from app.lessons.answers import answer_plan
 from app.lessons.builtin import builtin_ids, builtin_json, summaries
 from app.lessons.format import MAX_LESSON_BYTES
-from app.lessons.plans import plan_answers
+from app.lessons.plans import (
+    plan_answers,
+    plan_builtin_json,
+    plan_builtin_list,
+    plan_schema,
+)
 from app.lessons.schema import lesson_schema
 from app.wire import encode
 
@@ -127,32 +132,54 @@ def _openapi_schema() -> dict[str, Any]:
     return schema
 
 
+def _list(_: Request, plan: Plan) -> Answer:
+    return Answer(encode({"lessons": summaries()}))
+
+
+def _schema(request: Request, plan: Plan) -> Answer:
+    out = lesson_schema()
+    # From the request (its Host, or the public URL): so the route is never cached.
+    out["$id"] = f"{site_base(request)}/api/v1/lessons/schema.json"
+    return Answer(encode(out), SCHEMA_JSON)
+
+
+def _unknown(request: Request) -> None:
+    """The 404 for an id no built-in lesson has (from the path, before any plan)."""
+    lesson_id = request.path_params["lesson_id"]
+    if lesson_id not in builtin_ids():
+        msg = f"no built-in lesson {lesson_id[:60]!r}; the lessons are {', '.join(builtin_ids())}"
+        raise HTTPException(404, [problem("lesson_id", msg, "not_found", ["path", "lesson_id"])])
+
+
+def _lesson(_: Request, plan: Plan) -> Answer:
+    return Answer(encode(builtin_json(plan.args)))
+
+
 @router.get("/lessons", response_model=LessonList, summary="The built-in lessons")
-@computes
+@declare("json", plan=plan_builtin_list, work=_list)
 async def lessons(request: Request) -> Response:
     """Every built-in lesson: id, title, summary and its numbers of steps and questions."""
-    priced(request, Cost(0, 0))  # data read once from the package
-    return JSONBytes(encode({"lessons": summaries()}))
+    raise NotImplementedError  # run by app.http.runner
+
+
+SCHEMA_JSON = "application/schema+json"
 
 
 class SchemaJSON(JSONBytes):
-    media_type = "application/schema+json"
+    media_type = SCHEMA_JSON
 
 
 @router.get(
     "/lessons/schema.json",
     summary="The lesson JSON Schema",
     response_class=SchemaJSON,
-    responses={200: {"content": {"application/schema+json": {"schema": {"type": "object"}}}}},
+    responses={200: {"content": {SCHEMA_JSON: {"schema": {"type": "object"}}}}},
 )
-@computes
+@declare("json", plan=plan_schema, work=_schema, cache=False)
 async def schema(request: Request) -> Response:
     """The JSON Schema (draft 2020-12) of a version-1 lesson: what a lesson file, an
     ``l=`` link and the bodies of the lesson routes hold."""
-    priced(request, Cost(0, 0))  # built from the format's tables
-    out = lesson_schema()
-    out["$id"] = f"{site_base(request)}/api/v1/lessons/schema.json"
-    return SchemaJSON(encode(out))
+    raise NotImplementedError  # run by app.http.runner
 
 
 @router.get(
@@ -163,15 +190,10 @@ async def schema(request: Request) -> Response:
         404: error_doc("No built-in lesson has this id; the message lists the ids."),
     },
 )
-@computes
+@declare("json", plan=plan_builtin_json, work=_lesson, check=_unknown)
 async def lesson(lesson_id: str, request: Request) -> Response:
     """A built-in lesson as lesson JSON (the format of ``/api/v1/lessons/schema.json``)."""
-    priced(request, Cost(0, 0))
-    found = builtin_json(lesson_id)
-    if found is None:
-        msg = f"no built-in lesson {lesson_id[:60]!r}; the lessons are {', '.join(builtin_ids())}"
-        raise HTTPException(404, [problem("lesson_id", msg, "not_found", ["path", "lesson_id"])])
-    return JSONBytes(encode(found))
+    raise NotImplementedError  # run by app.http.runner
 
 
 def _answers(request: Request, plan: Plan) -> Answer:

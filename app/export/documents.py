@@ -1,11 +1,11 @@
 """Which main-page figures an export holds, and the files made of them: the one place the
 API's export routes (``app.api.export``) and ``attention-lab export`` share.
 
-``page_figures`` reads a choice ("7", "3,7", "all", or nothing: every figure) and refuses
-anything else naming the parameter; ``page_document`` is the offline HTML of those
-figures for a resolved state (Figures 1 and 2 drawn by their templates, number grids as
-SVG, charts with one copy of plotly.js); ``page_picture`` is the SVG of one grid figure,
-heading and caption included (the page's SVG and PNG buttons).
+``app.inputs.export_plan.page_figures`` reads a choice ("7", "3,7", "all", or nothing:
+every figure) and refuses anything else naming the parameter; ``page_document`` is the
+offline HTML of those figures for a resolved state (Figures 1 and 2 drawn by their
+templates, number grids as SVG, charts with one copy of plotly.js); ``page_picture`` is
+the SVG of one grid figure, heading and caption included (the page's SVG and PNG buttons).
 """
 
 from __future__ import annotations
@@ -16,31 +16,10 @@ from app.export.grid_svg import Picture, figure_svg
 from app.export.html import document_html, figure_section, static_section
 from app.figures import build_figures
 from app.figures.registry import BY_NUMBER, FIGURES
+from app.inputs.export_plan import NUMBERS
 from app.inputs.link import to_query
 from app.inputs.resolve import Resolved, StateError, drawable
 from app.settings import Settings
-
-ALL = "all"
-NUMBERS = tuple(f.number for f in FIGURES)
-
-
-def _choices() -> str:
-    return f"{NUMBERS[0]} … {NUMBERS[-1]}"
-
-
-def page_figures(text: str | None, param: str = "figures") -> tuple[int, ...]:
-    """The figures a choice names, in order: one number, a comma-separated list, or
-    ``all`` / nothing for every figure (StateError naming ``param`` otherwise)."""
-    if text is None or text.strip() in ("", ALL):
-        return NUMBERS
-    out: list[int] = []
-    for part in text.split(","):
-        n = part.strip()
-        if not n.isdigit() or int(n) not in BY_NUMBER:
-            raise StateError(param, f"there is no Figure {n!r}; choose from {_choices()} or all")
-        if int(n) not in out:
-            out.append(int(n))
-    return tuple(sorted(out))
 
 
 def drawn_theme(resolved: Resolved, theme: str | None = None) -> str:

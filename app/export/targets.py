@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
-from app.export.documents import ALL, page_figures
 from app.figures.labs import get_lab
+from app.inputs.export_plan import ALL, page_figures
 from app.inputs.lab_controls import FIGURE_KEY as LAB_FIGURE_KEY
 from app.inputs.link import FIGURE_KEY
 from app.inputs.resolve import StateError

@@ -6,7 +6,9 @@ work, and checks the price before any figure is built).
 * ``plan_answers``: ``POST /api/v1/lessons/answers``, the lesson's states' price;
 * ``plan_export``: ``POST /api/v1/lessons/export``, that price scaled by what the file
   builds (every main step's figures in both themes, and the answers);
-* ``plan_page``: a lesson page (built-in or from ``l=``), priced by what it prints.
+* ``plan_page``: a lesson page (built-in or from ``l=``), priced by what it prints;
+* ``plan_builtin_list``, ``plan_schema``, ``plan_builtin_json``: ``GET /api/v1/lessons``,
+  ``…/schema.json`` and ``…/{lesson_id}``, the package's own data (free: see there).
 
 They live here rather than in ``app.inputs`` because a lesson is this package's format
 (``app.inputs`` may not import it).
@@ -51,6 +53,28 @@ def planned(data: Any, ask: Ask) -> LessonPlan:
 def plan_answers(ask: Ask) -> Plan:
     plan = planned(ask.data, ask)
     return Plan(plan.cost, STEPS, args=plan, field="steps")
+
+
+# The built-in lessons and the schema are the package's own files and tables, read once
+# and bounded by what ships: no request can make them larger, so they cost nothing to
+# refuse (``Cost(0, 0)``, as the runner prices anything that is not work).
+FREE = Cost(0, 0)
+
+
+def plan_builtin_list(ask: Ask) -> Plan:
+    """``GET /api/v1/lessons``: every built-in's summary."""
+    return Plan(FREE, "nothing")
+
+
+def plan_schema(ask: Ask) -> Plan:
+    """``GET /api/v1/lessons/schema.json``: the lesson JSON Schema."""
+    return Plan(FREE, "nothing")
+
+
+def plan_builtin_json(ask: Ask) -> Plan:
+    """``GET /api/v1/lessons/{lesson_id}`` (``args``: the id; the route refuses an unknown
+    one from its path, before this plan)."""
+    return Plan(FREE, "nothing", args=ask.path["lesson_id"])
 
 
 def _choice(ask: Ask, name: str, allowed: tuple[str, ...], default: str) -> str:

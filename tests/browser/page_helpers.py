@@ -13,6 +13,20 @@ def open_page(page: Page, url: str) -> None:
     wait_idle(page)
 
 
+def lesson_from_the_start(page: Page, url: str | None = None) -> None:
+    """Open the lesson player at ``url`` (or the page's own) with no saved record, at step 1.
+
+    The player saves the step it shows as soon as its answers are in, so clearing the
+    record before it is ready would race that write (on a loaded machine the saved step
+    came back after the reload); it is cleared once the player says it is ready."""
+    if url is not None:
+        page.goto(url)
+    page.locator("#lesson-player[data-ready='true']").wait_for(state="attached")
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.locator("#lesson-player[data-rendered='0']").wait_for(state="attached")
+
+
 def wait_idle(page: Page, timeout: float = 60_000) -> None:
     """Wait until <main aria-busy="false">: every figure shows the latest state.
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from page_helpers import lesson_from_the_start
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.lessons.answers import answer_lesson
@@ -49,10 +50,7 @@ def index_of(kind: str) -> int:
 
 
 def open_step(page: Page, url: str, step: int) -> None:
-    page.goto(url)
-    page.evaluate("localStorage.clear()")
-    page.reload()
-    page.locator("#lesson-player[data-rendered='0']").wait_for(state="attached")
+    lesson_from_the_start(page, url)
     for n in range(1, step + 1):
         page.locator("[data-next]").first.focus()
         page.keyboard.press("Enter")

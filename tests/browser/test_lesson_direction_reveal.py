@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from lesson_files import open_offline
+from page_helpers import lesson_from_the_start
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = pytest.mark.browser
@@ -26,9 +27,7 @@ STATES = """() => [...document.querySelectorAll(
 
 
 def predict_and_check(page: Page) -> list[dict[str, object]]:
-    page.evaluate("localStorage.clear()")
-    page.reload()
-    page.locator("#lesson-player[data-rendered='0']").wait_for(state="attached")
+    lesson_from_the_start(page)
     page.locator("[data-next]").click()
     page.locator("#lesson-player[data-rendered='1']").wait_for(state="attached")
     after = page.locator(".lesson-step-figures:not(.lesson-away) [data-after]")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from lesson_files import open_offline
-from page_helpers import open_page, scroll_still
+from page_helpers import lesson_from_the_start, open_page, scroll_still
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.lessons.answers import answer_lesson
@@ -78,10 +78,7 @@ def last_event(page: Page) -> dict[str, Any]:
 
 def test_student_plays_a_builtin_by_keyboard(page: Page, server_url: str) -> None:
     expected = answers("attention-by-hand")
-    page.goto(f"{server_url}/lessons/attention-by-hand")
-    page.evaluate("localStorage.clear()")
-    page.reload()
-    rendered(page, 0)
+    lesson_from_the_start(page, f"{server_url}/lessons/attention-by-hand")
     # What a screen reader finds: the lesson's landmarks, controls and live parts.
     expect(page.get_by_role("navigation", name="Lesson steps")).to_have_count(1)
     expect(page.get_by_role("progressbar", name="Lesson progress")).to_have_count(1)

@@ -92,6 +92,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             "add `pytestmark = pytest.mark.browser` to its module",
             pytrace=False,
         )
+    if item.name.startswith("test_thirty") and not item.get_closest_marker("slow"):
+        # Thirty clients at once is a queue of heavy requests: seconds of CPU, which the fast
+        # loop leaves to CI (its class of tests is named so, and so it is checked).
+        pytest.fail(
+            f"{item.nodeid} sends thirty clients at once without the slow marker: "
+            "add `@pytest.mark.slow` to it",
+            pytrace=False,
+        )
     parts = item.path.relative_to(ROOT / "tests").parts
     marker = FOLDER_MARKERS.get(parts[0]) if len(parts) > 1 else None
     if marker and not item.get_closest_marker(marker):

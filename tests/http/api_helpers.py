@@ -8,8 +8,10 @@ import copy
 import json
 from html.parser import HTMLParser
 from typing import Any, Protocol
+from urllib.parse import urlencode
 
 from fastapi.testclient import TestClient
+from numpy_scripts import script_json
 
 from app.presets import RUNNING_EXAMPLE
 
@@ -73,3 +75,15 @@ def iframe_srcs(html: str) -> list[str]:
     frames = _Frames()
     frames.feed(html)
     return frames.src
+
+
+def lab_script(
+    client: TestClient, lab: str, figure: str, *, prefix: str = "/api/v1/labs", **query: str
+) -> Any:
+    """A lab figure's "Copy as NumPy" script for ``query``, run in a Python of its own
+    (numpy_scripts): the JSON it prints."""
+    r = client.get(f"{prefix}/{lab}/numpy/{figure}?{urlencode(query)}")
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("text/x-python")
+    assert "import numpy as np" in r.text
+    return script_json(r.text)

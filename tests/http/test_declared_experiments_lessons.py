@@ -100,6 +100,7 @@ def test_a_huge_script_body_is_refused_by_its_number_count_before_parsing(
     assert_error(tiny.post(SCRIPTS[0], content=text, headers=JSON), "the body")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SCRIPTS)
 def test_thirty_clients_at_once_all_get_the_script(
     make_client: MakeClient, run_async: Callable[..., Any], path: str
@@ -164,6 +165,7 @@ def test_hostile_queries_change_no_lesson_read(client: Any, path: str) -> None:
         assert r.content == plain
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", LESSON_READS)
 def test_thirty_clients_at_once_all_get_the_lesson_read(
     make_client: MakeClient, run_async: Callable[..., Any], path: str
@@ -233,6 +235,7 @@ def test_a_hostile_export_query_is_a_422_naming_the_parameter(
     assert client.app.state.gate.running == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url", EXPORTS)
 def test_thirty_clients_at_once_all_get_the_export(
     make_client: MakeClient, run_async: Callable[..., Any], url: str
@@ -248,6 +251,7 @@ def test_thirty_clients_at_once_all_get_the_export(
     assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_thirty_clients_on_one_heavy_export_share_one_computation(
     make_client: MakeClient, run_async: Callable[..., Any]
 ) -> None:
@@ -324,6 +328,7 @@ def test_hostile_export_views_are_the_links_422(client: Any, query: str, field: 
     assert detail[0]["loc"] == ["query", field]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "csv", "numpy"])
 def test_thirty_clients_at_once_all_get_the_body_export(
     make_client: MakeClient, run_async: Callable[..., Any], fmt: str
@@ -391,6 +396,7 @@ def test_a_missing_figure_is_the_frameworks_422(client: Any) -> None:
     assert_error(client.get("/api/v1/export/figure.svg?preset=i-love-llms"), "query.figure")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url", FILES, ids=lambda v: v.split("/")[-1][:40])
 def test_thirty_clients_at_once_all_get_the_file(
     make_client: MakeClient, run_async: Callable[..., Any], url: str

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 from api_helpers import MakeClient, assert_error, strict_json
 from fastapi.testclient import TestClient
+from numpy_scripts import script_json
 from pydantic import BaseModel
 
 from app.inputs.experiments import (
@@ -226,13 +225,6 @@ def test_openapi_lists_the_experiments_with_examples(client: TestClient) -> None
 # --- Copy as NumPy -----------------------------------------------------------------------
 
 
-def run_script(text: str) -> Any:
-    done = subprocess.run([sys.executable, "-I", "-c", text], capture_output=True, text=True,
-                          timeout=120, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
 def same_numbers(a: Any, b: Any, path: str = "") -> None:
     if isinstance(a, dict):
         assert set(a) == set(b), path
@@ -266,7 +258,7 @@ def test_numpy_script_reproduces_the_api(
     assert "default_rng" in r.text
     assert "import app" not in r.text  # standalone
     assert "from app" not in r.text
-    same_numbers(run_script(r.text), post(client, name, payload).json())
+    same_numbers(script_json(r.text), post(client, name, payload).json())
 
 
 def test_a_huge_body_is_refused_not_computed(client: TestClient, make_client: MakeClient) -> None:

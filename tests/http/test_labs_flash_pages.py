@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from api_helpers import lab_script
 from fastapi.testclient import TestClient
 
 from app.figures.labs.flash import common
@@ -115,6 +114,7 @@ def test_embeds_and_oembed_of_every_figure(client: TestClient) -> None:
             assert f"/embed/labs/flash/{name}?n=6" in src
 
 
+@pytest.mark.slow
 def test_thirty_clients_at_once_get_the_same_answer(client: TestClient) -> None:
     url = "/api/v1/labs/flash/figures?n=16&tiles.sram=36&seed=3&theme=dark"
     expected = client.get(url).json()
@@ -134,25 +134,14 @@ def test_thirty_clients_at_once_get_the_same_answer(client: TestClient) -> None:
     assert any(status == 200 for status, _ in results)
 
 
-def run_script(client: TestClient, figure: str, tmp_path: Any, **query: str) -> Any:
-    r = client.get(f"/api/v1/labs/flash/numpy/{figure}?{urlencode(query)}")
-    assert r.status_code == 200, r.text
-    assert "import numpy as np" in r.text
-    path = tmp_path / f"{figure}.py"
-    path.write_text(r.text)
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                          check=True, cwd=tmp_path)  # fmt: skip
-    return json.loads(done.stdout)
-
-
 @pytest.mark.parametrize("causal", ["0", "1"])
 def test_copy_as_numpy_recomputes_the_tiles_and_the_online_softmax(
-    client: TestClient, tmp_path: Any, causal: str
+    client: TestClient, causal: str
 ) -> None:
     query = {"n": "10", "tiles.sram": "36", "seed": "4", "causal": causal, "block": "1"}
     fig = answer(client, **query, theme="light")["figures"]
     for figure in ("tiles", "online"):
-        printed = run_script(client, figure, tmp_path, **query)
+        printed = lab_script(client, "flash", figure, **query)
         b = flash.blocks(10, 4, 36)
         assert {k: printed[k] for k in ("block_cols", "block_rows", "row_tiles", "col_tiles")} == {
             "block_cols": b.block_cols, "block_rows": b.block_rows, "row_tiles": b.row_tiles,
@@ -175,8 +164,8 @@ def _tiles(query: dict[str, str]) -> dict[str, Any]:
             "seed": int(query["seed"]), "causal": query["causal"] == "1"}  # fmt: skip
 
 
-def test_copy_as_numpy_of_the_traffic_is_theorem_2(client: TestClient, tmp_path: Any) -> None:
-    printed = run_script(client, "traffic", tmp_path, **{"traffic.d": "128"})
+def test_copy_as_numpy_of_the_traffic_is_theorem_2(client: TestClient) -> None:
+    printed = lab_script(client, "flash", "traffic", **{"traffic.d": "128"})
     rows = answer(client, **{"traffic.d": "128"})["figures"]["traffic"]["tables"][0]["cells"]
     assert [common.fmt.count(p["standard"]) for p in printed] == [r[0] for r in rows]
     assert [common.fmt.significant(p["tiled"], 4) for p in printed] == [r[1] for r in rows]

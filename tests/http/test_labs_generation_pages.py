@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from api_helpers import lab_script
 from fastapi.testclient import TestClient
 
 from app.figures.labs.generation import cache, common
@@ -167,6 +166,7 @@ def test_embeds_and_oembed_of_every_figure(client: TestClient) -> None:
     assert client.get("/embed/labs/generation/nope").status_code == 404
 
 
+@pytest.mark.slow
 def test_thirty_clients_at_once_get_the_same_answer(client: TestClient) -> None:
     url = ("/api/v1/labs/generation/figures?decode.tokens=8&decode.width=4&shared.heads=8"
            "&shared.kv_heads=2&windows.tokens=16&theme=dark")  # fmt: skip
@@ -187,20 +187,9 @@ def test_thirty_clients_at_once_get_the_same_answer(client: TestClient) -> None:
     assert any(status == 200 for status, _ in results)
 
 
-def run_script(client: TestClient, figure: str, tmp_path: Any, **query: str) -> Any:
-    r = client.get(f"/api/v1/labs/generation/numpy/{figure}?{urlencode(query)}")
-    assert r.status_code == 200, r.text
-    assert "import numpy as np" in r.text
-    path = tmp_path / f"{figure}.py"
-    path.write_text(r.text)
-    done = subprocess.run([sys.executable, "-W", "error", str(path)], capture_output=True,
-                          text=True, check=True, cwd=tmp_path)  # fmt: skip
-    return json.loads(done.stdout)
-
-
-def test_copy_as_numpy_of_the_decoding(client: TestClient, tmp_path: Any) -> None:
+def test_copy_as_numpy_of_the_decoding(client: TestClient) -> None:
     query = {"decode.tokens": "6", "decode.width": "3", "decode.seed": "2"}
-    printed = run_script(client, "decode", tmp_path, **query)
+    printed = lab_script(client, "generation", "decode", **query)
     assert printed["max_abs_difference"] < 1e-12
     frames = answer(client, **query)["figures"]["decode"]["frames"]
     for step, frame in zip(printed["steps"], frames, strict=True):
@@ -210,8 +199,8 @@ def test_copy_as_numpy_of_the_decoding(client: TestClient, tmp_path: Any) -> Non
     np.testing.assert_allclose(printed["full_weights"], full, rtol=0, atol=1e-15)
 
 
-def test_copy_as_numpy_of_the_bytes(client: TestClient, tmp_path: Any) -> None:
-    printed = run_script(client, "cache", tmp_path, **{"cache.tokens": "100"})
+def test_copy_as_numpy_of_the_bytes(client: TestClient) -> None:
+    printed = lab_script(client, "generation", "cache", **{"cache.tokens": "100"})
     presets = {p["name"]: p for p in client.get("/api/v1/kv-cache/presets").json()["presets"]}
     for name, p in presets.items():
         assert printed[name]["bytes_per_token"] == p["bytes_per_token"]
@@ -221,9 +210,9 @@ def test_copy_as_numpy_of_the_bytes(client: TestClient, tmp_path: Any) -> None:
                                      "ratio_to_full_heads": 4.0}  # fmt: skip
 
 
-def test_copy_as_numpy_of_the_shared_heads(client: TestClient, tmp_path: Any) -> None:
+def test_copy_as_numpy_of_the_shared_heads(client: TestClient) -> None:
     query = {"shared.heads": "6", "shared.kv_heads": "2", "head": "4", "shared.seed": "8"}
-    printed = run_script(client, "shared", tmp_path, **query)
+    printed = lab_script(client, "generation", "shared", **query)
     fig = answer(client, **query)["figures"]["shared"]
     np.testing.assert_allclose(printed["weights"][4], values(grid(fig, "weights-grouped")),
                                rtol=0, atol=1e-15)  # fmt: skip
@@ -231,10 +220,10 @@ def test_copy_as_numpy_of_the_shared_heads(client: TestClient, tmp_path: Any) ->
     assert [f"{o['max_weight_change']:.4f}" for o in printed["options"]] == changes
 
 
-def test_copy_as_numpy_of_the_windows(client: TestClient, tmp_path: Any) -> None:
+def test_copy_as_numpy_of_the_windows(client: TestClient) -> None:
     query = {"windows.tokens": "11", "window": "3", "windows.layers": "3", "sinks": "2",
              "boost": "2.5", "windows.seed": "6"}  # fmt: skip
-    printed = run_script(client, "windows", tmp_path, **query)
+    printed = lab_script(client, "generation", "windows", **query)
     fig = answer(client, **query)["figures"]["windows"]
     last = values(grid(fig, "weights-last"))
     rows = ["all", "no token 1", "window", "sinks + window"]

@@ -6,31 +6,15 @@ precision, within 1e-12; counts exactly)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from api_helpers import lab_script
 from fastapi.testclient import TestClient
 
 TOL = 1e-12
-
-
-def script_output(client: TestClient, lab: str, figure: str, tmp: Path, **q: str) -> Any:
-    r = client.get(f"/labs/{lab}/numpy/{figure}?{urlencode(q)}")
-    assert r.status_code == 200, r.text
-    assert r.headers["content-type"].startswith("text/x-python")
-    assert "import numpy as np" in r.text
-    path = tmp / f"{lab}-{figure}.py"
-    path.write_text(r.text, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-I", str(path)], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def figure(client: TestClient, lab: str, name: str, **q: str) -> dict[str, Any]:
@@ -60,15 +44,15 @@ MASK_STATES = [
 
 
 @pytest.mark.parametrize("state", MASK_STATES)
-def test_masks_scripts_match_d1_d2_d3(client: TestClient, tmp_path: Path, state: Any) -> None:
-    out = script_output(client, "masks", "mask-kinds", tmp_path, **state)
+def test_masks_scripts_match_d1_d2_d3(client: TestClient, state: Any) -> None:
+    out = lab_script(client, "masks", "mask-kinds", prefix="/labs", **state)
     d1 = figure(client, "masks", "mask-kinds", **state)
     close(out["weights"], grid(d1, "weights"))
     assert [f"row q_{i + 1}: {n} allowed key" in line for i, (n, line) in
             enumerate(zip(out["allowed_per_row"], d1["readout"], strict=False))] == [True] * len(
         out["allowed_per_row"])  # fmt: skip
 
-    out = script_output(client, "masks", "mask-order", tmp_path, **{**state, "order": "both"})
+    out = lab_script(client, "masks", "mask-order", prefix="/labs", **{**state, "order": "both"})
     d2 = figure(client, "masks", "mask-order", **{**state, "order": "both"})
     close(out["before"]["weights"], grid(d2, "weights-before"))
     close(out["after"]["weights"], grid(d2, "weights-after"))
@@ -76,23 +60,23 @@ def test_masks_scripts_match_d1_d2_d3(client: TestClient, tmp_path: Path, state:
     assert [f"{s:.4f}" for s in out["before"]["row_sums"]] == [r[0] for r in sums]
     assert [f"{s:.4f}" for s in out["after"]["row_sums"]] == [r[1] for r in sums]
 
-    out = script_output(client, "masks", "empty-row", tmp_path, **state)
+    out = lab_script(client, "masks", "empty-row", prefix="/labs", **state)
     d3 = figure(client, "masks", "empty-row", **state)
     close(out["weights"], grid(d3, "weights"))
     if out["empty_rows"]:
         close(out["weights_large_negative"], grid(d3, "weights-finite"))
 
 
-def test_d2_anchor_from_the_script(client: TestClient, tmp_path: Path) -> None:
-    out = script_output(client, "masks", "mask-order", tmp_path)
+def test_d2_anchor_from_the_script(client: TestClient) -> None:
+    out = lab_script(client, "masks", "mask-order", prefix="/labs")
     assert f"{out['after']['row_sums'][0]:.4f}" == "0.4551"
     assert out["before"]["row_sums"] == pytest.approx([1.0] * 4, abs=TOL)
 
 
-def test_d3_pad_first_script_matches_the_engine(client: TestClient, tmp_path: Path) -> None:
+def test_d3_pad_first_script_matches_the_engine(client: TestClient) -> None:
     from app.figures.labs.masks.empty_row import pad_first_body
 
-    out = script_output(client, "masks", "empty-row", tmp_path)
+    out = lab_script(client, "masks", "empty-row", prefix="/labs")
     api = client.post("/api/v1/attention", json=pad_first_body()).json()
     assert out["empty_rows"] == [0]
     close(out["weights"], api["weights"])
@@ -103,10 +87,10 @@ def test_d3_pad_first_script_matches_the_engine(client: TestClient, tmp_path: Pa
 @pytest.mark.parametrize("positional", ["0", "1"])
 @pytest.mark.parametrize("perm", ["0,4,2,3,1", "3,0,4,1,2", "2,0,1,4,3"])
 def test_e1_script_checks_equivariance_like_the_figure(
-    client: TestClient, tmp_path: Path, perm: str, positional: str
+    client: TestClient, perm: str, positional: str
 ) -> None:
     q = {"perm": perm, "shuffle.positional": positional}
-    out = script_output(client, "order", "shuffle", tmp_path, **q)
+    out = lab_script(client, "order", "shuffle", prefix="/labs", **q)
     fig = figure(client, "order", "shuffle", **q)
     close(out["output"], grid(fig, "output"))
     close(out["output_shuffled"], grid(fig, "output-shuffled"))
@@ -117,10 +101,8 @@ def test_e1_script_checks_equivariance_like_the_figure(
 
 @pytest.mark.parametrize(("d", "t", "base"), [("4", "5", "10000"), ("64", "40", "10000"),
                                               ("8", "6", "100")])  # fmt: skip
-def test_e2_script_pe_is_the_heatmap(
-    client: TestClient, tmp_path: Path, d: str, t: str, base: str
-) -> None:
-    out = script_output(client, "order", "positional-encoding", tmp_path, d=d, T=t, base=base)
+def test_e2_script_pe_is_the_heatmap(client: TestClient, d: str, t: str, base: str) -> None:
+    out = lab_script(client, "order", "positional-encoding", prefix="/labs", d=d, T=t, base=base)
     fig = figure(client, "order", "positional-encoding", d=d, T=t, base=base)
     close(out["pe"], grid(fig, "pe"))
 
@@ -128,10 +110,8 @@ def test_e2_script_pe_is_the_heatmap(
 @pytest.mark.parametrize("state", [{}, {"split-concat.heads": "4"}, {"wo_identity": "1"},
                                    {"split-concat.heads": "1", "w_o": "1,0,0,0;0,2,0,0;0,0,3,0;"
                                     "0,0,0,-1"}])  # fmt: skip
-def test_f2_script_splits_concatenates_and_mixes(
-    client: TestClient, tmp_path: Path, state: Any
-) -> None:
-    out = script_output(client, "heads", "split-concat", tmp_path, **state)
+def test_f2_script_splits_concatenates_and_mixes(client: TestClient, state: Any) -> None:
+    out = lab_script(client, "heads", "split-concat", prefix="/labs", **state)
     fig = figure(client, "heads", "split-concat", **state)
     for i, weights in enumerate(out["head_weights"]):
         close(weights, grid(fig, f"weights-h{i + 1}"))
@@ -148,10 +128,8 @@ def _cost_api(client: TestClient, config: dict[str, Any]) -> dict[str, Any]:
     ("params", {}), ("params", {"biases": "1", "vocab": "32000", "layers": "12"}),
     ("growth", {}), ("growth", {"growth.n": "131072", "x4": "1"}),
 ])  # fmt: skip
-def test_cost_scripts_are_the_cost_api_exactly(
-    client: TestClient, tmp_path: Path, name: str, state: Any
-) -> None:
-    out = script_output(client, "cost", name, tmp_path, **state)
+def test_cost_scripts_are_the_cost_api_exactly(client: TestClient, name: str, state: Any) -> None:
+    out = lab_script(client, "cost", name, prefix="/labs", **state)
     fig = figure(client, "cost", name, **state)
     shown = " ".join([fig["caption"], *fig["readout"]] + [
         c for t in fig["tables"] for row in t["cells"] for c in row])  # fmt: skip

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from html import unescape
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
+from numpy_scripts import run_numpy_script
 
 from app.figures.labs import LABS
 from app.figures.labs.words import plain
@@ -208,15 +207,13 @@ def test_over_budget_runs_name_the_control(client: TestClient) -> None:
         assert "reduce" in response.json()["detail"][0]["msg"]
 
 
-def test_copy_as_numpy_reproduces_the_figure(client: TestClient, tmp_path: Any) -> None:
+def test_copy_as_numpy_reproduces_the_figure(client: TestClient) -> None:
     """The script runs with numpy alone and prints the numbers the figure shows."""
     query = {"saturation.seed": "7", "trials": "1000", "saturation.dk": "256"}
     script = client.get(f"/labs/why-scale/numpy/saturation?{urlencode(query)}")
     assert script.status_code == 200
-    path = tmp_path / "run.py"
-    path.write_text(script.text)
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                          check=True, cwd=tmp_path)  # fmt: skip
+    done = run_numpy_script(script.text)
+    assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout.splitlines()[0])  # the chosen d_k's run comes first
     fig = figures(client, "why-scale", figures="saturation", **query)["figures"]["saturation"]
     shown = fig["tables"][0]["cells"][0][0]  # unscaled share saturated, "… %"

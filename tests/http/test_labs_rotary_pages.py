@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from api_helpers import lab_script
 from fastapi.testclient import TestClient
 
 from app.figures.labs.rotary import common
@@ -137,6 +136,7 @@ def test_embeds_and_oembed_of_every_figure(client: TestClient) -> None:
             assert src.endswith(f"/embed/labs/rotary/{name}"), src
 
 
+@pytest.mark.slow
 def test_thirty_clients_at_once_get_the_same_answer(client: TestClient) -> None:
     url = "/api/v1/labs/rotary/figures?n=8&shift=4000&heads=24&tokens=16&wavelengths.d=1024"
     expected = client.get(url).json()
@@ -156,21 +156,10 @@ def test_thirty_clients_at_once_get_the_same_answer(client: TestClient) -> None:
     assert any(status == 200 for status, _ in results)
 
 
-def run_script(client: TestClient, figure: str, tmp_path: Any, **query: str) -> Any:
-    r = client.get(f"/api/v1/labs/rotary/numpy/{figure}?{urlencode(query)}")
-    assert r.status_code == 200, r.text
-    assert "import numpy as np" in r.text
-    path = tmp_path / f"{figure}.py"
-    path.write_text(r.text)
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                          check=True, cwd=tmp_path)  # fmt: skip
-    return json.loads(done.stdout)
-
-
-def test_copy_as_numpy_of_the_rotation(client: TestClient, tmp_path: Any) -> None:
+def test_copy_as_numpy_of_the_rotation(client: TestClient) -> None:
     query = {"n": "6", "shift": "250", "seed": "3", "rotation.d": "6"}
     fig = answer(client, **query)["figures"]["rotation"]
-    printed = run_script(client, "rotation", tmp_path, **query)
+    printed = lab_script(client, "rotary", "rotation", **query)
     for i, key in enumerate(("scores", "scores_moved")):
         np.testing.assert_allclose(printed[key], fig["grids"][i]["desc"]["values"], rtol=0,
                                    atol=1e-13)  # fmt: skip
@@ -178,19 +167,19 @@ def test_copy_as_numpy_of_the_rotation(client: TestClient, tmp_path: Any) -> Non
     np.testing.assert_array_equal(printed["thetas"], rotary.thetas(6))
 
 
-def test_copy_as_numpy_of_the_wavelengths(client: TestClient, tmp_path: Any) -> None:
+def test_copy_as_numpy_of_the_wavelengths(client: TestClient) -> None:
     query = {"wavelengths.d": "16", "other": "50000"}
     fig = answer(client, **query)["figures"]["wavelengths"]
-    printed = run_script(client, "wavelengths", tmp_path, **query)
+    printed = lab_script(client, "rotary", "wavelengths", **query)
     assert list(printed) == ["10000.0", "50000.0"]
     for trace, ys in zip(fig["plot"]["data"], printed.values(), strict=True):
         np.testing.assert_allclose(ys, trace["y"], rtol=1e-15)
 
 
-def test_copy_as_numpy_of_alibi(client: TestClient, tmp_path: Any) -> None:
+def test_copy_as_numpy_of_alibi(client: TestClient) -> None:
     query = {"heads": "6", "head": "5", "tokens": "9"}
     fig = answer(client, **query)["figures"]["alibi"]
-    printed = run_script(client, "alibi", tmp_path, **query)
+    printed = lab_script(client, "rotary", "alibi", **query)
     assert printed["slopes"] == alibi.slopes(6).tolist()
     bias = fig["grids"][0]["desc"]["values"]
     weights = fig["grids"][1]["desc"]["values"]

@@ -127,6 +127,7 @@ def test_model_steps_over_the_budget_are_refused_before_any_runs(
     assert ran == []
 
 
+@pytest.mark.slow
 def test_thirty_clients_on_eight_heads_each_get_their_heads_answer(
     make_client: Callable[..., TestClient], run_async: Callable[..., Any]
 ) -> None:

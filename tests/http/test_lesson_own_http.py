@@ -117,6 +117,7 @@ def test_the_largest_admissible_lesson_is_answered(client: TestClient) -> None:
     assert [a["accept"] for a in answers] == [{"choice": "c6"}] * len(body["steps"])
 
 
+@pytest.mark.slow
 def test_thirty_clients_at_once_all_get_the_answer(
     make_client: MakeClient, run_async: Callable[..., Any]
 ) -> None:

@@ -198,6 +198,7 @@ def test_over_the_budget_is_refused_before_the_model_runs(
     assert ran == []
 
 
+@pytest.mark.slow
 def test_thirty_clients_on_eight_heads_each_get_their_heads_figure(
     make_client: Callable[..., TestClient], run_async: Callable[..., Any]
 ) -> None:

@@ -37,6 +37,7 @@ def listed(client: TestClient) -> dict[str, Any]:
     return {m["id"]: m for m in client.get("/api/v1/models").json()["models"]}["smollm2"]
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_greedy_one_step_completes_the_capital_of_france(client: TestClient) -> None:
     r = client.post(URL, json={"text": PROMPT, "steps": 1})
@@ -62,6 +63,7 @@ def test_greedy_one_step_completes_the_capital_of_france(client: TestClient) -> 
     assert same.content == r.content
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_an_integral_float_seed_is_the_same_seed(client: TestClient) -> None:
     body = {"text": "Hi", "steps": 1, "seed": 3}
@@ -70,6 +72,7 @@ def test_an_integral_float_seed_is_the_same_seed(client: TestClient) -> None:
     )
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_cached_steps_equal_recomputing_the_whole_causal_sequence(client: TestClient) -> None:
     out = client.post(URL, json={"text": PROMPT, "steps": 4}).json()
@@ -247,6 +250,7 @@ def _concurrently(
     return run_async(run)
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_thirty_clients_wait_for_one_heavy_slot(
     make_client: MakeClient, run_async: Callable[..., Any]
@@ -263,6 +267,7 @@ def test_thirty_clients_wait_for_one_heavy_slot(
     assert app.state.gate.running == 0  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_thirty_distinct_clients_past_the_queue_get_503_with_retry_after(
     make_client: MakeClient, run_async: Callable[..., Any]

@@ -113,6 +113,7 @@ def test_the_check_is_the_largest_difference_from_recomputing_everything(
     assert "running all 8 tokens again in one forward" in out["check"]
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_the_check_sees_a_wrong_cache() -> None:
     """A step whose weights are off by 0.01 in one cell is measured off by 0.01."""
@@ -244,6 +245,7 @@ def _concurrently(
     return run_async(run)
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_thirty_clients_share_one_heavy_slot(
     make_client: MakeClient, run_async: Callable[..., Any]

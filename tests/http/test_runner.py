@@ -166,6 +166,7 @@ def cache_count(result: str) -> float:
     return value
 
 
+@pytest.mark.slow
 def test_thirty_identical_model_requests_compute_once_and_all_see_it(
     make_client: MakeClient, run_async: Callable[..., Any]
 ) -> None:

@@ -318,6 +318,7 @@ def test_the_body_limit(client: TestClient, path: str, payload: dict[str, Any]) 
     assert_error(over, "body", status=413)
 
 
+@pytest.mark.slow
 def test_thirty_concurrent_clients_each_get_their_own_answer(client: TestClient) -> None:
     def ask(i: int) -> tuple[int, Any, Any]:
         kind = i % 3
@@ -344,6 +345,7 @@ def test_thirty_concurrent_clients_each_get_their_own_answer(client: TestClient)
             assert out["row_tiles"] == math.ceil((100 + i) / out["block_rows"])
 
 
+@pytest.mark.slow
 def test_thirty_identical_clients_all_see_one_answer(client: TestClient) -> None:
     with ThreadPoolExecutor(max_workers=30) as pool:
         answers = list(pool.map(lambda _: client.get(PRESETS), range(30)))

@@ -166,6 +166,7 @@ def test_the_metrics_port_must_differ_from_the_apps(
     )
 
 
+@pytest.mark.slow
 def test_the_metrics_port_answers_scrapes_and_a_taken_port_is_one_line() -> None:
     import socket
     import urllib.request

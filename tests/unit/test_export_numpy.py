@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
 import pytest
+from numpy_scripts import run_numpy_script
 
 from app.attention import run, softmax_stage
 from app.export import stage_matrices
@@ -70,9 +69,8 @@ def test_snippet_output_equals_engine(case: str, row: str) -> None:
     head = len(stages.heads) - 1
     view = ViewState(focus=1, head=head, stretch=8.0, row="focus" if row == "focus" else "textbook")
     script = numpy_snippet(inp, stages, view, case)
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
-    )
+    done = run_numpy_script(script)
+    assert done.returncode == 0, done.stderr
     printed = parse_printed(done.stdout)
 
     expected = {m.name: m.values for m in stage_matrices(stages)}

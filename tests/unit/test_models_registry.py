@@ -142,6 +142,7 @@ def test_install_of_a_model_that_ships_with_the_app_only_checks_it(
     assert "ships with Attention Lab" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_models_subcommands(
     fake: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

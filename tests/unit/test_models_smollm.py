@@ -46,6 +46,7 @@ def model() -> smollm.SmolLM2:
         ("Monday, Tuesday,", " Wednesday"),
     ],
 )
+@pytest.mark.slow
 def test_the_top_next_token(prompt: str, expected: str) -> None:
     m = model()
     logits = m.logits(m.ids(prompt))[0]
@@ -77,6 +78,7 @@ def test_the_trace_holds_every_head_and_its_q_k_v() -> None:
             np.testing.assert_allclose(trace.attentions[layer, j], weights, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_late_layers_sink_onto_the_first_token() -> None:
     for text in ("I love LLMs because they can write poems about cats.", TEXTS[2]):
         weights = model().trace(text).attentions
@@ -216,6 +218,7 @@ def test_cached_generation_equals_recomputing_the_whole_sequence() -> None:
     assert generation.bytes_per_token() == 2 * 30 * 3 * 64 * 4  # 46,080 bytes a token
 
 
+@pytest.mark.slow
 def test_seeded_generation_repeats_and_bounds_are_named() -> None:
     from app.models import generation
 

@@ -110,6 +110,33 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         )
 
 
+# Coverage is measured once, by CI (.ci/run: --cov=app), over every test but the browser
+# tests. Theirs drive Chromium through Playwright's Python client, whose every call is
+# hundreds of Python calls that the tracer sees (a browser file took 50 % more CPU under
+# it), for 0.2 % of app/ that no other test reaches (their servers are processes of
+# their own, which coverage does not follow anyway). So it is paused for each browser
+# test, fixtures included, and resumed after; the floor is the rest's.
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    measuring = _coverage() if item.get_closest_marker("browser") else None
+    if measuring is not None:
+        measuring.stop()
+    try:
+        yield
+    finally:
+        if measuring is not None:
+            measuring.start()
+
+
+def _coverage() -> Any:
+    """The coverage measurement running in this process (pytest-cov's), if any."""
+    try:
+        import coverage
+    except ImportError:  # coverage is a test dependency, but a loop without it runs too
+        return None
+    return coverage.Coverage.current()
+
+
 # What a test of each kind usually costs (seconds), for ordering the files only: a wrong
 # guess makes a run slower, never changes a result. Anything else costs about 0.05 s.
 KIND_SECONDS = {"fuzz": 10.0, "slow": 4.0, "browser": 3.0}

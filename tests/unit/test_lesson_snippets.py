@@ -31,6 +31,8 @@ from app.web.lesson_snippets import (
     course_snippets,
     lesson_embed_path,
     lesson_iframe,
+    panel_snippets,
+    step_query,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,3 +259,25 @@ def test_mystmd_renders_the_jupyter_book_2_snippet(tmp_path: Path) -> None:
     assert not nodes(jb1, "iframe")
     assert any("<iframe" in t["value"] for t in nodes(jb1, "text"))
     assert "unknown format for raw content: html" in log
+
+
+@pytest.mark.parametrize("src", [f"{SITE}/embed/lesson/why-scale",
+                                 f"{SITE}/embed/lesson?l=abc&mode=present",
+                                 "https://\U0001f600.example/embed/lesson/x"])  # fmt: skip
+def test_panel_snippets_say_where_their_step_goes(src: str) -> None:
+    """What course_panel.js does (insert step_join + N at step_at, in UTF-16 code units)
+    gives the server's own snippet for that step; and it names the step once."""
+    for shown, expected in zip(panel_snippets(src, "Why\u00e9 \U0001f600"),
+                               course_snippets(step_query(src, 6), "Why\u00e9 \U0001f600"),
+                               strict=True):  # fmt: skip
+        units = shown.text.encode("utf-16-le")
+        cut = shown.step_at * 2
+        spliced = units[:cut].decode("utf-16-le") + shown.step_join + "6"
+        assert spliced + units[cut:].decode("utf-16-le") == expected.text, shown.key
+        assert shown.step_join in {"?step=", "&step=", "&amp;step="}
+        assert expected.text.count("step=6") == 1
+
+
+def test_step_query() -> None:
+    assert step_query("/lessons/why-scale", 3) == "/lessons/why-scale?step=3"
+    assert step_query("/embed/lesson?l=abc", 1) == "/embed/lesson?l=abc&step=1"

@@ -183,3 +183,19 @@ def test_oembed_of_a_lesson_embeds_the_step_its_url_names(
     data = oembed(client, f"{SITE}/lessons/play?l={link}&step={step}").json()
     amp = embedded.replace("?", "&amp;")
     assert f'src="{SITE}/embed/lesson?l={link}{amp}"' in data["html"]
+
+
+@pytest.mark.parametrize("step", ["6", "0", "-1", "abc", "1e309", "9" * 400, "NaN", ""])
+@pytest.mark.parametrize("path", ["/lessons/why-scale", "/embed/lesson/why-scale"])
+def test_a_step_in_the_address_never_breaks_the_page(
+    client: TestClient, path: str, step: str
+) -> None:
+    """step= is the player's (read in the browser): the server serves the lesson whatever
+    it says, and its panel still offers each snippet with where its step goes."""
+    answer = client.get(f"{path}?step={quote(step)}")
+    assert answer.status_code == 200
+    if path.startswith("/lessons/"):
+        assert answer.text.count('data-step-join="?step="') == 5
+        assert 'data-role="course-step"' in answer.text
+    else:
+        assert "data-step-link" in answer.text  # "Open in Attention Lab" follows the step

@@ -57,6 +57,7 @@ def _embed(request: Request, plan: Plan) -> Answer:
         open_url=page
         + (("&" if "?" in page else "?") + "mode=present" if mode == "present" else ""),
         open_title=lesson_plan.lesson.title,
+        step_link=True,  # the player keeps "Open in Attention Lab" at the step shown
         data=Markup(json_block({"lesson": lesson_id, "height": frame.height})),
     )
     return html_answer(templates.TemplateResponse(request, "embed_lesson.html", context))

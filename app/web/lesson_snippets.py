@@ -20,12 +20,15 @@ the ``<script>``, the iframe keeps its initial height and scrolls inside. Format
 
 The title is user text: made printable, then escaped in attributes; the snippets are
 plain text the page prints (escaped) inside ``<pre>``. ``course_panel_data`` is the
-panel's context (a Jinja global: the macro calls it with the page's request).
+panel's context (a Jinja global: the macro calls it with the page's request). The panel can
+open the lesson at the step the learner is on (the player's ``?step=N``, from 1): each
+snippet says where ``step=N`` goes in it (``Snippet.step_at``, ``step_join``), so the
+panel's script inserts a number and never writes a snippet itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from textwrap import indent
 from typing import Any
@@ -56,12 +59,16 @@ HEIGHT_LISTENER = """<script>
 @dataclass(frozen=True)
 class Snippet:
     """One platform's snippet: ``key`` (html | mystmd | myst | sphinx | quarto), a ``label`` for
-    people, the ``language`` it is written in and its ``text``."""
+    people, the ``language`` it is written in and its ``text``. ``step_at`` and ``step_join``
+    say how the same snippet names a step (``stepped``): the text ``step_join`` + N goes in
+    at ``step_at``, counted in UTF-16 code units as the panel's script counts."""
 
     key: str
     label: str
     language: str
     text: str
+    step_at: int = 0
+    step_join: str = ""
 
 
 def lesson_embed_path(lesson: dict[str, Any], builtin_id: str | None = None) -> str:
@@ -112,6 +119,30 @@ def course_snippets(src: str, title: str, height: int = LESSON_HEIGHT) -> list[S
     ]
 
 
+def step_query(url: str, step: int) -> str:
+    """``url`` opening its lesson at ``step`` (from 1, as the player's ``?step=`` counts)."""
+    return f"{url}{'&' if '?' in url else '?'}step={step}"
+
+
+def stepped(plain: Snippet, with_step: Snippet) -> Snippet:
+    """``plain`` with where its step goes: ``with_step`` is the same snippet for step 1, which
+    differs from it by one insertion (the src's ``?step=1`` or ``&step=1``, escaped as the
+    snippet escapes its src)."""
+    text, other = plain.text, with_step.text
+    at = next((i for i, (a, b) in enumerate(zip(text, other, strict=False)) if a != b), len(text))
+    inserted = other[at : at + len(other) - len(text)]
+    if other != text[:at] + inserted + text[at:] or not inserted.endswith("step=1"):
+        raise ValueError(f"the {plain.key} snippet names its step in more than one place")
+    units = len(text[:at].encode("utf-16-le")) // 2
+    return replace(plain, step_at=units, step_join=inserted.removesuffix("1"))
+
+
+def panel_snippets(src: str, title: str) -> list[Snippet]:
+    """The snippets of the panel: ``course_snippets``, each able to name a step."""
+    return [stepped(a, b) for a, b in zip(course_snippets(src, title),
+            course_snippets(step_query(src, 1), title), strict=True)]  # fmt: skip
+
+
 # How much of a long l= link the panel prints (the href keeps all of it).
 SHOWN_LINK = 80
 
@@ -128,5 +159,5 @@ def course_panel_data(
     link = base + page
     shown = link if len(link) <= SHOWN_LINK else link[: SHOWN_LINK - 1] + "…"
     src = base + lesson_embed_path(lesson, builtin_id)
-    return {"link": link, "link_text": shown,
-            "snippets": course_snippets(src, str(lesson.get("title", "")))}  # fmt: skip
+    return {"link": link, "link_text": shown, "shown_link": SHOWN_LINK,
+            "snippets": panel_snippets(src, str(lesson.get("title", "")))}  # fmt: skip

@@ -1,6 +1,9 @@
 /**
  * course_panel.js — the "Use in a course" panel of a lesson (templates/macros/course.html):
- * copies a course-site snippet (the server wrote them all: app/web/lesson_snippets.py) and
+ * copies a course-site snippet (the server wrote them all: app/web/lesson_snippets.py),
+ * opens the link and every snippet at the step the player shows when "Open at the step
+ * shown" is ticked (it follows the player's "attention-lesson:progress"; where `step=N`
+ * goes in each snippet is the server's, course_core.js only inserts the number), and
  * downloads the lesson as offline HTML or a SCORM package (POST /api/v1/lessons/export
  * with the lesson JSON the panel holds, and for SCORM the pass mark typed in the panel,
  * `mastery`, 0–100, default 80). Outcomes are said beside the buttons, in an
@@ -8,6 +11,8 @@
  */
 
 import { send, siteUrl } from "./api.js";
+import { shownLink, spliceStep } from "./course_core.js";
+import { withStep } from "./lessons/player_core.js";
 import { saveBlob } from "./slide.js";
 import { copyText } from "./toolbar.js";
 
@@ -71,11 +76,39 @@ async function download(panel, format, say) {
   }
 }
 
+/** The link and the snippets at step index `i` (null: the lesson from its start). */
+function showStep(panel, i) {
+  const link = panel.querySelector("[data-role='course-link']");
+  link.dataset.plain ??= link.getAttribute("href");
+  link.href = withStep(link.dataset.plain, i);
+  link.textContent = shownLink(link.getAttribute("href"), Number(link.dataset.shown));
+  for (const code of panel.querySelectorAll("[data-snippet]")) {
+    code.dataset.plain ??= code.textContent;
+    const at = Number(code.dataset.stepAt);
+    code.textContent = spliceStep(code.dataset.plain, at, code.dataset.stepJoin, i);
+  }
+}
+
+/** "Open at the step shown": follows the player, and rewrites when ticked or unticked. */
+function wireStep(panel) {
+  const box = panel.querySelector("[data-role='course-step']");
+  const name = panel.querySelector("[data-role='course-step-name']");
+  let at = 0;
+  const update = () => showStep(panel, box.checked ? at : null);
+  box.addEventListener("change", update);
+  window.addEventListener("attention-lesson:progress", (event) => {
+    at = event.detail.step;
+    name.textContent = `step ${at + 1} of ${event.detail.steps}`;
+    if (box.checked) update();
+  });
+}
+
 export function wireCoursePanel(panel) {
   const status = panel.querySelector("[data-role='course-status']");
   const say = (message) => {
     status.textContent = message;
   };
+  wireStep(panel);
   panel.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button) return;

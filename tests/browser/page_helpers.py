@@ -4,6 +4,7 @@ edit cells. (A module of its own, not conftest, so imports never pick another co
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from playwright.sync_api import Locator, Page
 
@@ -18,13 +19,26 @@ def lesson_from_the_start(page: Page, url: str | None = None) -> None:
 
     The player saves the step it shows as soon as its answers are in, so clearing the
     record before it is ready would race that write (on a loaded machine the saved step
-    came back after the reload); it is cleared once the player says it is ready."""
+    came back after the reload); it is cleared once the player says it is ready. The
+    address names the step shown too (``?step=N``), so the page is opened again without
+    it rather than reloaded."""
     if url is not None:
         page.goto(url)
     page.locator("#lesson-player[data-ready='true']").wait_for(state="attached")
     page.evaluate("localStorage.clear()")
-    page.reload()
+    start = without_step(page.url)
+    if start == page.url:
+        page.reload()
+    else:
+        page.goto(start)
     page.locator("#lesson-player[data-rendered='0']").wait_for(state="attached")
+
+
+def without_step(url: str) -> str:
+    """``url`` without its ``step=`` parameter (the lesson player's), all else kept."""
+    parts = urlsplit(url)
+    kept = "&".join(p for p in parts.query.split("&") if p and not p.startswith("step="))
+    return urlunsplit(parts._replace(query=kept))
 
 
 def wait_idle(page: Page, timeout: float = 60_000) -> None:

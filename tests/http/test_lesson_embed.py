@@ -163,3 +163,39 @@ def test_lesson_pages_carry_the_course_panel(client: TestClient) -> None:
     played = client.get(f"/lessons/play?l={link}").text
     assert f"http://testserver/embed/lesson?l={link}" in played
     assert f'href="http://testserver/lessons/play?l={link}"' in played
+
+
+@pytest.mark.parametrize(
+    ("step", "embedded"),
+    [("6", "?step=6"), ("8", "?step=8"), ("1", "?step=1"),  # the steps of why-scale: 1-8
+     ("9", ""), ("0", ""), ("-1", ""), ("06", ""), ("2.5", ""), ("abc", ""), ("99999", "")],
+)  # fmt: skip
+def test_oembed_of_a_lesson_embeds_the_step_its_url_names(
+    client: TestClient, step: str, embedded: str
+) -> None:
+    """A lesson address names its step (the player's ?step=N): oEmbed embeds that step, and
+    leaves out one the lesson does not have, as the player ignores it."""
+    for url in (f"{SITE}/lessons/why-scale?step={step}#player",
+                f"{SITE}/embed/lesson/why-scale?mode=present&step={step}"):  # fmt: skip
+        data = oembed(client, url).json()
+        assert f'src="{SITE}/embed/lesson/why-scale{embedded}"' in data["html"], url
+    link = encode_lesson(custom_lesson())
+    data = oembed(client, f"{SITE}/lessons/play?l={link}&step={step}").json()
+    amp = embedded.replace("?", "&amp;")
+    assert f'src="{SITE}/embed/lesson?l={link}{amp}"' in data["html"]
+
+
+@pytest.mark.parametrize("step", ["6", "0", "-1", "abc", "1e309", "9" * 400, "NaN", ""])
+@pytest.mark.parametrize("path", ["/lessons/why-scale", "/embed/lesson/why-scale"])
+def test_a_step_in_the_address_never_breaks_the_page(
+    client: TestClient, path: str, step: str
+) -> None:
+    """step= is the player's (read in the browser): the server serves the lesson whatever
+    it says, and its panel still offers each snippet with where its step goes."""
+    answer = client.get(f"{path}?step={quote(step)}")
+    assert answer.status_code == 200
+    if path.startswith("/lessons/"):
+        assert answer.text.count('data-step-join="?step="') == 5
+        assert 'data-role="course-step"' in answer.text
+    else:
+        assert "data-step-link" in answer.text  # "Open in Attention Lab" follows the step

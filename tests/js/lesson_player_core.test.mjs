@@ -6,6 +6,7 @@ import { test } from "node:test";
 
 import {
   accepted,
+  linkedStep,
   parseRecord,
   progressDetail,
   progressText,
@@ -13,6 +14,7 @@ import {
   recordKey,
   responseText,
   summary,
+  withStep,
 } from "../../static/js/lessons/player_core.js";
 import {
   addStep,
@@ -201,4 +203,25 @@ test("l= round-trips a lesson with text outside ASCII; a change query toggles th
   assert.equal(changeQuery(head, causal, "scale"), `${head}&scale=0`);
   assert.equal(changeQuery(head, causal, "mask"), `${head}&mask=none`);
   assert.equal(changeQuery(`${head}&s=x`, causal, "mask"), `${head}&mask=none`);
+});
+
+test("linkedStep reads step=N, from 1, only for a step the lesson has", () => {
+  assert.equal(linkedStep("?step=6", 8), 5);
+  assert.equal(linkedStep("?l=abc&step=1&mode=present", 8), 0);
+  assert.equal(linkedStep("?step=8", 8), 7);
+  assert.equal(linkedStep("", 8), null);
+  for (const bad of ["9", "0", "-1", "2.5", "abc", "", "1e1", "06", "99999", "%31"])
+    assert.equal(linkedStep(`?step=${bad}`, 8), bad === "%31" ? 0 : null, bad);
+});
+
+test("withStep sets, replaces or removes step=, keeping the rest as written", () => {
+  const base = "https://lab.example.edu/lessons/why-scale";
+  assert.equal(withStep(base, 5), `${base}?step=6`);
+  assert.equal(withStep(`${base}#player`, 0), `${base}?step=1#player`);
+  assert.equal(withStep(`${base}?step=2&mode=present#x`, 3), `${base}?mode=present&step=4#x`);
+  assert.equal(withStep(`${base}?step=2`, null), base);
+  assert.equal(withStep(`${base}?mode=present&step=2#x`, null), `${base}?mode=present#x`);
+  // An l= link is kept byte for byte (base64url, never re-encoded); "steps=" is not step=.
+  const link = "/embed/lesson?l=eyJ2ZXJzaW9uIjox_-A&steps=2";
+  assert.equal(withStep(link, 1), `${link}&step=2`);
 });

@@ -9,7 +9,10 @@
  * (R), with → / ← for the steps. After every commit and step change the player
  * dispatches "attention-lesson:progress" on window (SCORM and embeds listen), and after
  * each Check "attention-lesson:answer" (the step, kind, response, whether it is right and
- * the milliseconds since the question was shown: SCORM's interactions).
+ * the milliseconds since the question was shown: SCORM's interactions). The address names
+ * the step shown (`?step=N`, counted from 1; history.replaceState, the fragment kept), and
+ * a link that names one opens there, before the record's step (not in an LMS, whose record
+ * alone says the step).
  *
  * `startPlayer(root, source)` takes a source: { lesson, lessonId, mode, answers(),
  * step(i) -> Promise of the step's figure data, staticFigure(n), openUrl(i) }. Online it
@@ -21,12 +24,14 @@ import { part, setRich } from "../dom.js";
 import { stageGrids } from "./figures.js";
 import {
   accepted,
+  linkedStep,
   parseRecord,
   progressDetail,
   progressText,
   readNumber,
   recordKey,
   summary,
+  withStep,
 } from "./player_core.js";
 import { buildQuestion, lock, restore, STAGE_GRIDS } from "./questions.js";
 import { missedItems, revealBox } from "./reveal.js";
@@ -85,7 +90,14 @@ export class LessonPlayer {
     const saved = this.mode === "student" ? this.store.read(this.key) : null;
     const record = parseRecord(saved, this.lesson.steps.length);
     this.record = record.responses;
-    this.at = record.at;
+    // A link that names its step (?step=6, also a reload: the address follows the steps)
+    // opens there; else the record's step. Inside an LMS the address is the package's, not
+    // a link anyone shares: the LMS's record alone says the step.
+    this.addressed = this.store === browserStore;
+    const linked = this.addressed
+      ? linkedStep(globalThis.location?.search ?? "", this.lesson.steps.length)
+      : null;
+    this.at = linked ?? record.at;
     this.revealed = new Set();
     this.askedAt = 0;
     this.answers = null;
@@ -181,6 +193,7 @@ export class LessonPlayer {
     const ticket = ++this.drawing;
     this.at = i;
     this.save();
+    this.linkStep(i);
     const step = this.lesson.steps[i];
     const view = part(this.root, "step");
     part(this.root, "summary").hidden = true;
@@ -223,6 +236,21 @@ export class LessonPlayer {
       performance.measure("lesson:step", { start: started });
       this.views.ahead(i);
     });
+  }
+
+  /** The address names the step shown (`?step=N`, from 1, the fragment kept), so a reload
+   * or a copied address reopens it; so do the links marked `data-step-link` (the mode
+   * switch, an embed's "Open in Attention Lab"). `history.replaceState`: stepping adds
+   * no history entries, Back leaves the lesson. */
+  linkStep(i) {
+    if (!this.addressed) return;
+    try {
+      const next = withStep(location.href, i);
+      if (next !== location.href) history.replaceState(history.state, "", next);
+    } catch {
+      /* a document that may not change its address (file:// in some browsers) */
+    }
+    for (const a of document.querySelectorAll("a[data-step-link]")) a.href = withStep(a.href, i);
   }
 
   navState() {

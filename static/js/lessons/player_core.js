@@ -123,3 +123,28 @@ export function parseRecord(text, steps) {
     return { at: 0, responses: {} };
   }
 }
+
+/** The step a lesson's address names: `step=N`, counted from 1 as the progress line counts
+ * ("Step 6 of 8" is `step=6`), returned as an index from 0; null when the address names
+ * none, or a step this lesson does not have (the player then resumes the record). */
+export function linkedStep(search, steps) {
+  const text = new URLSearchParams(search).get("step");
+  if (text === null || !/^[1-9]\d{0,3}$/.test(text)) return null;
+  const n = Number(text);
+  return n <= steps ? n - 1 : null;
+}
+
+/** `url` with `step=` naming step index `i` (written from 1), or without it when `i` is
+ * null; every other parameter is kept as written (an `l=` link is not re-encoded) and so
+ * is the fragment. */
+export function withStep(url, i) {
+  const hashAt = url.indexOf("#");
+  const hash = hashAt < 0 ? "" : url.slice(hashAt);
+  const rest = hashAt < 0 ? url : url.slice(0, hashAt);
+  const queryAt = rest.indexOf("?");
+  const path = queryAt < 0 ? rest : rest.slice(0, queryAt);
+  const query = queryAt < 0 ? "" : rest.slice(queryAt + 1);
+  const kept = query.split("&").filter((p) => p !== "" && !/^step(=|$)/.test(p));
+  if (i !== null) kept.push(`step=${i + 1}`);
+  return `${path}${kept.length ? `?${kept.join("&")}` : ""}${hash}`;
+}

@@ -102,6 +102,7 @@ def test_embed_paths() -> None:
     assert decode_body(path.removeprefix("/embed/lesson?l=")) == LESSON
 
 
+@pytest.mark.slow
 def test_sphinx_renders_the_snippet(tmp_path: Path) -> None:
     src = SITE + lesson_embed_path(LESSON)
     sphinx = {s.key: s for s in course_snippets(src, LESSON["title"])}["sphinx"]
@@ -122,6 +123,7 @@ def test_sphinx_renders_the_snippet(tmp_path: Path) -> None:
     check_built_frame((out / "index.html").read_text(encoding="utf-8"), src)
 
 
+@pytest.mark.slow
 def test_jupyter_book_1_renders_the_myst_snippet(tmp_path: Path) -> None:
     """Jupyter Book 1 is Sphinx with MyST-Parser: the same build, the page in MyST markdown."""
     need("myst-parser", importlib.util.find_spec("myst_parser") is not None,
@@ -143,6 +145,7 @@ def test_jupyter_book_1_renders_the_myst_snippet(tmp_path: Path) -> None:
     check_built_frame((out / "index.html").read_text(encoding="utf-8"), src)
 
 
+@pytest.mark.slow
 def test_pandoc_renders_the_quarto_snippet(tmp_path: Path) -> None:
     """Quarto renders a page's markdown with pandoc, which passes a ```{=html} block through."""
     pandoc = shutil.which("pandoc")
@@ -214,6 +217,7 @@ def built_page(project: Path, name: str) -> dict[str, Any]:
     return json.loads((project / "_build/site/content" / f"{name}.json").read_text("utf-8"))
 
 
+@pytest.mark.slow
 def test_mystmd_renders_the_jupyter_book_2_snippet(tmp_path: Path) -> None:
     need("mystmd", shutil.which("node") is not None and MYST.exists(),
          "`npm ci` installs it (package.json devDependency)")  # fmt: skip

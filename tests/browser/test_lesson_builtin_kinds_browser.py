@@ -90,6 +90,9 @@ def test_the_head_step_and_the_teachers_question_play(
     open_step(page, url, own)
     a = expected[own]
     choose(page, [c["id"] for c in a["choices"]], a["accept"]["choice"])
-    expect(page.locator("[data-reveal]")).to_contain_text(a["answer"])
+    # A choice is a sentence: quoted, so the verdict reads as two sentences, not one.
+    expect(page.locator("[data-reveal]")).to_contain_text(
+        f"Right. You chose “{a['answer']}”. The answer is “{a['answer']}”."
+    )
     expect(page.locator("[data-reveal]")).to_contain_text(a["why"][-50:])
     page.screenshot(path=str(artifacts / f"lesson-own-step-{width}-{scheme}.png"), full_page=True)

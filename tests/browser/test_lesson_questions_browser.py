@@ -119,7 +119,7 @@ def test_a_teachers_question_is_written_then_played_by_keyboard(
     page.keyboard.press("Enter")
     reveal = page.locator("[data-reveal]")
     expect(reveal).to_have_attribute("data-correct", "false")
-    expect(reveal).to_contain_text("Not quite. You chose Padding. It is Causal.")
+    expect(reveal).to_contain_text("Not quite. You chose “Padding”. The answer is “Causal”.")
     expect(reveal).to_contain_text("The causal mask blocks every later key.")
     expect(reveal).to_be_focused()
     expect(page.get_by_role("button", name="Check")).to_be_disabled()
@@ -134,7 +134,7 @@ def test_a_teachers_question_is_written_then_played_by_keyboard(
     page.get_by_role("radio", name="Causal").check()
     page.get_by_role("button", name="Check").click()
     expect(page.locator("[data-reveal]")).to_have_attribute("data-correct", "true")
-    expect(page.locator("[data-reveal]")).to_contain_text("Right. You chose Causal.")
+    expect(page.locator("[data-reveal]")).to_contain_text("Right. You chose “Causal”.")
 
 
 HEAD = {"model": "tiny-decoder", "text": "kqzfmbwd kqzfmbwd", "layer": "2", "head": "2"}

@@ -14,6 +14,22 @@ function paragraph(className, text) {
   return p;
 }
 
+// A choice is a sentence of its own ("Its weights are the same"), so it is quoted: "You
+// chose Its weights are the same. It is …" read as one garbled sentence.
+const quoted = (text) => `“${text}”`;
+
+function answerText(answer) {
+  return answer.kind === "multiple_choice"
+    ? `The answer is ${quoted(answer.answer)}.`
+    : `It is ${answer.answer}.`;
+}
+
+function verdictText(answer, predicted) {
+  return answer.kind === "multiple_choice"
+    ? `You chose ${quoted(predicted)}. ${answerText(answer)}`
+    : `You predicted ${predicted}. ${answerText(answer)}`;
+}
+
 /** The reveal box of `answer` for `response` (null: revealed without a prediction). */
 export function revealBox(answer, response, cellName) {
   const box = document.createElement("div");
@@ -26,12 +42,9 @@ export function revealBox(answer, response, cellName) {
     box.dataset.correct = String(right);
     const predicted = responseText(answer, response, cellName);
     const verdict = right ? "Right." : "Not quite.";
-    const did = answer.kind === "multiple_choice" ? "You chose" : "You predicted";
-    box.append(
-      paragraph("lesson-verdict", `${verdict} ${did} ${predicted}. It is ${answer.answer}.`),
-    );
+    box.append(paragraph("lesson-verdict", `${verdict} ${verdictText(answer, predicted)}`));
   } else {
-    box.append(paragraph("lesson-verdict", `It is ${answer.answer}.`));
+    box.append(paragraph("lesson-verdict", answerText(answer)));
   }
   if (answer.why) box.append(paragraph("lesson-why", answer.why)); // a teacher's may be ""
   if (answer.misconception) {

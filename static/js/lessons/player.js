@@ -1,8 +1,9 @@
 /**
  * lessons/player.js — the lesson player: one step at a time (title, text, figures, the
- * question), Check commits a prediction, the reveal says "You predicted … It is …" (a choice quoted: "You chose “…”. The answer is “…”.") with
- * the server's why and the nearest misconception, Previous/Next move, a progress line
- * follows, and the last step ends with the summary. Student mode keeps the record (the
+ * question), Check commits a prediction, the reveal says "You predicted … It is …" (a
+ * choice quoted: "You chose “…”. The answer is “…”.") with the server's why and the
+ * nearest misconception, Previous/Next move, a progress line follows, and the last step
+ * ends with the summary. Student mode keeps the record (the
  * step and the responses) in localStorage, or, inside an LMS, where the SCORM adapter's
  * `window.attentionLessonStore` puts it (cmi.suspend_data: never the browser's storage,
  * which learners sharing a computer share); presenter mode hides the answers until the teacher reveals them

@@ -27,7 +27,9 @@ def _power_of_two_slopes(n: int) -> list[float]:
 
 
 def slopes(heads: int) -> Matrix:
-    """(heads,): the slope m of each head, steepest first."""
+    """(heads,): the slope m of each head, in the paper's order. For a power of two that is
+    steepest first; otherwise the n₀ of the power of two below come first, steepest first,
+    then the others, which fall between them (6 heads: 1/4, 1/16, 1/64, 1/256, 1/2, 1/8)."""
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
         raise ValueError(f"heads: must be a positive integer, got {heads!r}")
     n0 = 1 << (heads.bit_length() - 1)  # 2^⌊log₂ heads⌋

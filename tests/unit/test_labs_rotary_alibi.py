@@ -103,6 +103,7 @@ def test_alibi_slopes_for_head_counts_that_are_not_powers_of_two() -> None:
     expected = [2.0**-i for i in range(1, 9)] + [2.0**-0.5, 2.0**-1.5, 2.0**-2.5, 2.0**-3.5]
     np.testing.assert_allclose(alibi.slopes(12), expected, rtol=1e-15)
     assert alibi.slopes(3).tolist() == [2.0**-4, 2.0**-8, 2.0**-2]
+    assert alibi.slopes(6).tolist() == [1 / 4, 1 / 16, 1 / 64, 1 / 256, 1 / 2, 1 / 8]  # docstring
     for n in range(1, 80):
         s = alibi.slopes(n)
         assert s.shape == (n,)

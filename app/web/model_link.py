@@ -78,7 +78,7 @@ def parse(params: Mapping[str, str]) -> ModelHead:
         raise StateError("model", f"there is no model {model_id!r}")
     spec = found.spec
     if not found.installed:
-        raise StateError("model", f"{spec.name} is not installed; install it with: {found.install}")
+        raise StateError("model", found.missing)
     layer = _count(params, "layer", spec.layers)
     head = _count(params, "head", spec.heads)
     text = params.get("text", "")

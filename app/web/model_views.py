@@ -86,6 +86,14 @@ class Listed:
     install: str | None  # the command that installs it, when it is not
     generates: bool = False  # the page's generation mode (registry.Entry.generates)
 
+    @property
+    def missing(self) -> str:
+        """Why it cannot open and what to do: the command, or (for a model that ships with
+        the app, which has none) that its files must come back from the repository."""
+        how = (f"install it with: {self.install}" if self.install
+               else "its files are missing: restore them from the repository")  # fmt: skip
+        return f"{self.spec.name} is not installed; {how}"
+
 
 def load(model_id: str) -> Model:
     """The model (loaded once per worker by the registry)."""

@@ -263,8 +263,7 @@ def _checked(request: Request, model_id: str, theme: str, hide_special: str) -> 
     if found is None:
         return _unknown(request, model_id)
     if not found.installed:
-        detail = f"{found.spec.name} is not installed; install it with: {found.install}"
-        return error_response(request, 404, "model", detail, "not_installed")
+        return error_response(request, 404, "model", found.missing, "not_installed")
     if theme not in ("light", "dark"):
         raise FieldError("theme", "theme must be one of light, dark")
     if hide_special not in ("0", "1"):

@@ -155,6 +155,24 @@ def test_a_model_not_installed_is_a_404_page_naming_it(
     assert "the URL's model" in detail["msg"]
 
 
+def test_a_model_that_ships_with_the_app_and_lost_its_files_says_so(
+    make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The tiny decoder has no install command (it is in the repository): the page said
+    # "install it with: None". A client of its own: the module's has the pages cached.
+    monkeypatch.setattr("app.web.model_views.registry.installed", lambda _: False)
+    client = make_client()
+    query = urlencode(LINK | {"model": "tiny-decoder", "text": "abab"})
+    r = client.get(f"/embed/6?{query}", headers={"accept": "text/html"})
+    assert r.status_code == 404
+    assert "its files are missing: restore them from the repository" in r.text
+    for url in ("/models/tiny-decoder", "/models"):  # the page and the list say so too
+        text = " ".join(client.get(url).text.split())
+        assert "ships with the app, and its files are missing from this copy" in text, url
+        assert "restore <code>app/models/data</code> from the repository" in text, url
+        assert "<code>None</code>" not in text, url
+
+
 def test_an_unknown_model_is_a_404_page(client: TestClient) -> None:
     r = client.get("/embed/6?model=..%2F..%2Fetc&text=a&layer=1&head=1")
     assert r.status_code == 404

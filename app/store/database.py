@@ -102,3 +102,11 @@ def database_for(holder: object, settings: Settings) -> Database:
             found = open_database(settings)
             setattr(holder, _ATTRIBUTE, found)
     return found
+
+
+def close_database(holder: object) -> None:
+    """Close the connections of the database kept on ``holder``, if it was opened."""
+    found: Database | None = getattr(holder, _ATTRIBUTE, None)
+    if found is not None:
+        found.engine.dispose()
+        delattr(holder, _ATTRIBUTE)

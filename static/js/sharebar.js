@@ -7,6 +7,7 @@
  */
 
 import * as share from "./share.js";
+import { shortPageLink } from "./short_links.js";
 import { barStatus, copyOrShow } from "./toolbar.js";
 
 async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
@@ -19,8 +20,13 @@ async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
         await share.embedSnippet(n, state, presetId, modelQuery),
         `Embed code for Figure ${n}`,
       );
-    case "link":
-      return copyOrShow(bar, share.linkFor(state, presetId, n, modelQuery), `Link to Figure ${n}`);
+    case "link": {
+      // the short link (/s/<id>) when the server stores the state, else the long one
+      const long = share.linkFor(state, presetId, n, modelQuery);
+      const short = await shortPageLink(long);
+      const said = await copyOrShow(bar, short ?? long, `Link to Figure ${n}`);
+      return short ? said.replace(/ copied\.$/, " copied (a short link).") : said;
+    }
     case "png":
     case "svg": {
       const { width, height } = await share.downloadImage(panel, kind, state, presetId);

@@ -1,10 +1,11 @@
-"""``GET /s/{id}`` (the main page on a stored state) and ``GET /l/{id}`` (the player on a
-stored lesson): short links made by ``POST /api/v1/short-links`` (``app.api.short_links``),
-declared to the one runner.
+"""``GET /s/{id}`` (the main page on a stored state), ``GET /e/{id}`` (the embed of the
+figure that state names) and ``GET /l/{id}`` (the player on a stored lesson): short links
+made by ``POST /api/v1/short-links`` (``app.api.short_links``), declared to the one runner.
 
 Each answers a redirect (302) to the self-contained link the content stands for:
 ``/?<state>`` (with ``#fig-N`` when the state names a figure, so the page scrolls to it as
-the long link does) and ``/lessons/play?l=<lesson>`` (a ``mode`` given to the short link is
+the long link does), ``/embed/N?<state>`` (an iframe follows it; a state that names no
+figure has no embed: 404) and ``/lessons/play?l=<lesson>`` (a ``mode`` given to the short link is
 passed on). So everything the long link does, the short one does, and the long links keep
 working as they always have. The database is read in a worker thread (``off_loop``). An
 id that is not stored is a 404 page naming ``link_id``; a database that cannot be reached,
@@ -97,6 +98,23 @@ def _lesson(request: Request, plan: Plan) -> Answer:
 @declare("page", plan=_plan, work=_state, off_loop=True, errors=page_error, cache=False)
 async def state_link(request: Request) -> Response:
     """The main page on the state stored under ``link_id``."""
+    raise NotImplementedError  # run by app.http.runner
+
+
+def _embed(request: Request, plan: Plan) -> Answer:
+    link, _ = plan.args
+    pairs = parse_qsl(_content(request, "s", link), keep_blank_values=True)
+    figure = dict(pairs).get(FIGURE_KEY, "")
+    if not figure.isdigit():
+        raise NotStoredError("this short link's state names no figure to embed (fig=N)", 404)
+    query = urlencode([(k, v) for k, v in pairs if k != FIGURE_KEY])
+    return _redirect(f"{site_base(request)}/embed/{figure}?{query}")
+
+
+@router.get("/e/{link_id}")
+@declare("embed", plan=_plan, work=_embed, off_loop=True, errors=page_error, cache=False)
+async def embed_link(request: Request) -> Response:
+    """The embed of the figure (``fig=N``) of the state stored under ``link_id``."""
     raise NotImplementedError  # run by app.http.runner
 
 

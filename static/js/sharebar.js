@@ -7,19 +7,19 @@
  */
 
 import * as share from "./share.js";
-import { shortPageLink } from "./short_links.js";
+import { shortEmbedSnippet, shortPageLink } from "./short_links.js";
 import { barStatus, copyOrShow } from "./toolbar.js";
 
 async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
   const panel = bar.closest("[data-figure]");
   const n = panel ? Number(panel.dataset.figure) : null;
   switch (kind) {
-    case "embed":
-      return copyOrShow(
-        bar,
-        await share.embedSnippet(n, state, presetId, modelQuery),
-        `Embed code for Figure ${n}`,
-      );
+    case "embed": {
+      const snippet = await share.embedSnippet(n, state, presetId, modelQuery);
+      // a long state's iframe gets a short src (/e/<id>) when the server stores it
+      const link = share.linkFor(state, presetId, n, modelQuery);
+      return copyOrShow(bar, await shortEmbedSnippet(snippet, link), `Embed code for Figure ${n}`);
+    }
     case "link": {
       // the short link (/s/<id>) when the server stores the state, else the long one
       const long = share.linkFor(state, presetId, n, modelQuery);

@@ -33,3 +33,23 @@ export function shortPageLink(link) {
   const query = new URL(link, window.location.href).search.replace(/^\?/, "");
   return query ? shortLink({ state: query }) : Promise.resolve(null);
 }
+
+// An embed URL this long is kept as it is: it fits any field, and needs no database.
+const SHORT_ENOUGH = 200;
+
+/**
+ * The <iframe> snippet `snippet` (the server's, for the page link `link`'s figure) with a
+ * short `src` (/e/<id>: the server redirects it to the embed) when its own is long and the
+ * server stores the state; else `snippet` as it is.
+ */
+export async function shortEmbedSnippet(snippet, link) {
+  const holder = document.createElement("template");
+  holder.innerHTML = snippet;
+  const frame = holder.content.querySelector("iframe");
+  if (!frame || frame.src.length <= SHORT_ENOUGH) return snippet;
+  const short = await shortPageLink(link);
+  if (!short) return snippet;
+  const id = short.slice(short.lastIndexOf("/") + 1);
+  frame.src = `${window.location.origin}${siteUrl(`/e/${id}`)}`;
+  return holder.innerHTML;
+}

@@ -60,8 +60,8 @@ def clipboard(page: Page) -> str:
 
 
 def long_link(link: str) -> str:
-    """The self-contained link a short one (/s/<id>) redirects to; any other as it is."""
-    if "/s/" not in link:
+    """The self-contained link a short one (/s/<id>, /e/<id>) redirects to; any other as it is."""
+    if "/s/" not in link and "/e/" not in link:
         return link
     answer = httpx.get(link, follow_redirects=False)
     assert answer.status_code == 302, answer.text
@@ -107,7 +107,7 @@ def test_embed_snippet_is_a_titled_iframe_showing_the_edited_state(
     assert attrs["title"].startswith("Attention Lab, Figure 6:")
     assert 300 <= int(attrs["width"]) <= 1000
     assert 250 <= int(attrs["height"]) <= 1000
-    src = unescape(attrs["src"])
+    src = long_link(unescape(attrs["src"]))  # a short src (/e/<id>) stands for the long one
     assert src.startswith(f"{server_url}/embed/6?s="), src
     embed = context.new_page()
     try:

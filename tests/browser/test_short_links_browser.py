@@ -111,3 +111,27 @@ def test_the_lesson_editor_copies_a_short_lesson_link_that_plays(
             player.close()
     finally:
         editor.close()
+
+
+def test_the_embed_button_gives_a_short_src_that_embeds_the_same_state(
+    page: Page, context: BrowserContext, server_url: str
+) -> None:
+    edited(page)  # a body of its own: its long src is an s= state
+    weights = grid_values(page, 6, "weights")
+    page.get_by_role("button", name="Copy embed code for Figure 6", exact=True).click()
+    expect(page.locator("#announce")).to_have_text(
+        re.compile("Embed code for Figure 6 copied"), timeout=15_000
+    )
+    snippet = str(page.evaluate("navigator.clipboard.readText()"))
+    src = re.search(r'src="([^"]+)"', snippet)
+    assert src, snippet
+    assert re.fullmatch(re.escape(server_url) + r"/e/[A-Za-z0-9_-]{16}", src.group(1)), snippet
+    assert len(snippet) < 700
+    embed = context.new_page()
+    try:
+        embed.goto(src.group(1))
+        assert urlsplit(embed.url).path == "/embed/6"
+        embed.locator("#embed[data-drawn=true]").wait_for(timeout=20_000)
+        assert grid_values(embed, 6, "weights") == weights
+    finally:
+        embed.close()

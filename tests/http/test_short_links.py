@@ -62,6 +62,20 @@ def test_a_state_is_stored_and_its_short_link_opens_the_same_state(client: TestC
     assert read["state"] == "preset=causal&fig=7"
 
 
+def test_an_embed_short_link_opens_the_embed_of_the_states_figure(client: TestClient) -> None:
+    link = client.post(API, json={"state": "preset=causal&focus=1&fig=7"}).json()["id"]
+    opened = client.get(f"/e/{link}", follow_redirects=False)
+    assert opened.status_code == 302
+    assert opened.headers["location"] == "http://testserver/embed/7?preset=causal&focus=1"
+    embed = client.get(f"/e/{link}")
+    assert embed.status_code == 200
+    assert embed.text == client.get("/embed/7?preset=causal&focus=1").text
+    no_figure = client.post(API, json={"state": "preset=causal"}).json()["id"]
+    refused = client.get(f"/e/{no_figure}", headers={"accept": "text/html"})
+    assert refused.status_code == 404
+    assert "fig=N" in refused.text
+
+
 def test_the_same_content_gets_the_same_id_and_another_a_new_one(client: TestClient) -> None:
     one = client.post(API, json={"state": "preset=causal"}).json()["id"]
     assert client.post(API, json={"state": "?preset=causal"}).json()["id"] == one

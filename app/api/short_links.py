@@ -14,6 +14,7 @@ database that cannot be reached is a 503 naming ``database``.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import orjson
@@ -42,6 +43,7 @@ from app.store import short_links
 from app.store.database import database_for
 from app.store.short_links import CollisionError, Kind
 
+log = logging.getLogger("attention_lab.short_links")
 router = APIRouter(prefix="/api/v1", tags=["short links"], route_class=LeanRoute)
 
 KINDS: dict[Kind, tuple[str, str]] = {"s": ("state", "/s/"), "l": ("lesson", "/l/")}
@@ -118,7 +120,8 @@ def _create(request: Request, plan: Plan) -> Answer:
         link = short_links.put(db, kind, content)
     except CollisionError as exc:
         return _error(409, plan.reduce, str(exc), "collision")
-    except SQLAlchemyError:
+    except (SQLAlchemyError, OSError):  # no server, or a data dir it cannot write
+        log.exception("short links: the database cannot be opened")
         return _error(503, "database", "the database cannot be reached; try again later",
                       "database", {"Retry-After": "5"})  # fmt: skip
     found = link_json(request, kind, link, content)
@@ -162,7 +165,8 @@ def _read(request: Request, plan: Plan) -> Answer:
                 found = link_json(request, kind, plan.args, content)
                 value = orjson.loads(content) if kind == "l" else content
                 return Answer(orjson.dumps({**found, KINDS[kind][0]: value}))
-    except SQLAlchemyError:
+    except (SQLAlchemyError, OSError):  # no server, or a data dir it cannot write
+        log.exception("short links: the database cannot be opened")
         return _error(503, "database", "the database cannot be reached; try again later",
                       "database", {"Retry-After": "5"})  # fmt: skip
     return _error(404, "link_id", "there is no short link with this id", "not_found")

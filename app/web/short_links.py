@@ -14,6 +14,7 @@ a 503 page.
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import parse_qsl, urlencode
 
 import orjson
@@ -35,6 +36,7 @@ from app.store.database import database_for
 from app.store.short_links import Kind
 from app.web.errors import page_error
 
+log = logging.getLogger("attention_lab.short_links")
 router = APIRouter(route_class=LeanRoute, include_in_schema=False)
 
 LESSON_MODES = ("student", "present")
@@ -60,7 +62,8 @@ def _content(request: Request, kind: Kind, link: str) -> str:
     try:
         db = database_for(request.app.state, request.app.state.settings)
         content = short_links.get(db, kind, link)
-    except SQLAlchemyError:
+    except (SQLAlchemyError, OSError):  # no server, or a data dir it cannot write
+        log.exception("short links: the database cannot be opened")
         raise NotStoredError("the database cannot be reached; try again later", 503) from None
     if content is None:
         what = "page state" if kind == "s" else "lesson"

@@ -274,3 +274,14 @@ def test_a_client_that_never_reads_its_answer_holds_nothing_for_long(
 def test_the_long_links_still_work_beside_the_short_ones(client: TestClient) -> None:
     assert client.get("/?preset=causal&fig=7").status_code == 200
     assert client.get(f"/lessons/play?l={encode_lesson(lesson())}").status_code == 200
+
+
+def test_a_data_dir_that_cannot_be_written_is_a_503_naming_the_database(
+    make_client: MakeClient, tmp_path: Any
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    client = make_client(data_dir=blocked / "data")
+    assert_error(client.post(API, json={"state": "preset=causal"}), "database", 503)
+    assert client.get("/s/AAAAAAAAAAAAAAAA", follow_redirects=False).status_code == 503
+    assert client.get("/", follow_redirects=False).status_code == 200  # the rest still works

@@ -186,11 +186,12 @@ class Settings(BaseSettings):
         "the root of the host. `attention-lab --root-path` (uvicorn's) overrides it.",
     )
 
-    data_dir: Path = Field(
-        default_factory=lambda: _default_data_dir(),
+    data_dir: Path | None = Field(
+        None,
         description="Folder of the app's own files: the SQLite database of short links "
-        "(attention-lab.sqlite3), made on first use. Default $XDG_DATA_HOME/attention-lab, "
-        "else ~/.local/share/attention-lab. Unused when database_url is set.",
+        "(attention-lab.sqlite3), made on first use. Unset: $XDG_DATA_HOME/attention-lab, "
+        "else ~/.local/share/attention-lab (default_data_dir). Unused when database_url "
+        "is set.",
     )
     database_url: str | None = Field(
         None,
@@ -273,7 +274,8 @@ def check_root_path(value: str) -> str:
     return value
 
 
-def _default_data_dir() -> Path:
+def default_data_dir() -> Path:
+    """The data dir when ``data_dir`` is unset: the XDG data home's ``attention-lab``."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "attention-lab"
 

@@ -46,8 +46,11 @@ class ShortLinkRequest(BaseModel):
         examples=["preset=causal&fig=7"],
     )
     lesson: dict[str, Any] | None = Field(
-        None, description="A lesson's JSON (version 1), as /lessons/schema.json describes."
-    )
+        None,
+        description="A lesson's JSON (version 1), as /api/v1/lessons/schema.json describes.",
+        examples=[{"version": 1, "title": "One step", "steps": [
+            {"title": "Weights", "state": {"page": "main", "query": "", "figures": [6]}}]}],
+    )  # fmt: skip
 
 
 class ShortLinkResponse(BaseModel):

@@ -2,7 +2,8 @@
 
 ``database_url(settings)`` is ``Settings.database_url`` when set (a ``postgresql://`` URL
 is given the psycopg 3 driver, the one the project installs), else a SQLite file,
-``attention-lab.sqlite3`` under ``Settings.data_dir``, made on first use. ``open_database``
+``attention-lab.sqlite3`` under ``Settings.data_dir`` (unset: ``default_data_dir()``, read
+when the database is opened), made on first use. ``open_database``
 builds the engine and applies the migrations; ``database_for(holder, settings)`` opens it
 lazily, once, on an object the caller owns (the app's ``state``), so an app that never
 stores anything never touches the disk.
@@ -24,7 +25,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
-from app.settings import Settings
+from app.settings import Settings, default_data_dir
 from app.store.migrations import migrate
 
 SQLITE_FILE = "attention-lab.sqlite3"
@@ -53,7 +54,8 @@ def database_url(settings: Settings) -> URL:
         if url.drivername in ("postgresql", "postgres"):
             url = url.set(drivername="postgresql+psycopg")
         return url
-    return URL.create("sqlite+pysqlite", database=str(Path(settings.data_dir) / SQLITE_FILE))
+    folder = settings.data_dir or default_data_dir()
+    return URL.create("sqlite+pysqlite", database=str(Path(folder) / SQLITE_FILE))
 
 
 def _in_memory(url: URL) -> bool:

@@ -42,10 +42,14 @@ ENV PATH=/opt/venv/bin:$PATH \
     ATTENTION_LAB_WORKERS=1 \
     OPENBLAS_NUM_THREADS=1 \
     OMP_NUM_THREADS=1 \
-    MKL_NUM_THREADS=1
+    MKL_NUM_THREADS=1 \
+    ATTENTION_LAB_DATA_DIR=/var/lib/attention-lab
+# The data dir (the SQLite database of short links) is the app user's: mount a volume
+# there to keep the links across containers (docs/deployment.md, "The database").
 RUN groupadd --system --gid 10001 attention \
     && useradd --system --uid 10001 --gid attention --no-create-home \
-       --home-dir /nonexistent --shell /usr/sbin/nologin attention
+       --home-dir /nonexistent --shell /usr/sbin/nologin attention \
+    && install -d -o 10001 -g 10001 -m 0750 /var/lib/attention-lab
 COPY --from=build /opt/venv /opt/venv
 # Numeric UID so Kubernetes' runAsNonRoot can verify it.
 USER 10001:10001

@@ -7,8 +7,10 @@ The README's configuration table lists each field here (a test checks it). Use
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cache
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -184,6 +186,35 @@ class Settings(BaseSettings):
         "the root of the host. `attention-lab --root-path` (uvicorn's) overrides it.",
     )
 
+    data_dir: Path | None = Field(
+        None,
+        description="Folder of the app's own files: the SQLite database of short links "
+        "(attention-lab.sqlite3), made on first use. Unset: $XDG_DATA_HOME/attention-lab, "
+        "else ~/.local/share/attention-lab (default_data_dir). Unused when database_url "
+        "is set.",
+    )
+    database_url: str | None = Field(
+        None,
+        description="The database, as a SQLAlchemy URL, e.g. "
+        "postgresql://user:password@db.example.edu/attention (driven by psycopg 3). "
+        "Unset: SQLite in data_dir, with no setup. Migrated on first use.",
+    )
+    short_link_max_bytes: int = Field(
+        # A decoder head's state (s=) is some 111 kB of base64; a lesson at most 200 kB.
+        262_144,
+        ge=1024,
+        le=1_000_000,
+        description="Largest content (a page state's query or a lesson's JSON, in bytes) "
+        "POST /api/v1/short-links stores; larger gets 413 naming it.",
+    )
+    short_link_rate: int = Field(
+        30,
+        ge=1,
+        le=100_000,
+        description="Short links one client (IP address) may create per minute, per "
+        "worker; past it 429 with Retry-After.",
+    )
+
     @field_validator("public_url")
     @classmethod
     def _public_url(cls, value: str | None) -> str | None:
@@ -241,6 +272,12 @@ def check_root_path(value: str) -> str:
             f"/attention or /courses/attention (got {value!r})"
         )
     return value
+
+
+def default_data_dir() -> Path:
+    """The data dir when ``data_dir`` is unset: the XDG data home's ``attention-lab``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "attention-lab"
 
 
 @cache

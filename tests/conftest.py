@@ -30,6 +30,7 @@ import difflib
 import json
 import os
 import re
+import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -77,6 +78,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for name in _settings_variables():
         _hidden[name] = os.environ.pop(name)
+    # The app's own files (the SQLite database of short links, under the default data
+    # dir) go to a folder of this run, never the user's: every app a test makes and every
+    # server it starts (a subprocess inherits the variable) writes there.
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="attention-lab-tests-")
 
 
 # The marker every test of a folder must carry (what the folder's tests start).

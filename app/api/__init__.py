@@ -2,7 +2,7 @@
 
 Route modules (``attention``, ``figures``, ``export``, ``experiments``, ``labs``,
 ``lab_figures``, ``models_api`` (the real models), ``lessons``, ``today`` (the KV cache,
-ALiBi's slopes and FlashAttention's tiles)) only
+ALiBi's slopes and FlashAttention's tiles), ``short_links`` (store a state or a lesson)) only
 validate, call the pure packages and encode; what they share lives in ``admission``
 (heavy work off the event loop), ``body`` (reading and costing a body before parsing it),
 ``params`` (a link's query parameters) and ``models`` (response models). No route module
@@ -19,6 +19,7 @@ from app.api import (
     lesson_export,
     lessons,
     models_api,
+    short_links,
     today,
 )
 
@@ -37,6 +38,7 @@ ROUTERS = tuple(
         models_api,
         lessons,
         lesson_export,
+        short_links,
         today,
     )
 )

@@ -15,6 +15,7 @@ from app.web import (
     models_pages,
     pages,
     reference,
+    short_links,
 )
 
 ROUTERS = (
@@ -32,6 +33,7 @@ ROUTERS = (
             lesson_embed,
             embed,
             reference,
+            short_links,
         )
     ),
     embed.oembed_router,

@@ -7,20 +7,26 @@
  */
 
 import * as share from "./share.js";
+import { shortEmbedSnippet, shortPageLink } from "./short_links.js";
 import { barStatus, copyOrShow } from "./toolbar.js";
 
 async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
   const panel = bar.closest("[data-figure]");
   const n = panel ? Number(panel.dataset.figure) : null;
   switch (kind) {
-    case "embed":
-      return copyOrShow(
-        bar,
-        await share.embedSnippet(n, state, presetId, modelQuery),
-        `Embed code for Figure ${n}`,
-      );
-    case "link":
-      return copyOrShow(bar, share.linkFor(state, presetId, n, modelQuery), `Link to Figure ${n}`);
+    case "embed": {
+      const snippet = await share.embedSnippet(n, state, presetId, modelQuery);
+      // a long state's iframe gets a short src (/e/<id>) when the server stores it
+      const link = share.linkFor(state, presetId, n, modelQuery);
+      return copyOrShow(bar, await shortEmbedSnippet(snippet, link), `Embed code for Figure ${n}`);
+    }
+    case "link": {
+      // the short link (/s/<id>) when the server stores the state, else the long one
+      const long = share.linkFor(state, presetId, n, modelQuery);
+      const short = await shortPageLink(long);
+      const said = await copyOrShow(bar, short ?? long, `Link to Figure ${n}`);
+      return short ? said.replace(/ copied\.$/, " copied (a short link).") : said;
+    }
     case "png":
     case "svg": {
       const { width, height } = await share.downloadImage(panel, kind, state, presetId);

@@ -101,7 +101,11 @@ def test_the_page_works_through_the_proxy(
     expect(tab.locator("#announce")).to_have_text(re.compile("copied"), timeout=15_000)
     snippet = str(tab.evaluate("navigator.clipboard.readText()"))
     (src,) = re.findall(r'src="([^"]+)"', snippet)
-    assert unescape(src).startswith(f"{proxy.url}/embed/6?s="), snippet
+    src = unescape(src)
+    # a long state's src is its short link under the prefix (/e/<id>), redirected to it
+    assert re.fullmatch(re.escape(proxy.url) + r"/e/[A-Za-z0-9_-]{16}", src), snippet
+    src = tab.request.get(src, max_redirects=0).headers["location"]
+    assert src.startswith(f"{proxy.url}/embed/6?s="), src
     # the oEmbed discovery link names the prefix, and so does its answer
     discovery = tab.get_attribute('link[type="application/json+oembed"]', "href")
     assert discovery is not None

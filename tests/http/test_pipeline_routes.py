@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute, Mount, Route
@@ -21,9 +22,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from app.http.pipeline import is_marked
 from app.http.runner import declaration
 from app.lessons.builtin import builtin_json
+from app.lessons.format import lesson_json, parse_lesson
 from app.lessons.link import encode_lesson
 from app.main import create_app
 from app.models import registry
+from app.store.short_links import content_digest, short_id
 
 # (method, path) of the routes that compute nothing: probes, documents, data lookups,
 # the lab index and redirects. Keep it short; everything else goes through the pipeline.
@@ -159,7 +162,30 @@ SAMPLES: dict[tuple[str, str], tuple[str, Any]] = {
     ("GET", "/embed/labs/{lab_id}/{figure}"): ("/embed/labs/order/positional-encoding", None),
     ("GET", "/embed/{figure}"): ("/embed/6", None),
     ("GET", "/oembed"): ("/oembed?url=http%3A%2F%2Ftestserver%2Fembed%2F6", None),
+    ("POST", "/api/v1/short-links"): ("/api/v1/short-links", {"state": "preset=causal&fig=7"}),
 }
+# Short links open what was stored first (STORED, made before the request and priced apart)
+# and answer a redirect (302) to it; a creation answers 201.
+_STATE = {"state": "preset=causal&fig=7"}
+_STATE_ID = short_id(content_digest("s", "preset=causal&fig=7"))
+_LESSON = builtin_json("why-scale") or {}
+_LESSON_ID = short_id(
+    content_digest("l", orjson.dumps(lesson_json(parse_lesson(_LESSON))).decode())
+)
+STORED: dict[tuple[str, str], Any] = {
+    ("GET", "/s/{link_id}"): _STATE,
+    ("GET", "/e/{link_id}"): _STATE,
+    ("GET", "/api/v1/short-links/{link_id}"): _STATE,
+    ("GET", "/l/{link_id}"): {"lesson": _LESSON},
+}
+SAMPLES.update({
+    ("GET", "/s/{link_id}"): (f"/s/{_STATE_ID}", None),
+    ("GET", "/e/{link_id}"): (f"/e/{_STATE_ID}", None),
+    ("GET", "/api/v1/short-links/{link_id}"): (f"/api/v1/short-links/{_STATE_ID}", None),
+    ("GET", "/l/{link_id}"): (f"/l/{_LESSON_ID}", None),
+})  # fmt: skip
+STATUS = {("POST", "/api/v1/short-links"): 201, ("GET", "/s/{link_id}"): 302,
+          ("GET", "/e/{link_id}"): 302, ("GET", "/l/{link_id}"): 302}  # fmt: skip
 
 
 def walk(routes: list[BaseRoute]) -> Iterator[BaseRoute]:
@@ -258,8 +284,10 @@ def test_a_computing_route_is_priced_by_the_pipeline(route: tuple[str, str]) -> 
         pytest.skip("SmolLM2 is not installed: attention-lab models install smollm2")
     client = TestClient(create_app())
     gate = client.app.state.gate  # type: ignore[attr-defined]
+    if route in STORED:
+        assert client.post("/api/v1/short-links", json=STORED[route]).status_code == 201
     before = gate.priced
-    r = client.request(route[0], url, json=body)
-    assert r.status_code == 200, r.text[:300]
+    r = client.request(route[0], url, json=body, follow_redirects=False)
+    assert r.status_code == STATUS.get(route, 200), r.text[:300]
     assert gate.priced == before + 1
     assert gate.running == 0

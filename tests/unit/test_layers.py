@@ -76,13 +76,15 @@ LAYERS: dict[str, tuple[set[str], set[str]]] = {
         {"http", "export"} | BELOW_EXPORT,
         {"numpy", "pydantic", "orjson", "prometheus_client", *HTTP},
     ),
+    # The database (short links): SQLAlchemy Core over the settings' URL, nothing else.
+    "store": ({"store", "settings"}, {"sqlalchemy"}),
     "api": (
-        {"api", "http", "export", "models", "lessons"} | BELOW_EXPORT,
-        {"numpy", "pydantic", "orjson", *HTTP},
+        {"api", "http", "export", "models", "lessons", "store"} | BELOW_EXPORT,
+        {"numpy", "pydantic", "orjson", "sqlalchemy", *HTTP},
     ),
     "web": (
-        {"web", "http", "export", "models", "lessons"} | BELOW_EXPORT,
-        {"numpy", "pydantic", "orjson", *HTTP, *HTML},
+        {"web", "http", "export", "models", "lessons", "store"} | BELOW_EXPORT,
+        {"numpy", "pydantic", "orjson", "sqlalchemy", *HTTP, *HTML},
     ),
     "wire": ({"attention"}, {"numpy", "orjson"}),
     "templating": ({"figures.fmt", "paths", "notation"}, {"jinja2", "markupsafe"}),

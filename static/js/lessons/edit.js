@@ -8,6 +8,7 @@
  */
 
 import { getJSON, postJSON, siteUrl } from "../api.js";
+import { shortLink } from "../short_links.js";
 import { copyText } from "../toolbar.js";
 import {
   CHANGES,
@@ -283,9 +284,11 @@ function wire() {
   document.getElementById("editor-copy").addEventListener("click", async () => {
     const link = document.getElementById("editor-link").value;
     if (!link) return say("The lesson has no steps yet.");
+    // the short link (/l/<id>) when the server stores the lesson, else the long one
+    const short = await shortLink({ lesson: lessonOf(draft) });
     try {
-      await copyText(link);
-      say("Link copied.");
+      await copyText(short ?? link);
+      say(short ? `Short link copied: ${short}` : "Link copied.");
     } catch {
       say("Copy the link from the box.");
     }

@@ -61,13 +61,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--step", type=int, default=10, help="round up to a multiple of this")
     parser.add_argument("--json", type=Path, help="also write the measured heights here")
+    parser.add_argument("--widths", default=",".join(map(str, WIDTHS)),
+                        help="iframe widths in px, comma-separated")  # fmt: skip
     args = parser.parse_args()
+    widths = tuple(int(w) for w in args.widths.split(","))
     proc, url = start_server()
     measured: dict[str, dict[int, int]] = {}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=ARGS)
-            for width in WIDTHS:
+            for width in widths:
                 # A short viewport: scrollHeight is then the content's, not the window's.
                 context = browser.new_context(
                     viewport={"width": width, "height": 200}, reduced_motion="reduce"
@@ -83,10 +86,10 @@ def main() -> None:
         proc.terminate()
         proc.wait(timeout=10)
     up = args.step
-    print("| embed | path | 375 px | 720 px | 1600 px |")
-    print("|---|---|---:|---:|---:|")
+    print("| embed | path | " + " | ".join(f"{w} px" for w in widths) + " |")
+    print("|---|---|" + "---:|" * len(widths))
     for label, path in embeds():
-        cells = " | ".join(str(math.ceil(measured[path][w] / up) * up) for w in WIDTHS)
+        cells = " | ".join(str(math.ceil(measured[path][w] / up) * up) for w in widths)
         print(f"| {label} | `{path}` | {cells} |")
     if args.json:
         args.json.write_text(json.dumps(measured, indent=1) + "\n")

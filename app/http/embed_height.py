@@ -107,6 +107,8 @@ def grid_box(desc: Mapping[str, Any], width: float, narrow: bool) -> tuple[float
     caption = 0.95 * REM * 1.3 + 0.2 * REM  # table.grid caption / .grid-title
     label_w = _label_w(desc.get("rows") or [], 0.78 * REM)
     head_w = max(min(label_w, 7 * REM) + 0.6 * REM, 2.3 * REM + 0.6 * REM) + 2
+    if _legend_w(desc) > width:  # the legend wraps (a masked swatch's words)
+        legend += 0.78 * REM * 1.3 + 0.2 * REM
     if not desc.get("text"):  # a canvas: cells shrink to fit the width and 720 px
         across = (width - head_w) // max(cols, 1)
         down = CANVAS_MAX_HEIGHT // max(rows, 1)
@@ -202,10 +204,17 @@ def figure_height(
 
 def _data_tables(tables: Sequence[Mapping[str, Any]], width: float) -> float:
     """``data_tables`` (figures.css ``.data-table``): a caption, a header and the rows
-    (the wider rule's row height, also on phones, where a long caption wraps)."""
-    row = 0.9 * REM * 1.45 + 0.3 * REM + 1
-    heights = (text_height(str(t.get("caption") or ""), width)
-               + row * (1 + len(t.get("cells") or [])) for t in tables)  # fmt: skip
+    (the wider rule's row height, also on phones, where a long caption wraps, and the
+    header's words wrap in a column's share of the width)."""
+    size = 0.9 * REM
+    row = size * 1.45 + 0.3 * REM + 1
+    heights = []
+    for t in tables:
+        headers = [str(h) for h in t.get("col_headers") or []]
+        share = width / (len(headers) + 1) - REM
+        lines = max((len(wrap(h, max(share, size), size)) for h in headers), default=1)
+        body = row * len(t.get("cells") or [])
+        heights.append(text_height(str(t.get("caption") or ""), width) + row * lines + body)
     return _column(heights, 0.5 * REM)
 
 

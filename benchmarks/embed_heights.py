@@ -9,7 +9,12 @@ height at which the iframe shows everything without a scrollbar, with the tables
 as a reader first sees them. The table gives it rounded up to the next multiple of
 ``--step`` px (default 10), a little slack for other fonts.
 
-    python benchmarks/embed_heights.py [--step 10] [--json heights.json]
+    python benchmarks/embed_heights.py [--step 10] [--json heights.json] [--widths 375,720,1200]
+    python benchmarks/embed_heights.py --computed   # the heights oEmbed and Embed give
+
+``--computed`` prints, without a browser, the heights ``app.http.embed_height`` computes
+from each embed's own description: what oEmbed and the Embed buttons give (the table of
+docs/embedding.md); the measured ones are the oracle it is tested against.
 
 Starts its own server on a free port. Figures 1 and 2 are static diagrams of the page and
 have no embed, so they are not in the table.
@@ -57,17 +62,58 @@ def height(page: Page, url: str) -> int:
     return int(page.evaluate("Math.ceil(document.documentElement.scrollHeight)"))
 
 
+def computed(widths: tuple[int, ...]) -> dict[str, dict[int, int]]:
+    """The height ``app.http.embed_height`` gives each embed at each width."""
+    import html
+    import logging
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from app.figures.labs import get_lab
+    from app.http.embed_height import figure_height, lab_height
+    from app.main import create_app
+    from app.settings import Settings
+
+    logging.disable(logging.INFO)
+    client = TestClient(create_app(Settings()))
+    out: dict[str, dict[int, int]] = {}
+    for _label, path in embeds():
+        page = client.get(path + ("&" if "?" in path else "?") + "theme=light").text
+        data = json.loads(re.findall(r'id="embed-data">(.*?)</script>', page, re.S)[0])
+        spec = next(iter(data["specs"].values()))
+        title = html.unescape(re.findall(r'class="state-title">(.*?)</span>', page, re.S)[0])
+        text = f"Open in Attention Lab {title}"
+        lab = get_lab(data["lab"]) if "lab" in data else None
+        fig = lab.figure(data["figure"]) if lab is not None else None
+        out[path] = {
+            w: lab_height(spec, w, entry=fig.entry, badges=fig.badges, open_text=text)
+            if fig is not None
+            else figure_height(spec, w, open_text=text)
+            for w in widths
+        }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--step", type=int, default=10, help="round up to a multiple of this")
     parser.add_argument("--json", type=Path, help="also write the measured heights here")
+    parser.add_argument("--computed", action="store_true",
+                        help="print the heights oEmbed and Embed give, no browser")  # fmt: skip
+    parser.add_argument("--widths", default=",".join(map(str, WIDTHS)),
+                        help="iframe widths in px, comma-separated")  # fmt: skip
     args = parser.parse_args()
+    widths = tuple(int(w) for w in args.widths.split(","))
+    if args.computed:
+        table(computed(widths), widths, 1)
+        return
     proc, url = start_server()
     measured: dict[str, dict[int, int]] = {}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=ARGS)
-            for width in WIDTHS:
+            for width in widths:
                 # A short viewport: scrollHeight is then the content's, not the window's.
                 context = browser.new_context(
                     viewport={"width": width, "height": 200}, reduced_motion="reduce"
@@ -82,14 +128,18 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    up = args.step
-    print("| embed | path | 375 px | 720 px | 1600 px |")
-    print("|---|---|---:|---:|---:|")
-    for label, path in embeds():
-        cells = " | ".join(str(math.ceil(measured[path][w] / up) * up) for w in WIDTHS)
-        print(f"| {label} | `{path}` | {cells} |")
+    table(measured, widths, args.step)
     if args.json:
         args.json.write_text(json.dumps(measured, indent=1) + "\n")
+
+
+def table(heights: dict[str, dict[int, int]], widths: tuple[int, ...], up: int) -> None:
+    """The Markdown table of ``heights``, each rounded up to a multiple of ``up``."""
+    print("| embed | path | " + " | ".join(f"{w} px" for w in widths) + " |")
+    print("|---|---|" + "---:|" * len(widths))
+    for label, path in embeds():
+        cells = " | ".join(str(math.ceil(heights[path][w] / up) * up) for w in widths)
+        print(f"| {label} | `{path}` | {cells} |")
 
 
 if __name__ == "__main__":

@@ -145,7 +145,7 @@ class Ask:
             out["figures"][fig.name] = built
             out["values"][fig.name] = values_text(self.lab, fig, self.values(fig))
             if self.request is not None:
-                out["links"][fig.name] = links(self.request, self.lab, fig, self.query)
+                out["links"][fig.name] = links(self.request, self.lab, fig, self.query, built)
         return out
 
 

@@ -23,6 +23,7 @@ from app.figures.labs.base import BODY_KEYS, state_query
 from app.figures.style import theme as theme_named
 from app.figures.to_plotly import with_export
 from app.figures.view_fields import THEME
+from app.http.embed_height import lab_height
 from app.http.responses import site_base
 from app.inputs.errors import FieldError
 from app.inputs.experiments import (
@@ -197,15 +198,29 @@ def figure_link(query: Mapping[str, str], name: str) -> str:
     return urlencode({**query, FIGURE_KEY: name}) + f"#{name}"
 
 
-def links(request: Request, lab: Lab, fig: LabFigure, query: Mapping[str, str]) -> dict[str, str]:
-    """The figure's link (the page, scrolled to it) and its iframe snippet."""
+def embed_height(lab: Lab, fig: LabFigure, spec: Mapping[str, Any] | None, width: int = 720) -> int:
+    """The height the figure's embed draws ``spec`` at ``width`` px
+    (``app.http.embed_height``); ``EMBED_HEIGHT`` when no figure was built."""
+    if spec is None:
+        return EMBED_HEIGHT
+    return lab_height(spec, width, entry=fig.entry, badges=fig.badges,
+                      open_text=f"Open in Attention Lab ({lab.title})")  # fmt: skip
+
+
+def links(
+    request: Request, lab: Lab, fig: LabFigure, query: Mapping[str, str],
+    spec: Mapping[str, Any] | None = None,
+) -> dict[str, str]:  # fmt: skip
+    """The figure's link (the page, scrolled to it) and its iframe snippet, as tall as
+    the embed draws ``spec`` (the figure just built)."""
     base = site_base(request)
     q = urlencode(query)
     src = f"{base}/embed/labs/{lab.id}/{fig.name}" + (f"?{q}" if q else "")
     title = f"Attention Lab, {fig.entry}: {fig.title}"
     iframe = (
         f'<iframe src="{escape(src)}" title="{escape(title)}" width="720" '
-        f'height="{EMBED_HEIGHT}" style="border:0;max-width:100%" loading="lazy"></iframe>'
+        f'height="{embed_height(lab, fig, spec)}" style="border:0;max-width:100%" '
+        'loading="lazy"></iframe>'
     )
     return {
         "link": f"{base}/labs/{lab.id}?{figure_link(query, fig.name)}",

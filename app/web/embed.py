@@ -230,9 +230,9 @@ def _oembed_answer(
         resolved = resolve_plan(plan)
     except StateError as exc:
         return oembed_error(OEmbedError(404, "url", f"the URL's {exc.param}: {exc.message}"))
-    spec = next(iter(figure_specs(resolved, number, plotly=True).values()))
+    spec = next(iter(figure_specs(resolved, number).values()))  # as the embed draws it
     title = f"Attention Lab, Figure {number}: {spec['title']} ({resolved.title})"
-    size = frame_size(int(spec["layout"].get("height", 420)), params)
+    size = frame_size(spec, params, open_title=resolved.title, maxwidth=bounds[0])
     return JSONResponse(oembed_response(
         src=base + embed_path(number, params), title=title, size=size, provider_url=base + "/",
         maxwidth=bounds[0], maxheight=bounds[1],

@@ -196,8 +196,8 @@ def _plan_oembed(number: int, params: dict[str, str], ask: Ask) -> Plan:
 def _oembed(request: Request, plan: Plan) -> Answer:
     head, number, params, bounds = plan.args
     resolved = resolve_head(head, params, request.app.state.settings, 1)
-    spec = next(iter(figure_specs(resolved, number, plotly=True).values()))
-    size = frame_size(int(spec["layout"].get("height", 420)), params)
+    spec = next(iter(figure_specs(resolved, number).values()))  # as the embed draws it
+    size = frame_size(spec, params, open_title=head_title(head), maxwidth=_whole(bounds[0]))
     base = site_base(request)
     answer = oembed_response(
         src=base + embed_path(number, params), size=size, provider_url=base + "/",

@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse
 
 from app.figures.labs import get_lab
 from app.figures.registry import BUILT_FIGURES
+from app.http.embed_height import figure_height
 from app.http.mount import path_in_app
 from app.http.responses import site_base
 from app.inputs.errors import FieldError, error_detail
@@ -35,8 +36,6 @@ from app.inputs.query import path_int, shown
 PROVIDER_NAME = "Attention Lab"
 DEFAULT_FIGURE = 6
 DEFAULT_WIDTH = 720
-# Room around the plot: title, caption, readout line, "Open in Attention Lab" link.
-CHROME_HEIGHT = 170
 EDITOR_HEIGHT = 260
 CONTROLS_HEIGHT = 48
 # Query keys an embed understands: the shared URL state plus the embed options.
@@ -65,14 +64,19 @@ def embed_path(figure: int, params: Mapping[str, str]) -> str:
     return f"/embed/{figure}" + (f"?{query}" if query else "")
 
 
-def frame_size(plot_height: int, params: Mapping[str, str]) -> tuple[int, int]:
-    """A sensible iframe width and height for a plot of ``plot_height`` px and the options."""
-    height = plot_height + CHROME_HEIGHT
+def frame_size(
+    spec: Mapping[str, Any], params: Mapping[str, str], *, open_title: str,
+    maxwidth: int | None = None,
+) -> tuple[int, int]:  # fmt: skip
+    """The iframe's width (720, or ``maxwidth`` when narrower) and the height the embed
+    draws ``spec`` at that width (``app.http.embed_height``), with room for the options."""
+    width = DEFAULT_WIDTH if maxwidth is None else max(min(DEFAULT_WIDTH, maxwidth), 200)
+    height = figure_height(spec, width, open_text=f"Open in Attention Lab ({open_title})")
     if params.get("editable") == "1":
         height += EDITOR_HEIGHT
     if params.get("controls") or params.get("editable") == "1":
         height += CONTROLS_HEIGHT
-    return DEFAULT_WIDTH, height
+    return width, height
 
 
 def iframe_html(src: str, title: str, width: int, height: int) -> str:

@@ -12,6 +12,7 @@ the state with a note, and its discovery link falls back to the default figure.
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -21,8 +22,9 @@ from api_helpers import iframe_srcs
 from fastapi.testclient import TestClient
 
 from app.export.targets import url_target
-from app.figures.labs import LABS
+from app.figures.labs import LABS, get_lab
 from app.figures.registry import BUILT_FIGURES
+from app.http.embed_height import LINE
 from app.inputs.link import LinkState, parse_query, to_query
 from app.inputs.resolve import StateError
 
@@ -188,6 +190,12 @@ def test_a_lab_link_names_its_figure_for_discovery(
     assert src == links["embed_url"]
     srcs = iframe_srcs(links["embed"])
     assert srcs == [src]
+    # Embed and oEmbed give the drawn height (app.http.embed_height), not a constant: the
+    # same, but for a line of caption where oEmbed lays out the experiment's preview run.
+    snippet = int(re.search(r'height="(\d+)"', links["embed"]).group(1))  # type: ignore[union-attr]
+    assert abs(snippet - data["height"]) <= 2 * LINE
+    if not get_lab(lab_id).figure(name).runs:  # type: ignore[union-attr]
+        assert snippet == data["height"]
     page = read(client, link.split("#")[0])
     assert json.loads(page.blocks["lab-state"])["figure"] == name
 

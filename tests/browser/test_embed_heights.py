@@ -66,9 +66,23 @@ def drawn_height(page: Page, url: str) -> tuple[int, dict[str, object]]:
     page.goto(url)
     page.locator(DRAWN).first.wait_for(timeout=60_000)
     page.evaluate("document.fonts.ready")
-    page.wait_for_timeout(200)  # Plotly's responsive relayout, the last reflows
     data = json.loads(page.locator("#embed-data").text_content() or "{}")
-    return int(page.evaluate("Math.ceil(document.documentElement.scrollHeight)")), data
+    return int(page.evaluate(SETTLED_HEIGHT)), data
+
+
+# The document's height once it has stayed the same for ten frames running: Plotly's
+# responsive relayout and the last reflows come a few frames after the drawn mark (a
+# condition the page meets, not a fixed wait).
+SETTLED_HEIGHT = """() => new Promise((resolve) => {
+  let last = -1, same = 0;
+  const look = () => {
+    const h = Math.ceil(document.documentElement.scrollHeight);
+    same = h === last ? same + 1 : 0;
+    last = h;
+    if (same >= 10) resolve(h); else requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})"""
 
 
 def given_height(server_url: str, path: str, width: int, data: dict[str, object],

@@ -203,6 +203,7 @@ def _concurrently(
     return run_async(run)  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_thirty_creators_of_the_same_content_get_one_id(
     make_client: MakeClient, run_async: Callable[..., Any], tmp_path: Any
 ) -> None:
@@ -213,6 +214,7 @@ def test_thirty_creators_of_the_same_content_get_one_id(
     assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_thirty_creators_of_different_contents_get_thirty_ids(
     make_client: MakeClient, run_async: Callable[..., Any], tmp_path: Any
 ) -> None:

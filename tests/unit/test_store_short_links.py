@@ -75,6 +75,7 @@ def test_a_collision_of_the_cut_id_is_refused_never_served(db: Database) -> None
     assert short_links.get(db, "s", link) == "x"  # the stored one is unchanged
 
 
+@pytest.mark.slow
 def test_thirty_threads_storing_the_same_and_different_contents(tmp_path: Path) -> None:
     db = open_database(Settings(data_dir=tmp_path))
     got: dict[int, str] = {}

@@ -229,6 +229,7 @@ def test_thirty_creators_of_different_contents_get_thirty_ids(
     assert client.app.state.gate.running == 0  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_client_that_never_reads_its_answer_holds_nothing_for_long(
     make_client: MakeClient, run_async: Callable[..., Any]
 ) -> None:

@@ -25,7 +25,7 @@ _STATIC = Path(__file__).resolve().parent / "static"
 _INPUTS = ("x", "w_q", "w_k", "w_v", "tokens", "scale", "mask", "number", "focus", "theme")
 
 
-class Figure(anywidget.AnyWidget):  # type: ignore[misc]
+class Figure(anywidget.AnyWidget):
     """Figure ``number`` (a grid figure: 3, 4, 6, 7, 8, 9 or 11) of a state: the preset
     ``preset`` (the running example by default) with any of its fields replaced by the
     keyword arguments (``x``, ``w_q``, ``w_k``, ``w_v``, ``tokens``, ``scale``, ``mask``).
@@ -35,11 +35,11 @@ class Figure(anywidget.AnyWidget):  # type: ignore[misc]
     _css = _STATIC / "widget.css"
 
     number = traitlets.Int(6).tag(sync=True)
-    x = traitlets.List().tag(sync=True)
-    w_q = traitlets.List().tag(sync=True)
-    w_k = traitlets.List().tag(sync=True)
-    w_v = traitlets.List().tag(sync=True)
-    tokens = traitlets.List().tag(sync=True)
+    x = traitlets.List[Any]().tag(sync=True)
+    w_q = traitlets.List[Any]().tag(sync=True)
+    w_k = traitlets.List[Any]().tag(sync=True)
+    w_v = traitlets.List[Any]().tag(sync=True)
+    tokens = traitlets.List[Any]().tag(sync=True)
     scale = traitlets.Bool(True).tag(sync=True)
     mask = traitlets.Unicode("none").tag(sync=True)
     focus = traitlets.Int(0).tag(sync=True)
@@ -50,7 +50,9 @@ class Figure(anywidget.AnyWidget):  # type: ignore[misc]
 
     def __init__(self, number: int = 6, *, preset: str = DEFAULT_PRESET, **state: Any) -> None:
         body = preset_body(preset)
-        fields = {k: body[k] for k in ("x", "w_q", "w_k", "w_v", "tokens") if k in body}
+        fields: dict[str, Any] = {
+            k: body[k] for k in ("x", "w_q", "w_k", "w_v", "tokens") if k in body
+        }
         fields.update(scale=body.get("scale", True), mask=body.get("mask", "none"))
         fields.update(state)
         self._base = {k: v for k, v in body.items() if k not in fields}

@@ -707,12 +707,19 @@ function render({ model, el }) {
   model.on("change:spec", redraw);
   model.on("change:error", redraw);
   redraw();
-  const theme = notebookTheme();
-  if (theme !== model.get("theme")) {
+  const follow = () => {
+    const theme = notebookTheme();
+    if (theme === model.get("theme")) return;
     model.set("theme", theme);
     model.save_changes();
+  };
+  follow();
+  const watcher = new MutationObserver(follow);
+  if (document.body) {
+    watcher.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
   }
   return () => {
+    watcher.disconnect();
     model.off("change:spec", redraw);
     model.off("change:error", redraw);
   };

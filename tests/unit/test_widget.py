@@ -96,3 +96,19 @@ def test_the_package_is_not_named_app() -> None:
 
     assert attention_lab.__name__ == "attention_lab"
     assert attention_lab.__version__
+
+
+def test_a_users_own_app_module_is_named_not_used(tmp_path: Path) -> None:
+    """A notebook folder with its own app.py: ``import attention_lab`` says what shadows
+    our ``app`` instead of computing with the user's module."""
+    import subprocess
+    import sys
+
+    (tmp_path / "app.py").write_text("raise SystemExit('the user app ran')\n")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", "import attention_lab"], cwd=tmp_path,
+                          env={"PYTHONPATH": str(root)}, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 1
+    assert "shadows it" in done.stderr
+    assert str(tmp_path / "app.py") in done.stderr

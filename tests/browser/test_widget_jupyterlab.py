@@ -107,8 +107,10 @@ def test_widget_draws_and_repaints_in_jupyterlab(lab: tuple[str, str], browser: 
     page = context.new_page()
     try:
         page.goto(f"{url}/lab/tree/widget.ipynb?token={token}")
-        idle = page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]')
-        idle.first.wait_for()
+        # The kernel is up when the status bar says so (the toolbar's indicator starts idle).
+        expect(page.locator(".jp-StatusBar-TextItem", has_text="| Idle")).to_be_visible(
+            timeout=120_000
+        )
         _run_cell(page, 0)
         expect(
             page.locator('.attention-lab-widget table.grid[data-grid="weights"]')
@@ -137,7 +139,7 @@ def test_widget_draws_and_repaints_in_jupyterlab(lab: tuple[str, str], browser: 
         page.locator(".lm-Menu-itemLabel", has_text="Theme").first.click()
         page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Dark", exact=True).click()
         expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false")
-        expect(widget).to_have_attribute("data-theme", "dark")
+        expect(widget).to_have_attribute("data-theme", "dark", timeout=60_000)
         page.wait_for_function(
             """(light) => getComputedStyle(document.querySelector(
                  '.attention-lab-widget table.grid td[data-row]')).backgroundColor !== light""",

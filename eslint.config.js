@@ -48,7 +48,14 @@ const sitePaths = {
 export default [
   {
     // Everything else is not ours or not browser code: third-party files, the venv.
-    ignores: ["static/vendor/**", "tests/browser/vendor/**", "node_modules/**", ".venv/**"],
+    // attention_lab/static: the widget bundle, built by esbuild from static/js (linted there).
+    ignores: [
+      "static/vendor/**",
+      "tests/browser/vendor/**",
+      "node_modules/**",
+      ".venv/**",
+      "attention_lab/static/**",
+    ],
   },
   js.configs.recommended,
   {

@@ -7,7 +7,7 @@
  */
 
 import * as share from "./share.js";
-import { shortEmbedSnippet, shortPageLink } from "./short_links.js";
+import { SHORT_ENOUGH, shortEmbedSnippet, shortPageLink } from "./short_links.js";
 import { barStatus, copyOrShow } from "./toolbar.js";
 
 async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
@@ -21,9 +21,10 @@ async function shareAction(kind, bar, { state, presetId, modelQuery = null }) {
       return copyOrShow(bar, await shortEmbedSnippet(snippet, link), `Embed code for Figure ${n}`);
     }
     case "link": {
-      // the short link (/s/<id>) when the server stores the state, else the long one
+      // a long state's link is offered short (/s/<id>) when the server stores it; one that
+      // fits any field (a preset, a model's head) stays readable as it is
       const long = share.linkFor(state, presetId, n, modelQuery);
-      const short = await shortPageLink(long);
+      const short = long.length > SHORT_ENOUGH ? await shortPageLink(long) : null;
       const said = await copyOrShow(bar, short ?? long, `Link to Figure ${n}`);
       return short ? said.replace(/ copied\.$/, " copied (a short link).") : said;
     }

@@ -34,8 +34,9 @@ export function shortPageLink(link) {
   return query ? shortLink({ state: query }) : Promise.resolve(null);
 }
 
-// An embed URL this long is kept as it is: it fits any field, and needs no database.
-const SHORT_ENOUGH = 200;
+// A link or an embed URL this long is kept as it is: it fits any field, reads as what it
+// opens, and needs no database.
+export const SHORT_ENOUGH = 200;
 
 /**
  * The <iframe> snippet `snippet` (the server's, for the page link `link`'s figure) with a
